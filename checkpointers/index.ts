@@ -1,0 +1,5 @@
+/**
+ * Checkpoint savers for LangGraph, importable as `agentrt/checkpointers`.
+ * @module
+ */
+export {};

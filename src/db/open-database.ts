@@ -1,0 +1,82 @@
+import { existsSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { StorageError } from "../errors.js";
+
+/** A better-sqlite3 connection, as every agentrt module receives it. */
+export type SqliteDatabase = Database.Database;
+
+/** How to open a database file. */
+export interface OpenDatabaseOptions {
+  /** Open without write access; migrations are then refused. @default false */
+  readonly?: boolean;
+  /** How long a writer waits for another process's lock before failing. @default 5000 */
+  busyTimeoutMs?: number;
+}
+
+/** The path better-sqlite3 treats as a private in-memory database. */
+export const MEMORY_PATH = ":memory:";
+
+/**
+ * Opens (or creates) a SQLite file with the pragmas every module relies on:
+ * WAL so readers never block the writer, and a busy timeout so several
+ * processes can share one file. Fails with a {@link StorageError} that names
+ * the file instead of returning a half-usable connection.
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
+  const readonly = options.readonly ?? false;
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const isMemory = path === MEMORY_PATH || path === "";
+  const shown = isMemory ? MEMORY_PATH : resolve(path);
+  if (!isMemory) checkPath(shown, readonly);
+
+  let db: SqliteDatabase;
+  try {
+    db = new Database(isMemory ? MEMORY_PATH : shown, { readonly, fileMustExist: readonly });
+  } catch (error) {
+    throw wrapOpenError(shown, error);
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    // Touch the header first: a foreign or corrupt file fails here, not later mid-run.
+    db.pragma("schema_version");
+    if (!readonly && !isMemory) {
+      const mode = db.pragma("journal_mode = WAL", { simple: true });
+      if (String(mode).toLowerCase() !== "wal") {
+        throw new StorageError("DB_OPEN_FAILED", `${shown}: could not switch to WAL mode (got ${String(mode)})`);
+      }
+    }
+    // NORMAL is durable against process crashes under WAL; only power loss can drop the last commit.
+    if (!readonly) db.pragma("synchronous = NORMAL");
+  } catch (error) {
+    db.close();
+    throw wrapOpenError(shown, error);
+  }
+  return db;
+}
+
+function checkPath(file: string, readonly: boolean): void {
+  const dir = dirname(file);
+  if (!existsSync(dir)) {
+    throw new StorageError("DB_OPEN_FAILED", `${file}: directory ${dir} does not exist`);
+  }
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new StorageError("DB_OPEN_FAILED", `${file}: is a directory, not a database file`);
+  }
+  if (readonly && !existsSync(file)) {
+    throw new StorageError("DB_OPEN_FAILED", `${file}: no such database file`);
+  }
+}
+
+function wrapOpenError(file: string, error: unknown): StorageError {
+  if (error instanceof StorageError) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
+    return new StorageError("DB_CORRUPT", `${file}: not a SQLite database or corrupt (${message})`, { cause: error });
+  }
+  if (code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN" || code === "SQLITE_PERM") {
+    return new StorageError("DB_READ_ONLY", `${file}: cannot open for writing (${message})`, { cause: error });
+  }
+  return new StorageError("DB_OPEN_FAILED", `${file}: ${message}`, { cause: error });
+}

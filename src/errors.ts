@@ -1,0 +1,82 @@
+/**
+ * One error hierarchy for agentrt. Every error carries a stable `code` that
+ * scripts can rely on; classes are split by who is to blame.
+ * @module
+ */
+
+/** Every stable error code agentrt can raise. */
+export type AgentrtErrorCode =
+  // user input (CLI flags, HTTP bodies, approvals)
+  | "BAD_INPUT"
+  | "UNKNOWN_GRAPH"
+  | "UNKNOWN_RUN"
+  | "UNKNOWN_ACTION"
+  | "ARGS_HASH_MISMATCH"
+  | "APPROVER_NOT_ALLOWED"
+  | "RUN_NOT_WAITING"
+  | "RUN_FINISHED"
+  // storage
+  | "DB_OPEN_FAILED"
+  | "DB_CORRUPT"
+  | "DB_SCHEMA_TOO_NEW"
+  | "DB_READ_ONLY"
+  // model behaviour
+  | "MODEL_OUTPUT_INVALID"
+  // tools
+  | "TOOL_UNKNOWN"
+  | "TOOL_ARGS_INVALID"
+  | "TOOL_FAILED"
+  | "TOOL_TIMEOUT"
+  | "PERMISSION_DENIED"
+  | "UNKNOWN_OUTCOME"
+  | "CIRCUIT_OPEN"
+  // runs
+  | "ILLEGAL_TRANSITION"
+  | "LEASE_LOST"
+  | "BUDGET_EXCEEDED"
+  | "DEADLINE_EXCEEDED"
+  | "MAX_STEPS_EXCEEDED"
+  | "CANCELED"
+  | "EXPIRED"
+  | "INTERNAL";
+
+/** Options shared by every agentrt error. */
+export interface AgentrtErrorOptions {
+  /** The underlying error, kept as ES2022 `cause`. */
+  cause?: unknown;
+  /** Structured details safe to print or return over HTTP. */
+  details?: Record<string, unknown>;
+}
+
+/** Base class of every error agentrt throws on purpose. */
+export class AgentrtError extends Error {
+  readonly code: AgentrtErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: AgentrtErrorCode, message: string, options: AgentrtErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.details = options.details;
+  }
+}
+
+/** The caller gave bad input: a flag, a body, an approval. Maps to exit 2 / HTTP 4xx. */
+export class UserInputError extends AgentrtError {}
+
+/** The database could not be opened or is not one agentrt can use. */
+export class StorageError extends AgentrtError {}
+
+/** The model produced output agentrt cannot act on. */
+export class ModelBehaviorError extends AgentrtError {}
+
+/** A tool call failed, timed out or was refused. */
+export class ToolError extends AgentrtError {}
+
+/** A bug or broken invariant inside agentrt itself. */
+export class SystemError extends AgentrtError {}
+
+/** True for errors that are the caller's fault (exit code 2). */
+export function isUserInputError(error: unknown): error is UserInputError | StorageError {
+  return error instanceof UserInputError || error instanceof StorageError;
+}

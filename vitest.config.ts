@@ -1,0 +1,22 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^agentrt$/, replacement: here("./src/index.ts") },
+      { find: /^agentrt\/checkpointers$/, replacement: here("./checkpointers/index.ts") },
+      { find: /^agentrt\/testing$/, replacement: here("./src/testing/index.ts") },
+    ],
+  },
+  test: {
+    // The LangGraph checkpoint validation suite registers its tests through vitest globals.
+    globals: true,
+    include: ["test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+  },
+});
