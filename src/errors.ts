@@ -30,6 +30,10 @@ export type AgentrtErrorCode =
   | "PERMISSION_DENIED"
   | "UNKNOWN_OUTCOME"
   | "CIRCUIT_OPEN"
+  // workspace
+  | "PATH_OUTSIDE_WORKSPACE"
+  | "WORKSPACE_FILE_NOT_FOUND"
+  | "WORKSPACE_LIMIT_EXCEEDED"
   // runs
   | "ILLEGAL_TRANSITION"
   | "LEASE_LOST"
@@ -72,6 +76,22 @@ export class ModelBehaviorError extends AgentrtError {}
 
 /** A tool call failed, timed out or was refused. */
 export class ToolError extends AgentrtError {}
+
+/** A tool failure a later attempt may cure (a 503, a dropped connection); retry policies retry it by default. */
+export class TransientToolError extends ToolError {
+  readonly transient = true;
+}
+
+/** Codes (ours and Node's network codes) that mark a failure as worth retrying. */
+const TRANSIENT_CODES: ReadonlySet<string> = new Set(["TOOL_TIMEOUT", "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EAI_AGAIN", "EPIPE"]);
+
+/** True when a retry may cure the failure: `transient: true` on the error, or a transient `code`. */
+export function isTransientError(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { transient, code } = error as { transient?: unknown; code?: unknown };
+  if (typeof transient === "boolean") return transient;
+  return typeof code === "string" && TRANSIENT_CODES.has(code);
+}
 
 /** A bug or broken invariant inside agentrt itself. */
 export class SystemError extends AgentrtError {}

@@ -1,0 +1,60 @@
+/**
+ * One tool call through every resilience layer, in the order that keeps them
+ * honest: retry ⟶ circuit breaker ⟶ limits ⟶ timeout ⟶ the call.
+ * @module
+ */
+import type { ToolRetryPolicy } from "./define-tool.js";
+import { type CircuitBreaker, circuitBreakers } from "./circuit-breaker.js";
+import type { Clock } from "./resilience-clock.js";
+import { type ToolLimits, toolLimits } from "./resilience-limits.js";
+import { withTimeout } from "./resilience-timeout.js";
+import { type RetryEvent, withRetry } from "./retry.js";
+
+/** What {@link callWithResilience} needs to know about the call. */
+export interface ResilientCallOptions {
+  /** Tool name: keys the breaker and the limits. */
+  tool: string;
+  /** Per-attempt timeout. */
+  timeoutMs: number;
+  /** Retry policy. @default one attempt */
+  retry?: ToolRetryPolicy;
+  /** The run's cancel signal. */
+  signal?: AbortSignal;
+  /** Called before each backoff (show the run as RETRYING). */
+  onRetry?: (event: RetryEvent) => void | Promise<void>;
+  /** Breaker to use. @default circuitBreakers.get(tool) */
+  breaker?: CircuitBreaker;
+  /** Limits to pass. @default toolLimits */
+  limits?: ToolLimits;
+  /** Time source for timeout and backoff. @default systemClock */
+  clock?: Clock;
+  /** Jitter source. @default Math.random */
+  random?: () => number;
+}
+
+/**
+ * Calls `fn(attempt, signal)` with retry outermost (no slot is held while
+ * backing off), the breaker before the limits (an open circuit fails fast
+ * instead of queueing) and the timeout innermost (queueing time is not the
+ * tool's time). CIRCUIT_OPEN is not transient, so an opening breaker also
+ * ends the retries; falling back to another tool is the caller's decision.
+ */
+export function callWithResilience<T>(
+  fn: (attempt: number, signal: AbortSignal) => Promise<T>,
+  options: ResilientCallOptions,
+): Promise<T> {
+  const breaker = options.breaker ?? circuitBreakers.get(options.tool);
+  const limits = options.limits ?? toolLimits;
+  return withRetry(
+    (attempt, signal) =>
+      breaker.run(() =>
+        limits.run(
+          options.tool,
+          () => withTimeout((s) => fn(attempt, s), options.timeoutMs, signal, { clock: options.clock, label: options.tool }),
+          signal,
+        ),
+      ),
+    options.retry,
+    { signal: options.signal, onRetry: options.onRetry, clock: options.clock, random: options.random },
+  );
+}

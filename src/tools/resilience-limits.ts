@@ -1,0 +1,51 @@
+/**
+ * The process-wide limits every tool call passes: a per-tool concurrency cap,
+ * a per-tool token bucket and one global concurrency cap.
+ * @module
+ */
+import { ConcurrencyLimiter, ConcurrencyRegistry } from "./concurrency.js";
+import { RateLimiterRegistry, type TokenBucketOptions } from "./rate-limit.js";
+
+/** Limits of one tool. */
+export interface ToolLimitOptions {
+  /** Calls of this tool in flight at once. @default unlimited */
+  concurrency?: number;
+  /** Token bucket for this tool. @default no rate limit */
+  rate?: TokenBucketOptions;
+}
+
+/** Caps shared by all runs of the process. */
+export class ToolLimits {
+  readonly global: ConcurrencyLimiter;
+  readonly perTool = new ConcurrencyRegistry();
+  readonly rates = new RateLimiterRegistry();
+
+  /** @param globalConcurrency tool calls in flight across all tools. @default Infinity */
+  constructor(globalConcurrency = Infinity) {
+    this.global = new ConcurrencyLimiter(globalConcurrency);
+  }
+
+  /** Sets one tool's caps. */
+  configure(tool: string, options: ToolLimitOptions): void {
+    if (options.concurrency !== undefined) this.perTool.configure(tool, options.concurrency);
+    if (options.rate !== undefined) this.rates.configure(tool, options.rate);
+  }
+
+  /**
+   * Runs `fn` once it holds a tool slot, a rate token and a global slot, in
+   * that order: a call queued behind its own busy tool never occupies one of
+   * the scarce global slots. Slots are held until `fn` settles.
+   */
+  async run<T>(tool: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const releaseTool = await this.perTool.get(tool).acquire(signal);
+    try {
+      await this.rates.acquire(tool, signal);
+      return await this.global.run(fn, signal);
+    } finally {
+      releaseTool();
+    }
+  }
+}
+
+/** The process-wide tool limits (no caps until configured). */
+export const toolLimits = new ToolLimits();

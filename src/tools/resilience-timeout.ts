@@ -1,0 +1,70 @@
+/**
+ * Per-call timeout: the call gets its own signal, aborted when the time is up
+ * or when the parent (the run's cancel) aborts.
+ * @module
+ */
+import { ToolError } from "../errors.js";
+import { abortReason } from "./resilience-abort.js";
+import { type Clock, systemClock } from "./resilience-clock.js";
+
+/** Extra knobs of {@link withTimeout}. */
+export interface WithTimeoutOptions {
+  /** Time source. @default systemClock */
+  clock?: Clock;
+  /** Named in the TOOL_TIMEOUT error. @default "call" */
+  label?: string;
+}
+
+/**
+ * Runs `fn` with a signal that aborts after `ms` and rejects with a
+ * `ToolError` TOOL_TIMEOUT at that moment, even when `fn` ignores its signal,
+ * so a hung tool cannot hang the run. A parent abort propagates the same way
+ * with the parent's reason.
+ */
+export function withTimeout<T>(
+  fn: (signal: AbortSignal) => Promise<T>,
+  ms: number,
+  parentSignal?: AbortSignal,
+  options: WithTimeoutOptions = {},
+): Promise<T> {
+  const clock = options.clock ?? systemClock;
+  const label = options.label ?? "call";
+  const controller = new AbortController();
+  if (parentSignal?.aborted) return Promise.reject(abortReason(parentSignal));
+
+  return new Promise<T>((resolve, reject) => {
+    const finish = (): void => {
+      cancelTimer();
+      parentSignal?.removeEventListener("abort", onParentAbort);
+    };
+    const fail = (error: Error): void => {
+      finish();
+      controller.abort(error);
+      reject(error);
+    };
+    const onParentAbort = (): void => fail(abortReason(parentSignal));
+    const cancelTimer = clock.setTimer(() => {
+      fail(new ToolError("TOOL_TIMEOUT", `${label} timed out after ${ms} ms`, { details: { timeoutMs: ms } }));
+    }, ms);
+    parentSignal?.addEventListener("abort", onParentAbort, { once: true });
+
+    let call: Promise<T>;
+    try {
+      call = Promise.resolve(fn(controller.signal));
+    } catch (error) {
+      call = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    call.then(
+      (value) => {
+        if (controller.signal.aborted) return;
+        finish();
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        finish();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

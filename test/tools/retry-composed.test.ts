@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { TransientToolError } from "../../src/errors.js";
+import { CircuitBreaker } from "../../src/tools/circuit-breaker.js";
+import { callWithResilience } from "../../src/tools/resilience-call.js";
+import { ManualClock } from "../../src/tools/resilience-clock.js";
+import { ToolLimits } from "../../src/tools/resilience-limits.js";
+import type { RetryEvent } from "../../src/tools/retry.js";
+
+describe("callWithResilience", () => {
+  it("retries a timed-out attempt and succeeds on the next", async () => {
+    const clock = new ManualClock();
+    const events: RetryEvent[] = [];
+    const signals: AbortSignal[] = [];
+    const promise = callWithResilience(
+      (attempt, signal) => {
+        signals.push(signal);
+        return attempt === 1 ? new Promise<string>(() => undefined) : Promise.resolve(`ok on ${attempt}`);
+      },
+      {
+        tool: "get_weather",
+        timeoutMs: 100,
+        retry: { attempts: 3, initialDelayMs: 50 },
+        clock,
+        random: () => 0.5,
+        limits: new ToolLimits(),
+        breaker: new CircuitBreaker("get_weather", { clock }),
+        onRetry: (e) => void events.push(e),
+      },
+    );
+    await clock.advance(100);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ attempt: 1, delayMs: 25, error: { code: "TOOL_TIMEOUT" } });
+    await clock.advance(25);
+    await expect(promise).resolves.toBe("ok on 2");
+  });
+
+  it("stops retrying once the breaker opens, and later calls fail fast", async () => {
+    const clock = new ManualClock();
+    const breaker = new CircuitBreaker("deploy", { failureThreshold: 2, cooldownMs: 10_000, clock });
+    let calls = 0;
+    const options = { tool: "deploy", timeoutMs: 1000, retry: { attempts: 5, initialDelayMs: 0 }, clock, breaker, limits: new ToolLimits() };
+    const failing = () => {
+      calls++;
+      return Promise.reject(new TransientToolError("TOOL_FAILED", "503"));
+    };
+    const first = callWithResilience(failing, options).catch((e: unknown) => e);
+    await clock.advance(0);
+    await expect(first).resolves.toMatchObject({ code: "CIRCUIT_OPEN" });
+    expect(calls).toBe(2);
+    await expect(callWithResilience(failing, options)).rejects.toMatchObject({ code: "CIRCUIT_OPEN" });
+    expect(calls).toBe(2);
+  });
+});
