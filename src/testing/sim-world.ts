@@ -1,0 +1,150 @@
+/**
+ * A deterministic simulated outside world kept in the run database, so tests
+ * and benchmarks can count side effects ("how many rollbacks really happened?")
+ * across processes, and inject latency and faults through the environment.
+ * @module
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { migrate, type SqliteDatabase } from "../db/index.js";
+import { abortError, SimulatedFaultError } from "./sim-fault.js";
+import { simFaults, simLatencyMs } from "./sim-env.js";
+import { SIM_SCHEMA } from "./sim-schema.js";
+import { SimStateStore, type SimState } from "./sim-state.js";
+
+/** One simulated external system: a name and the state it starts from. */
+export interface SimSystem {
+  /** Stable name, used in operation ids (`op_<name>_<n>`) and in snapshots. */
+  readonly name: string;
+  /** Initial state rows, written the first time the system is used. */
+  readonly seed: Readonly<Record<string, unknown>>;
+}
+
+/** One call into a simulated system. */
+export interface SimCall {
+  system: SimSystem;
+  /** Tool name; calls and faults are counted per tool. */
+  tool: string;
+  /** Whether the call changes the system; only these are deduped and get operation ids. */
+  sideEffect: boolean;
+  /** Key the system dedupes side effects on. @default undefined (no dedupe) */
+  idempotencyKey?: string;
+  /** Aborts the simulated latency; an aborted call is never performed. @default undefined */
+  signal?: AbortSignal;
+}
+
+/** What the effect of a call sees: the system's state and, for side effects, the new operation id. */
+export interface SimEffectContext {
+  state: SimState;
+  operationId: string | undefined;
+}
+
+/** Outcome of {@link SimWorld.perform}. */
+export interface SimCallResult<Result> {
+  result: Result;
+  /** `op_<system>_<n>` for side effects, undefined for reads. */
+  operationId: string | undefined;
+  /** True when the idempotency key had been seen: nothing was performed or counted. */
+  replayed: boolean;
+}
+
+/** The world as `agentrt world --json` prints it. */
+export interface SimSnapshot {
+  /** Per tool, how many calls the systems actually performed (replays and faults excluded). */
+  calls: Record<string, number>;
+  /** Per tool, how many injected faults fired. */
+  failures: Record<string, number>;
+  /** Per system, its state rows. */
+  systems: Record<string, Record<string, unknown>>;
+}
+
+/** Options of {@link SimWorld.open}. */
+export interface SimWorldOptions {
+  /** Where `AGENTRT_SIM_LATENCY_MS` and `AGENTRT_SIM_FAULTS` are read, at every call. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The simulated world over one database connection. */
+export class SimWorld {
+  readonly db: SqliteDatabase;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly store: SimStateStore;
+
+  private constructor(db: SqliteDatabase, options: SimWorldOptions) {
+    this.db = db;
+    this.env = options.env ?? process.env;
+    this.store = new SimStateStore(db);
+  }
+
+  /** Creates or migrates the `sim_*` tables and returns the world on `db`. */
+  static open(db: SqliteDatabase, options: SimWorldOptions = {}): SimWorld {
+    migrate(db, SIM_SCHEMA);
+    return new SimWorld(db, options);
+  }
+
+  /**
+   * Performs one call: latency (abortable) → injected fault → idempotency
+   * dedupe → effect, counted and recorded in one IMMEDIATE transaction so
+   * concurrent processes never perform the same keyed side effect twice.
+   */
+  async perform<Result>(call: SimCall, effect: (ctx: SimEffectContext) => Result): Promise<SimCallResult<Result>> {
+    await this.delay(call.signal);
+    this.injectFault(call.tool);
+    if (call.signal?.aborted === true) throw abortError(call.signal);
+    const run = this.db.transaction((): SimCallResult<Result> => {
+      this.store.ensureSeeded(call.system);
+      const key = call.sideEffect ? call.idempotencyKey : undefined;
+      if (key !== undefined) {
+        const stored = this.store.findOperation<Result>(call.tool, key);
+        if (stored !== undefined) return { ...stored, replayed: true };
+      }
+      const operationId = call.sideEffect ? this.store.nextOperationId(call.system.name) : undefined;
+      const result = effect({ state: this.store.stateOf(call.system), operationId });
+      if (operationId !== undefined) {
+        this.store.recordOperation({ tool: call.tool, key: key ?? operationId, system: call.system.name, operationId, result });
+      }
+      this.store.bump(call.tool, "performed");
+      return { result, operationId, replayed: false };
+    });
+    return run.immediate();
+  }
+
+  /** Writes a system's seed now (normally done lazily at its first call), so snapshots show it. */
+  register(system: SimSystem): void {
+    this.db.transaction(() => this.store.ensureSeeded(system)).immediate();
+  }
+
+  /** Calls, injected failures and every system's state. */
+  snapshot(): SimSnapshot {
+    return this.store.snapshot();
+  }
+
+  /** Forgets every call, operation, fault count and state change; systems re-seed at their next call. */
+  reset(): void {
+    this.db.transaction(() => this.store.clear()).immediate();
+  }
+
+  private async delay(signal: AbortSignal | undefined): Promise<void> {
+    if (signal?.aborted === true) throw abortError(signal);
+    const ms = simLatencyMs(this.env);
+    if (ms <= 0) return;
+    try {
+      await sleep(ms, undefined, signal === undefined ? {} : { signal });
+    } catch (error) {
+      // The only way sleep rejects is through the signal.
+      throw signal === undefined ? error : abortError(signal);
+    }
+  }
+
+  /** Counts the attempt in the database, so "the first N calls fail" holds across processes. */
+  private injectFault(tool: string): void {
+    const faults = simFaults(this.env).get(tool) ?? 0;
+    if (faults === 0) return;
+    const count = this.db.transaction(() => {
+      const attempt = this.store.bump(tool, "attempts");
+      if (attempt <= faults) this.store.bump(tool, "failures");
+      return attempt;
+    });
+    const attempt = count.immediate();
+    if (attempt <= faults) throw new SimulatedFaultError({ tool, attempt, faults });
+  }
+}
