@@ -1,0 +1,21 @@
+/**
+ * Tracing: spans of runs in SQLite, model pricing, the text tree, and the
+ * OpenTelemetry mirror.
+ * @module
+ */
+export { openTraceStore, TraceStore } from "./store.js";
+export type { TraceStoreOptions, RecorderOptions } from "./store.js";
+export { TraceRecorder } from "./recorder.js";
+export type { StartSpanOptions, EndSpanOptions, SpanHandle, ModelCallRecord, ToolCallRecord } from "./recorder.js";
+export { SPAN_KINDS, SPAN_STATUSES, isInstantKind } from "./types.js";
+export type { SpanKind, SpanStatus, SpanAttributes, AttributeValue, TraceSpan } from "./types.js";
+export { DEFAULT_PRICING, SCRIPTED_MODEL, priceFor, lookupPrice, resolvePricing, loadPricingFile } from "./pricing.js";
+export type { ModelPrice, PricingTable, TokenUsage, Cost } from "./pricing.js";
+export { redactArgs, REDACTED } from "./redact.js";
+export { renderTraceTree } from "./render.js";
+export type { RenderOptions } from "./render.js";
+export { percentile } from "./stats.js";
+export type { StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, Usage } from "./stats.js";
+export { spanToJson } from "./rows.js";
+export { TRACE_SCHEMA } from "./schema.js";
+export { formatCost, formatDuration, formatTokens, formatRate } from "./format.js";

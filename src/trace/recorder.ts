@@ -1,0 +1,264 @@
+/**
+ * The recorder one run writes its spans through. Starting and ending a span
+ * touches memory only; the shared {@link SpanWriter} writes rows in batches.
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import { applyAttributes, errorText } from "./apply-attributes.js";
+import type { OtelBridge } from "./otel.js";
+import type { PricingTable } from "./pricing.js";
+import { emptyRow, type SpanRow } from "./rows.js";
+import { isInstantKind, type SpanAttributes, type SpanKind, type SpanStatus } from "./types.js";
+import type { SpanWriter } from "./writer.js";
+
+/** What a span starts with. */
+export interface StartSpanOptions {
+  kind: SpanKind;
+  /** Shown in the tree, e.g. "model_turn 1" or "execute_tool get_order". */
+  name: string;
+  /** @default the run's root span */
+  parentId?: string;
+  /** @default the parent's step id (a `step` span defaults to its own id) */
+  stepId?: string;
+  /** Epoch ms. @default now */
+  startTime?: number;
+  attributes?: SpanAttributes;
+  /** Argument paths replaced by "[redacted]" before `attributes.args` is stored. @default [] */
+  redact?: readonly string[];
+}
+
+/** How a span ends. */
+export interface EndSpanOptions {
+  /** @default "error" when `error` is given, else "ok" */
+  status?: SpanStatus;
+  /** Epoch ms. @default now */
+  endTime?: number;
+  attributes?: SpanAttributes;
+  /** The failure; stored as one line with its agentrt code. */
+  error?: unknown;
+}
+
+/** An open span. `end` is idempotent: only the first call counts. */
+export interface SpanHandle {
+  readonly id: string;
+  readonly stepId: string | null;
+  readonly ended: boolean;
+  /** Adds or overwrites attributes while the span is open. */
+  set(attributes: SpanAttributes): void;
+  end(options?: EndSpanOptions): void;
+}
+
+/** Recorder internals the store hands over. */
+export interface RecorderParts {
+  root: SpanRow;
+  resumed: boolean;
+  writer: SpanWriter;
+  otel: OtelBridge | undefined;
+  pricing: PricingTable;
+  clock: () => number;
+  maxArgsChars: number;
+}
+
+const TERMINAL: Partial<Record<string, SpanStatus>> = { SUCCEEDED: "ok", FAILED: "error", CANCELED: "canceled", EXPIRED: "canceled" };
+
+/** Writes the spans of one run; obtained from {@link TraceStore.recorder}. */
+export class TraceRecorder {
+  /** The run this recorder writes for. */
+  readonly runId: string;
+  /** Span id of the run's root (`invoke_agent`) span, shared by every process that records the run. */
+  readonly rootId: string;
+  /** True when the root span already existed (the run is continuing, perhaps in another process). */
+  readonly resumed: boolean;
+  readonly #parts: RecorderParts;
+  readonly #open = new Map<string, SpanRow>();
+  readonly #idPrefix = randomBytes(6).toString("hex");
+  #seq = 0;
+
+  constructor(parts: RecorderParts) {
+    this.#parts = parts;
+    this.runId = parts.root.run_id;
+    this.rootId = parts.root.span_id;
+    this.resumed = parts.resumed;
+    this.#open.set(this.rootId, parts.root);
+  }
+
+  /** Opens a span. Parallel branches simply hold several open spans at once. */
+  startSpan(options: StartSpanOptions): SpanHandle {
+    const { root, clock } = this.#parts;
+    const parentId = options.parentId ?? this.rootId;
+    const spanId = `${this.#idPrefix}${(++this.#seq).toString(36).padStart(4, "0")}`;
+    const row = emptyRow({ span_id: spanId, run_id: this.runId, kind: options.kind, name: options.name, start_ms: options.startTime ?? clock() });
+    row.parent_id = parentId;
+    const inherited = options.kind === "step" ? spanId : (this.#open.get(parentId)?.step_id ?? null);
+    row.step_id = options.stepId ?? inherited;
+    row.graph = root.graph;
+    row.agent = root.agent;
+    if (options.attributes !== undefined) this.#apply(row, options.attributes, options.redact);
+    const instant = isInstantKind(options.kind);
+    if (instant) {
+      row.status = row.error === null ? "ok" : "error";
+      row.end_ms = row.start_ms;
+    } else {
+      this.#open.set(spanId, row);
+    }
+    this.#parts.otel?.started(row, instant);
+    // A wait usually precedes the process exiting; it must be on disk first.
+    const urgent = options.kind === "approval_wait" || options.kind === "input_wait" || options.kind === "state_change";
+    this.#parts.writer.mark(row, urgent);
+    return this.#handle(row);
+  }
+
+  /** Opens a `step` span under the root; its id is the step id of everything under it unless `stepId` is given. */
+  startStep(name: string, options: Omit<StartSpanOptions, "kind" | "name"> = {}): SpanHandle {
+    return this.startSpan({ ...options, kind: "step", name });
+  }
+
+  /** Records a finished model call in one go; cost comes from the pricing table. Returns the span id. */
+  recordModelCall(call: ModelCallRecord): string {
+    const end = call.endTime ?? this.#parts.clock();
+    const span = this.startSpan({
+      kind: "model_call",
+      name: call.name ?? `chat ${call.model}`,
+      parentId: call.parentId,
+      stepId: call.stepId,
+      startTime: call.startTime ?? end,
+      attributes: { model: call.model, inputTokens: call.inputTokens, outputTokens: call.outputTokens, costUsd: call.costUsd, extra: call.extra },
+    });
+    span.end({ endTime: end, error: call.error, status: call.status });
+    return span.id;
+  }
+
+  /** Records a finished tool call (arguments redacted by `redact`). Returns the span id. */
+  recordToolCall(call: ToolCallRecord): string {
+    const end = call.endTime ?? this.#parts.clock();
+    const { tool, toolCallId, args, attempt, idempotencyKey, externalOperationId, resultSize, extra } = call;
+    const span = this.startSpan({
+      kind: "tool_call",
+      name: call.name ?? `execute_tool ${tool}`,
+      parentId: call.parentId,
+      stepId: call.stepId,
+      startTime: call.startTime ?? end,
+      redact: call.redact,
+      attributes: { tool, toolCallId, args, attempt: attempt ?? 1, idempotencyKey, externalOperationId, resultSize, extra },
+    });
+    span.end({ endTime: end, error: call.error, status: call.status });
+    return span.id;
+  }
+
+  /**
+   * Records a lifecycle transition as an instant under the root. A terminal
+   * status (SUCCEEDED, FAILED, CANCELED, EXPIRED) also ends the root span.
+   */
+  recordStateChange(from: string, to: string, options: { reason?: string; at?: number } = {}): string {
+    const at = options.at ?? this.#parts.clock();
+    const extra = { from, to, ...(options.reason === undefined ? {} : { reason: options.reason }) };
+    const span = this.startSpan({ kind: "state_change", name: `${from} → ${to}`, startTime: at, attributes: { extra } });
+    const root = this.#parts.root;
+    applyAttributes(root, { extra: { "run.status": to } }, this.#applyOptions());
+    const terminal = TERMINAL[to];
+    if (terminal !== undefined) this.end({ status: terminal, endTime: at });
+    else this.#parts.writer.mark(root, true);
+    return span.id;
+  }
+
+  /** Records an error as an instant under `parentId` (default the root). */
+  recordError(error: unknown, options: { parentId?: string; stepId?: string; at?: number } = {}): string {
+    const name = error instanceof Error ? error.name : "error";
+    return this.startSpan({ kind: "error_event", name, parentId: options.parentId, stepId: options.stepId, startTime: options.at, attributes: { error: errorText(error) } }).id;
+  }
+
+  /** Ends the run's root span and writes everything pending. */
+  end(options: EndSpanOptions = {}): void {
+    this.#end(this.#parts.root, options);
+  }
+
+  /** Writes every pending span now (call before the process exits or hands the run on). */
+  flush(): void {
+    this.#parts.writer.flush();
+  }
+
+  /**
+   * Flushes, and ends this process's OpenTelemetry spans (the SQLite rows of
+   * spans still open, like an approval wait, stay `running` for the next process).
+   */
+  close(): void {
+    this.flush();
+    this.#parts.otel?.close([...this.#open.values()].reverse(), this.#parts.clock());
+  }
+
+  #handle(row: SpanRow): SpanHandle {
+    return {
+      id: row.span_id,
+      stepId: row.step_id,
+      get ended() {
+        return row.status !== "running";
+      },
+      set: (attributes) => this.#apply(row, attributes),
+      end: (options) => this.#end(row, options ?? {}),
+    };
+  }
+
+  #end(row: SpanRow, options: EndSpanOptions): void {
+    if (row.status !== "running" && row.span_id !== this.rootId) return;
+    if (options.attributes !== undefined) this.#apply(row, options.attributes);
+    if (options.error !== undefined) row.error = errorText(options.error);
+    row.status = options.status ?? (options.error === undefined ? "ok" : "error");
+    row.end_ms = options.endTime ?? this.#parts.clock();
+    this.#open.delete(row.span_id);
+    this.#parts.otel?.ended(row);
+    // Step and run ends are the batch boundaries: one transaction per step.
+    this.#parts.writer.mark(row, row.kind === "step" || row.kind === "invoke_agent");
+  }
+
+  #apply(row: SpanRow, attributes: SpanAttributes, redact?: readonly string[]): void {
+    applyAttributes(row, attributes, { ...this.#applyOptions(), redact });
+  }
+
+  #applyOptions() {
+    return { pricing: this.#parts.pricing, maxArgsChars: this.#parts.maxArgsChars };
+  }
+}
+
+/** A finished model call for {@link TraceRecorder.recordModelCall}. */
+export interface ModelCallRecord {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Overrides the priced cost. */
+  costUsd?: number;
+  /** @default `chat {model}` */
+  name?: string;
+  parentId?: string;
+  stepId?: string;
+  /** Epoch ms. @default endTime */
+  startTime?: number;
+  /** Epoch ms. @default now */
+  endTime?: number;
+  status?: SpanStatus;
+  error?: unknown;
+  extra?: SpanAttributes["extra"];
+}
+
+/** A finished tool call for {@link TraceRecorder.recordToolCall}. */
+export interface ToolCallRecord {
+  tool: string;
+  toolCallId?: string;
+  /** Raw arguments; `redact` paths are replaced before storing. */
+  args?: unknown;
+  /** The tool's `redact` list. @default [] */
+  redact?: readonly string[];
+  /** @default 1 */
+  attempt?: number;
+  idempotencyKey?: string;
+  externalOperationId?: string;
+  resultSize?: number;
+  /** @default `execute_tool {tool}` */
+  name?: string;
+  parentId?: string;
+  stepId?: string;
+  startTime?: number;
+  endTime?: number;
+  status?: SpanStatus;
+  error?: unknown;
+  extra?: SpanAttributes["extra"];
+}
