@@ -16,3 +16,28 @@ export type { AgentrtErrorCode, AgentrtErrorOptions } from "./errors.js";
 export { openDatabase, migrate } from "./db/index.js";
 export type { SqliteDatabase, OpenDatabaseOptions, ModuleSchema, Migration } from "./db/index.js";
 export { packageVersion } from "./version.js";
+export {
+  defineTool, ToolRegistry, argsHash, canonicalJson, validateToolCall, executeTool, idempotencyKey,
+  toolResultMessage, readEnvelope,
+} from "./tools/index.js";
+export type {
+  AgentTool, ToolContext, ToolRetryPolicy, ToolRisk, ToolSpec, ToolDefinition, RawToolCall, ValidatedCall,
+  ToolCallScope, ToolOutcome, ExternalDataEnvelope, ToolResultMessageOptions, ToolStepStatus,
+} from "./tools/index.js";
+export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER } from "./policy/index.js";
+export type {
+  Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault,
+} from "./policy/index.js";
+export {
+  defineAgent, AGENT_NODES, AgentState, createModelTurnNode, buildContext, readUsage, createToolNode,
+  routeToolCalls, toolTasksFrom, actionIdFor, awaitApproval, checkResume, readPendingActions, resumeCommand,
+  validateResume, resolveRunScope,
+} from "./graph/index.js";
+export type {
+  AgentLimits, DefineAgentOptions, AgentStateUpdate, AgentStateValue, AgentStopError, ToolStep, Usage,
+  ModelTurnOptions, ToolExecutor, ToolNodeOptions, ToolTask, ApprovalRequest, ApprovalResume, PendingAction,
+  ResumeCheck, AgentConfigurable, AgentRunConfig, AgentRunContext, RunScope, AgentHooks, ModelCallEvent,
+  ToolCallEvent,
+} from "./graph/index.js";
+export { ScriptedChatModel } from "./models/scripted-model.js";
+export type { ChatScript, ScriptedReply, ScriptedToolCall, ScriptInput } from "./models/scripted-model.js";

@@ -1,0 +1,66 @@
+/**
+ * `defineAgent`: the model-turn and tool fan-out nodes assembled into a plain
+ * LangGraph `StateGraph` — compile it with or without a checkpointer.
+ * @module
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { END, START, StateGraph } from "@langchain/langgraph";
+import type { Policy } from "../policy/policy.js";
+import type { AgentTool } from "../tools/define-tool.js";
+import { ToolRegistry } from "../tools/registry.js";
+import type { AgentHooks } from "./hooks.js";
+import { createModelTurnNode } from "./model-turn.js";
+import { AgentState } from "./state.js";
+import { createToolNode, routeToolCalls, type ToolExecutor } from "./tool-fanout.js";
+
+/** Limits that stop an agent from looping forever. */
+export interface AgentLimits {
+  /** Model turns per run. @default 10 */
+  maxTurns?: number;
+}
+
+/** Options of {@link defineAgent}. */
+export interface DefineAgentOptions {
+  model: BaseChatModel;
+  // The contract is per-tool generic; the registry only needs the erased shape.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  tools: readonly AgentTool<any, any>[];
+  /** @default risk-based defaults (destructive tools need the requester's approval) */
+  policy?: Policy;
+  /** @default { maxTurns: 10 } */
+  limits?: AgentLimits;
+  /** System instructions. @default none */
+  instructions?: string;
+  /** Observers of every run of this agent; per-run hooks go in `config.context.hooks`. @default {} */
+  hooks?: AgentHooks;
+  /** Replaces the single-attempt executor (retries, ledger, breakers). @default executeTool */
+  execute?: ToolExecutor;
+}
+
+/** Node names of an agent graph, for users who extend or draw it. */
+export const AGENT_NODES = { model: "model", tools: "tools" } as const;
+
+/**
+ * Builds the agent graph: START → model → (one `tools` branch per call, in
+ * parallel) → model … → END. Call `.compile({ checkpointer })` on the result.
+ * @example
+ * const graph = defineAgent({ model, tools: [getWeather] }).compile({ checkpointer: new MemorySaver() });
+ * const out = await graph.invoke({ messages: [new HumanMessage("Weather in Paris?")] },
+ *   { configurable: { thread_id: "t1" } });
+ * console.log(out.result);
+ */
+export function defineAgent(options: DefineAgentOptions) {
+  const registry = ToolRegistry.create(options.tools);
+  const modelTurn = createModelTurnNode({
+    model: options.model, registry, instructions: options.instructions,
+    maxTurns: options.limits?.maxTurns, hooks: options.hooks,
+  });
+  const toolNode = createToolNode({ registry, policy: options.policy, execute: options.execute, hooks: options.hooks });
+  return new StateGraph(AgentState)
+    .addNode(AGENT_NODES.model, modelTurn)
+    // Branch input is a ToolTask from Send, not the graph state.
+    .addNode(AGENT_NODES.tools, toolNode as unknown as typeof modelTurn)
+    .addEdge(START, AGENT_NODES.model)
+    .addConditionalEdges(AGENT_NODES.model, routeToolCalls(AGENT_NODES.tools), [AGENT_NODES.tools, END])
+    .addEdge(AGENT_NODES.tools, AGENT_NODES.model);
+}

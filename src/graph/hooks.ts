@@ -1,0 +1,50 @@
+/**
+ * Observation points the runtime and the trace module plug into. Hooks are
+ * called after the fact and must not throw; a throwing hook is ignored.
+ * @module
+ */
+import type { ToolStepStatus } from "../tools/tool-message.js";
+
+/** One model call, reported after it returns. */
+export interface ModelCallEvent {
+  model: string;
+  turn: number;
+  inputTokens: number;
+  outputTokens: number;
+  startedAt: number;
+  endedAt: number;
+}
+
+/** One tool step (including refused and invalid calls), reported when it ends. */
+export interface ToolCallEvent {
+  tool: string;
+  toolCallId: string;
+  args: unknown;
+  startedAt: number;
+  endedAt: number;
+  status: ToolStepStatus;
+  error: { code: string; message: string } | undefined;
+  externalOperationId: string | undefined;
+}
+
+/** Optional observers of an agent's model and tool calls. */
+export interface AgentHooks {
+  onModelCall?: (event: ModelCallEvent) => void;
+  onToolCall?: (event: ToolCallEvent) => void;
+}
+
+/** Calls each hook set's callback, isolating the agent from observer bugs. */
+export function emit<K extends keyof AgentHooks>(
+  hookSets: readonly AgentHooks[],
+  name: K,
+  event: Parameters<NonNullable<AgentHooks[K]>>[0],
+): void {
+  for (const hooks of hookSets) {
+    const fn = hooks[name] as ((e: typeof event) => void) | undefined;
+    try {
+      fn?.(event);
+    } catch {
+      // Observers must never change the run's outcome.
+    }
+  }
+}

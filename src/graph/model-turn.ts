@@ -1,0 +1,103 @@
+/**
+ * The model turn: build the context from state, call the model with the
+ * tools bound, normalise its tool calls and record usage.
+ * @module
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, isAIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { ToolRegistry } from "../tools/registry.js";
+import { emit, type AgentHooks } from "./hooks.js";
+import { resolveRunScope } from "./run-config.js";
+import type { AgentStateUpdate } from "./state.js";
+
+/** Options of {@link createModelTurnNode}. */
+export interface ModelTurnOptions {
+  model: BaseChatModel;
+  registry: ToolRegistry;
+  /** System instructions, kept separate from every tool result. @default none */
+  instructions?: string;
+  /** Model turns allowed per run (since the last human message) before the agent stops with MAX_STEPS_EXCEEDED. @default 10 */
+  maxTurns?: number;
+  /** @default {} */
+  hooks?: AgentHooks;
+}
+
+/** Token counts of one model response, from `usage_metadata` or provider metadata. */
+export function readUsage(message: AIMessage): { inputTokens: number; outputTokens: number } {
+  if (message.usage_metadata) {
+    return { inputTokens: message.usage_metadata.input_tokens, outputTokens: message.usage_metadata.output_tokens };
+  }
+  const meta = message.response_metadata as { tokenUsage?: { promptTokens?: number; completionTokens?: number } } | undefined;
+  return { inputTokens: meta?.tokenUsage?.promptTokens ?? 0, outputTokens: meta?.tokenUsage?.completionTokens ?? 0 };
+}
+
+/** The messages sent to the model: instructions first, then the thread. Tool results stay ToolMessages. */
+export function buildContext(messages: readonly BaseMessage[], instructions: string | undefined): BaseMessage[] {
+  const thread = messages.filter((m) => m.getType() !== "system");
+  return instructions ? [new SystemMessage(instructions), ...thread] : [...thread];
+}
+
+/** Gives every tool call an id (deterministic from turn and position) so each result can answer it. */
+function withCallIds(message: AIMessage, turn: number): AIMessage {
+  const missing = message.tool_calls?.some((c) => !c.id) || message.invalid_tool_calls?.some((c) => !c.id);
+  if (!missing) return message;
+  return new AIMessage({
+    content: message.content,
+    id: message.id,
+    tool_calls: (message.tool_calls ?? []).map((c, i) => ({ ...c, id: c.id || `call_t${turn}_${i}` })),
+    invalid_tool_calls: (message.invalid_tool_calls ?? []).map((c, i) => ({ ...c, id: c.id || `call_t${turn}_x${i}` })),
+    usage_metadata: message.usage_metadata,
+    response_metadata: message.response_metadata,
+  });
+}
+
+function modelName(model: BaseChatModel): string {
+  const m = model as unknown as { modelName?: unknown; model?: unknown };
+  if (typeof m.modelName === "string") return m.modelName;
+  return typeof m.model === "string" ? m.model : model._llmType();
+}
+
+function finalText(message: AIMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("");
+}
+
+/** Model turns since the last human message, i.e. within the current run of a thread. */
+function turnsSinceInput(messages: readonly BaseMessage[]): number {
+  let count = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const type = messages[i]?.getType();
+    if (type === "human") break;
+    if (type === "ai") count++;
+  }
+  return count;
+}
+
+/** The model-turn node for any state with `messages` and `turns`. */
+export function createModelTurnNode(options: ModelTurnOptions) {
+  const maxTurns = options.maxTurns ?? 10;
+  const hooks = options.hooks ?? {};
+  const name = modelName(options.model);
+  const bound = options.model.bindTools?.(options.registry.definitions()) ?? options.model;
+  return async (state: { messages: BaseMessage[]; turns: number }, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    if (turnsSinceInput(state.messages) >= maxTurns) {
+      return { error: { code: "MAX_STEPS_EXCEEDED", message: `stopped after ${maxTurns} model turns without a final answer` } };
+    }
+    const turn = state.turns + 1;
+    const startedAt = Date.now();
+    const raw: BaseMessage = await bound.invoke(buildContext(state.messages, options.instructions), config);
+    const endedAt = Date.now();
+    const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);
+    const usage = readUsage(reply);
+    emit([hooks, resolveRunScope(config).hooks], "onModelCall", { model: name, turn, ...usage, startedAt, endedAt });
+    const calls = (reply.tool_calls?.length ?? 0) + (reply.invalid_tool_calls?.length ?? 0);
+    return {
+      messages: [reply],
+      turns: turn,
+      usage: { ...usage, modelCalls: 1 },
+      result: calls === 0 ? finalText(reply) : null,
+      error: null,
+    };
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * What a caller passes to `graph.invoke` / `graph.stream` of an agent graph.
+ * Primitive ids go in `configurable` (LangGraph persists and propagates
+ * them); live handles (the database, hooks) go in `context`, which LangGraph
+ * hands to nodes for one invocation and never writes into a checkpoint.
+ * @module
+ */
+import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { SqliteDatabase } from "../db/index.js";
+import type { AgentHooks } from "./hooks.js";
+
+/** Primitive keys agentrt reads from `config.configurable`. */
+export interface AgentConfigurable {
+  /** LangGraph thread; required with a checkpointer. */
+  thread_id: string;
+  /** The agentrt run id; part of every idempotency key. @default thread_id */
+  run_id?: string;
+  /** The user the run acts for: policy subject and "$requester". @default "anonymous" */
+  user?: string;
+  /** Comma-separated roles of that user, e.g. "sre,oncall". @default "" */
+  roles?: string;
+  /** Version part of idempotency keys; bump to redo an action deliberately. @default 1 */
+  action_version?: number;
+}
+
+/** Non-serialisable per-invocation values, passed as `config.context`. */
+export interface AgentRunContext {
+  /** The run database handed to tools as `ctx.db`. @default undefined */
+  db?: SqliteDatabase;
+  /** Observers for this invocation, called in addition to the agent's own hooks. @default {} */
+  hooks?: AgentHooks;
+  /** Aborts in-flight tool calls (run cancel). @default undefined */
+  signal?: AbortSignal;
+}
+
+/**
+ * The config shape for agent graphs.
+ * @example
+ * await graph.invoke(input, {
+ *   configurable: { thread_id: "t1", run_id: "run_01", user: "alice", roles: "sre" },
+ *   context: { db },
+ * } satisfies AgentRunConfig);
+ */
+export interface AgentRunConfig {
+  configurable: AgentConfigurable & Record<string, unknown>;
+  context?: AgentRunContext;
+  /** LangGraph's step cap; agents need about 2 × maxTurns + 2. @default 25 */
+  recursionLimit?: number;
+}
+
+/** The run scope a node resolves from its config. */
+export interface RunScope {
+  runId: string;
+  threadId: string;
+  user: string;
+  roles: string[];
+  actionVersion: number;
+  db: SqliteDatabase | undefined;
+  hooks: AgentHooks;
+  signal: AbortSignal | undefined;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** Reads the run scope from a node's config; run id falls back to thread id (e.g. under LangGraph Studio). */
+export function resolveRunScope(config: LangGraphRunnableConfig | undefined): RunScope {
+  const conf = (config?.configurable ?? {}) as Record<string, unknown>;
+  const context = (config?.context ?? {}) as AgentRunContext;
+  const threadId = str(conf.thread_id) ?? "no-thread";
+  const version = Number(conf.action_version ?? 1);
+  return {
+    runId: str(conf.run_id) ?? threadId,
+    threadId,
+    user: str(conf.user) ?? "anonymous",
+    roles: (str(conf.roles) ?? "").split(",").map((r) => r.trim()).filter(Boolean),
+    actionVersion: Number.isInteger(version) && version > 0 ? version : 1,
+    db: context.db,
+    hooks: context.hooks ?? {},
+    signal: context.signal,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * Tool fan-out: every tool call of a model turn runs in its own branch
+ * (`Send`), concurrently. A branch never throws for a bad call: unknown tool,
+ * bad JSON, schema violation, denial, rejection and tool failure all become an
+ * error ToolMessage plus a failed step, so siblings and the run go on.
+ * @module
+ */
+import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
+import { END, Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import type { AgentrtError } from "../errors.js";
+import { evaluatePolicy, defaultPolicy, type Policy } from "../policy/policy.js";
+import { argsHash } from "../tools/args-hash.js";
+import { executeTool, type ToolCallScope, type ToolOutcome } from "../tools/execute-tool.js";
+import type { AgentTool } from "../tools/define-tool.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { toolResultMessage, type ToolStepStatus } from "../tools/tool-message.js";
+import { validateToolCall, type RawToolCall } from "../tools/validate-call.js";
+import { actionIdFor, awaitApproval } from "./approval.js";
+import { emit, type AgentHooks } from "./hooks.js";
+import { resolveRunScope } from "./run-config.js";
+import type { AgentStateUpdate, ToolStep } from "./state.js";
+
+/** What one tool branch receives through `Send`; small, because it is checkpointed. */
+export interface ToolTask {
+  call: RawToolCall;
+  /** Set when the model's call could not be parsed at all (LangChain `invalid_tool_calls`). */
+  invalid?: string;
+  turn: number;
+  /** Captured at the model turn so a resume in another process decides and keys the same way. */
+  runId: string;
+  user: string;
+  roles: string[];
+}
+
+/** Runs one validated call; replace it to add retries, a ledger or breakers around {@link executeTool}. */
+export type ToolExecutor = (tool: AgentTool, args: unknown, scope: ToolCallScope) => Promise<ToolOutcome>;
+
+/** Options of {@link createToolNode}. */
+export interface ToolNodeOptions {
+  registry: ToolRegistry;
+  /** @default defaultPolicy (risk-based) */
+  policy?: Policy;
+  /** @default executeTool (one attempt with timeout) */
+  execute?: ToolExecutor;
+  /** @default {} */
+  hooks?: AgentHooks;
+}
+
+/** Tool calls of the last AI message, unparseable ones included, as branch inputs. */
+export function toolTasksFrom(messages: readonly BaseMessage[], base: Omit<ToolTask, "call" | "invalid">): ToolTask[] {
+  const last = messages.at(-1);
+  if (!last || !isAIMessage(last)) return [];
+  const valid = (last.tool_calls ?? []).map((c): ToolTask => ({ ...base, call: { id: c.id ?? "", name: c.name, args: c.args } }));
+  const invalid = (last.invalid_tool_calls ?? []).map((c): ToolTask => ({
+    ...base,
+    call: { id: c.id ?? "", name: c.name ?? "", args: c.args ?? "" },
+    invalid: c.error ?? "tool call could not be parsed",
+  }));
+  return [...valid, ...invalid];
+}
+
+/**
+ * A conditional-edge function: one `Send(toolNode, task)` per call, or `END`.
+ * Pass `AgentStateValue`-shaped state; `user`/`roles`/`runId` come from config.
+ */
+export function routeToolCalls(toolNode: string, endNode: string = END) {
+  return (state: { messages: BaseMessage[]; turns: number; error?: unknown }, config?: LangGraphRunnableConfig): Send[] | string => {
+    if (state.error) return endNode;
+    const scope = resolveRunScope(config);
+    const tasks = toolTasksFrom(state.messages, { turn: state.turns, runId: scope.runId, user: scope.user, roles: scope.roles });
+    return tasks.length > 0 ? tasks.map((task) => new Send(toolNode, task)) : endNode;
+  };
+}
+
+interface Finished {
+  status: ToolStepStatus;
+  data?: unknown;
+  error?: AgentrtError | { code: string; message: string };
+  approvedBy?: string;
+  externalOperationId?: string;
+  startedAt: number;
+}
+
+function failure(code: string, message: string, startedAt: number): Finished {
+  return { status: "failed", error: { code, message }, startedAt };
+}
+
+async function decideAndRun(task: ToolTask, options: Required<ToolNodeOptions>, config: LangGraphRunnableConfig | undefined): Promise<Finished> {
+  const startedAt = Date.now();
+  if (task.invalid !== undefined) return failure("TOOL_ARGS_INVALID", `arguments of ${task.call.name} are not valid JSON: ${task.invalid}`, startedAt);
+  const checked = validateToolCall(options.registry, task.call);
+  if (!checked.ok) return { status: "failed", error: checked.error, startedAt };
+  const { tool, args } = checked;
+  const decision = evaluatePolicy(options.policy, { tool, user: task.user, roles: task.roles });
+  if (decision.effect === "deny") {
+    return { status: "denied", error: { code: "PERMISSION_DENIED", message: `permission denied: ${decision.reason}` }, startedAt };
+  }
+  let approvedBy: string | undefined;
+  if (decision.effect === "approve") {
+    const resume = awaitApproval({
+      action_id: actionIdFor(task.call.id),
+      tool: tool.name,
+      args,
+      args_hash: argsHash(tool.name, args),
+      reason: decision.reason,
+      approvers: decision.approvers,
+      requested_by: task.user,
+      tool_call_id: task.call.id,
+    });
+    if (resume.decision === "reject") {
+      const why = resume.comment ? `: ${resume.comment}` : "";
+      return { status: "rejected", error: { code: "REJECTED", message: `rejected by ${resume.by}${why}` }, startedAt };
+    }
+    approvedBy = resume.by;
+  }
+  const scope = resolveRunScope(config);
+  const began = Date.now();
+  const outcome = await options.execute(tool, args, {
+    runId: task.runId, threadId: scope.threadId, toolCallId: task.call.id, user: task.user,
+    actionVersion: scope.actionVersion, db: scope.db, signal: scope.signal,
+  });
+  const base = { approvedBy, externalOperationId: outcome.externalOperationId, startedAt: began };
+  return outcome.ok ? { ...base, status: "done", data: outcome.result } : { ...base, status: "failed", error: outcome.error };
+}
+
+/** The tool branch node: input is a {@link ToolTask}, output one ToolMessage and one step. */
+export function createToolNode(options: ToolNodeOptions) {
+  const resolved: Required<ToolNodeOptions> = {
+    registry: options.registry,
+    policy: options.policy ?? defaultPolicy,
+    execute: options.execute ?? executeTool,
+    hooks: options.hooks ?? {},
+  };
+  return async (task: ToolTask, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    const done = await decideAndRun(task, resolved, config);
+    const endedAt = Date.now();
+    const error = done.error ? { code: done.error.code, message: done.error.message } : undefined;
+    const step: ToolStep = {
+      turn: task.turn, toolCallId: task.call.id, tool: task.call.name, status: done.status, error: error ?? null,
+      approvedBy: done.approvedBy ?? null, externalOperationId: done.externalOperationId ?? null,
+      startedAt: done.startedAt, endedAt,
+    };
+    emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
+      tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
+      status: done.status, error, externalOperationId: done.externalOperationId,
+    });
+    const message = toolResultMessage({ tool: task.call.name, callId: task.call.id, status: done.status, data: done.data, error });
+    return { messages: [message], steps: [step] };
+  };
+}

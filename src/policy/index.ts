@@ -1,0 +1,8 @@
+/**
+ * Tool-call policy: allow, deny or require approval.
+ * @module
+ */
+export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER } from "./policy.js";
+export type {
+  Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault,
+} from "./policy.js";

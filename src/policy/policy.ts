@@ -1,0 +1,137 @@
+/**
+ * Who may call which tool: allow, deny, or require an approval, per tool and
+ * per user or role. The first matching rule wins; otherwise the tool's risk
+ * decides.
+ * @module
+ */
+import type { ToolRisk } from "../tools/define-tool.js";
+
+/** What policy decides for one call. */
+export type PolicyEffect = "allow" | "deny" | "approve";
+
+/** The approver placeholder for the user who started the run. */
+export const REQUESTER = "$requester";
+
+/** One rule; every field given must match for the rule to apply. */
+export interface PolicyRule {
+  /** Tool names, or "*" for every tool. @default every tool */
+  tools?: string[] | "*";
+  /** Matches tools carrying at least one of these tags. @default any tags */
+  tags?: string[];
+  /** Matches tools of these risk levels. @default any risk */
+  risk?: ToolRisk[];
+  /** Matches runs started by one of these users. @default any user */
+  users?: string[];
+  /** Matches runs whose user holds one of these roles. @default any role */
+  roles?: string[];
+  /** What happens when the rule matches. */
+  effect: PolicyEffect;
+  /** Who may approve when `effect` is "approve": user ids, "$requester", "role:NAME" or "*". @default ["$requester"] */
+  approvers?: string[];
+  /** Shown to the model on deny and to the approver on approve. @default derived from the rule */
+  reason?: string;
+}
+
+/** The fallback for a risk level when no rule matches. */
+export interface RiskDefault {
+  effect: PolicyEffect;
+  /** @default ["$requester"] */
+  approvers?: string[];
+}
+
+/** Options of {@link definePolicy}. */
+export interface PolicyOptions {
+  /** Checked in order; the first match wins. @default [] */
+  rules?: PolicyRule[];
+  /** Per-risk fallbacks. @default read → allow, write → allow, destructive → approve by "$requester" */
+  defaults?: Partial<Record<ToolRisk, RiskDefault>>;
+}
+
+/** A resolved policy; build it with {@link definePolicy}. */
+export interface Policy {
+  readonly rules: readonly PolicyRule[];
+  readonly defaults: Readonly<Record<ToolRisk, Required<RiskDefault>>>;
+}
+
+/** The facts policy decides on. */
+export interface PolicySubject {
+  tool: { name: string; risk: ToolRisk; tags: readonly string[] };
+  user: string;
+  roles: readonly string[];
+}
+
+/** The outcome for one call. */
+export interface PolicyDecision {
+  effect: PolicyEffect;
+  /** Who may approve, with "$requester" already replaced by the user. Empty unless effect is "approve". */
+  approvers: string[];
+  reason: string;
+}
+
+const DEFAULTS: Record<ToolRisk, Required<RiskDefault>> = {
+  read: { effect: "allow", approvers: [REQUESTER] },
+  write: { effect: "allow", approvers: [REQUESTER] },
+  destructive: { effect: "approve", approvers: [REQUESTER] },
+};
+
+/**
+ * Builds a policy from rules and per-risk defaults.
+ * @example
+ * const policy = definePolicy({ rules: [
+ *   { tools: ["rollback_deployment"], effect: "approve", approvers: ["role:sre"] },
+ *   { tools: ["delete_db"], roles: ["intern"], effect: "deny" },
+ * ] });
+ */
+export function definePolicy(options: PolicyOptions = {}): Policy {
+  const defaults = { ...DEFAULTS };
+  for (const risk of Object.keys(DEFAULTS) as ToolRisk[]) {
+    const given = options.defaults?.[risk];
+    if (given) defaults[risk] = { effect: given.effect, approvers: given.approvers ?? [REQUESTER] };
+  }
+  return { rules: [...(options.rules ?? [])], defaults };
+}
+
+/** The policy used when an agent declares none: defaults from risk only. */
+export const defaultPolicy: Policy = definePolicy();
+
+function matches(rule: PolicyRule, subject: PolicySubject): boolean {
+  const { tool } = subject;
+  if (rule.tools !== undefined && rule.tools !== "*" && !rule.tools.includes(tool.name)) return false;
+  if (rule.tags !== undefined && !rule.tags.some((tag) => tool.tags.includes(tag))) return false;
+  if (rule.risk !== undefined && !rule.risk.includes(tool.risk)) return false;
+  if (rule.users !== undefined && !rule.users.includes(subject.user)) return false;
+  if (rule.roles !== undefined && !rule.roles.some((role) => subject.roles.includes(role))) return false;
+  return true;
+}
+
+function resolveApprovers(approvers: readonly string[], requester: string): string[] {
+  return [...new Set(approvers.map((a) => (a === REQUESTER ? requester : a)))];
+}
+
+/** Decides one call: the first matching rule, else the default for the tool's risk. */
+export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyDecision {
+  const index = policy.rules.findIndex((rule) => matches(rule, subject));
+  const rule = index >= 0 ? policy.rules[index] : undefined;
+  const effect = rule?.effect ?? policy.defaults[subject.tool.risk].effect;
+  const approvers = effect === "approve"
+    ? resolveApprovers(rule ? (rule.approvers ?? [REQUESTER]) : policy.defaults[subject.tool.risk].approvers, subject.user)
+    : [];
+  const reason = rule?.reason
+    ?? (rule ? `policy rule ${index + 1}: ${effect} for ${subject.tool.name}`
+      : `default for ${subject.tool.risk} tools: ${effect}`);
+  return { effect, approvers, reason };
+}
+
+/** The identity of someone deciding an approval. */
+export interface Approver {
+  by: string;
+  /** Roles of the approver, matched against "role:NAME" entries. @default [] */
+  roles?: readonly string[];
+}
+
+/** True when `approver` is one of the resolved `approvers` (a user id, "role:NAME" or "*"). */
+export function isApproverAllowed(approvers: readonly string[], approver: Approver): boolean {
+  const roles = approver.roles ?? [];
+  return approvers.some((entry) =>
+    entry === "*" || entry === approver.by || (entry.startsWith("role:") && roles.includes(entry.slice(5))));
+}

@@ -1,0 +1,75 @@
+/**
+ * Runs one validated tool call with its ToolContext and timeout. Retries,
+ * ledger and breakers wrap this function; it makes exactly one attempt.
+ * @module
+ */
+import { AgentrtError, ToolError } from "../errors.js";
+import type { SqliteDatabase } from "../db/index.js";
+import type { AgentTool, ToolContext } from "./define-tool.js";
+
+/** Who and what a call runs for; everything in ToolContext except the per-attempt parts. */
+export interface ToolCallScope {
+  runId: string;
+  threadId: string;
+  toolCallId: string;
+  user: string;
+  /** Bumped when an action is deliberately redone with a new identity. @default 1 */
+  actionVersion?: number;
+  /** @default 1 */
+  attempt?: number;
+  db: SqliteDatabase | undefined;
+  /** Aborts the call from outside (run cancel); combined with the timeout. */
+  signal?: AbortSignal;
+}
+
+/** The outcome of one attempt; never thrown. */
+export type ToolOutcome =
+  | { ok: true; result: unknown; externalOperationId: string | undefined }
+  | { ok: false; error: AgentrtError; externalOperationId: string | undefined };
+
+/** `${runId}:${toolCallId}:${actionVersion}`: the same on every retry and in every process. */
+export function idempotencyKey(runId: string, toolCallId: string, actionVersion = 1): string {
+  return `${runId}:${toolCallId}:${actionVersion}`;
+}
+
+function timeoutRace(tool: AgentTool, signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = () => reject(new ToolError("TOOL_TIMEOUT", `${tool.name} timed out after ${tool.timeoutMs} ms`, {
+      details: { tool: tool.name, timeoutMs: tool.timeoutMs },
+    }));
+    if (signal.aborted) fail();
+    else signal.addEventListener("abort", fail, { once: true });
+  });
+}
+
+/** Calls `tool.execute` once, aborting its signal after `tool.timeoutMs`. */
+export async function executeTool(tool: AgentTool, args: unknown, scope: ToolCallScope): Promise<ToolOutcome> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new Error("timeout")), tool.timeoutMs);
+  const signal = scope.signal ? AbortSignal.any([timeout.signal, scope.signal]) : timeout.signal;
+  let externalOperationId: string | undefined;
+  const ctx: ToolContext = {
+    runId: scope.runId,
+    threadId: scope.threadId,
+    toolCallId: scope.toolCallId,
+    idempotencyKey: idempotencyKey(scope.runId, scope.toolCallId, scope.actionVersion),
+    user: scope.user,
+    attempt: scope.attempt ?? 1,
+    signal,
+    db: scope.db,
+    setExternalOperationId: (id) => { externalOperationId = id; },
+  };
+  try {
+    // The race makes a tool that ignores its signal still end at the timeout.
+    const result = await Promise.race([Promise.resolve().then(() => tool.execute(args, ctx)), timeoutRace(tool, timeout.signal)]);
+    return { ok: true, result, externalOperationId };
+  } catch (cause) {
+    const error = cause instanceof AgentrtError ? cause
+      : new ToolError("TOOL_FAILED", `${tool.name} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+        cause, details: { tool: tool.name },
+      });
+    return { ok: false, error, externalOperationId };
+  } finally {
+    clearTimeout(timer);
+  }
+}
