@@ -2,4 +2,5 @@
  * Checkpoint savers for LangGraph, importable as `agentrt/checkpointers`.
  * @module
  */
-export {};
+export { SqliteSaver } from "./sqlite/saver.js";
+export type { SqliteSaverOptions, PruneOptions } from "./sqlite/options.js";

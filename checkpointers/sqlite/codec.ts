@@ -1,0 +1,51 @@
+import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+
+/** A value as the serde wrote it: its type tag and its bytes. */
+export interface StoredValue {
+  type: string;
+  value: Uint8Array;
+}
+
+const LC_MARKER = Buffer.from('"lc"');
+
+/**
+ * Serialization through the saver's `serde`, with one shortcut: the default
+ * JsonPlusSerializer only revives objects that carry an `lc` key, so JSON
+ * without the `"lc"` token parses with plain `JSON.parse` instead of its
+ * async, per-node reviver. Any other serde is always called.
+ */
+export class Codec {
+  private readonly plainJson: boolean;
+
+  constructor(private readonly serde: SerializerProtocol) {
+    this.plainJson = Object.getPrototypeOf(serde) === JsonPlusSerializer.prototype;
+  }
+
+  /** Serializes one value with the serde. */
+  async dump(value: unknown): Promise<StoredValue> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    return { type, value: bytes };
+  }
+
+  /** Deserializes bytes (or text) that `dump` produced. */
+  async load(type: string, data: Uint8Array | string): Promise<unknown> {
+    if (this.plainJson && type === "json") {
+      if (typeof data === "string") {
+        if (!data.includes('"lc"')) return JSON.parse(data);
+      } else {
+        const buffer = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+        if (buffer.indexOf(LC_MARKER) === -1) return JSON.parse(buffer.toString("utf8"));
+      }
+    }
+    if (type === "bytes" && Buffer.isBuffer(data)) {
+      // Callers stored a Uint8Array; hand back one, not a Buffer view of SQLite's memory.
+      return new Uint8Array(data);
+    }
+    return this.serde.loadsTyped(type, data);
+  }
+}
+
+/** Metadata goes to SQLite as JSON text when the serde made JSON, so `json_extract` can filter it. */
+export function metadataColumn(stored: StoredValue): string | Uint8Array {
+  return stored.type === "json" ? Buffer.from(stored.value.buffer, stored.value.byteOffset, stored.value.byteLength).toString("utf8") : stored.value;
+}

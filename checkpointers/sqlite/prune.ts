@@ -1,0 +1,62 @@
+import type { SqliteDatabase } from "../../src/db/index.js";
+import type { DeltaHistoryQuery } from "./delta-history.js";
+import type { PruneOptions } from "./options.js";
+
+/** Deletes all but the newest `keepLast` checkpoints of a thread, in one transaction; returns the count deleted. */
+export function pruneThread(db: SqliteDatabase, deltas: DeltaHistoryQuery, options: PruneOptions): number {
+  const run = db.transaction(() => {
+    const namespaces =
+      options.checkpointNs !== undefined
+        ? [options.checkpointNs]
+        : db.prepare<[string], string>("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ?").pluck().all(options.threadId);
+    let deleted = 0;
+    for (const ns of namespaces) deleted += pruneNamespace(db, deltas, options.threadId, ns, options.keepLast);
+    return deleted;
+  });
+  return run.immediate();
+}
+
+function pruneNamespace(db: SqliteDatabase, deltas: DeltaHistoryQuery, thread: string, ns: string, keepLast: number): number {
+  const oldestKept = db
+    .prepare<[string, string, number], string>(
+      "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1 OFFSET ?",
+    )
+    .pluck()
+    .get(thread, ns, keepLast - 1);
+  if (oldestKept === undefined) return 0;
+  const keepFrom = deltaSafeCutoff(db, deltas, thread, ns, oldestKept);
+  if (keepFrom === undefined) return 0;
+  db.prepare("DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?").run(thread, ns, keepFrom);
+  const { changes } = db
+    .prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?")
+    .run(thread, ns, keepFrom);
+  db.prepare(
+    `DELETE FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND (channel, version) NOT IN (
+       SELECT v.key, CAST(v.value AS TEXT) FROM checkpoints c, json_each(c.checkpoint, '$.channel_versions') v
+        WHERE c.thread_id = ? AND c.checkpoint_ns = ?)`,
+  ).run(thread, ns, thread, ns);
+  return changes;
+}
+
+/**
+ * A kept checkpoint whose DeltaChannel has no stored value is rebuilt from
+ * ancestors (seed + writes), so those ancestors must survive: the cutoff moves
+ * back to the oldest seed. Undefined when some channel has no seed at all
+ * (its history starts at the root), in which case nothing can be pruned.
+ */
+function deltaSafeCutoff(db: SqliteDatabase, deltas: DeltaHistoryQuery, thread: string, ns: string, oldestKept: string): string | undefined {
+  const channels = db
+    .prepare<[string, string, string], string>(
+      `SELECT DISTINCT d.key FROM checkpoints c, json_each(c.metadata, '$.counters_since_delta_snapshot') d
+        WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.checkpoint_id >= ? AND c.metadata_type = 'json'`,
+    )
+    .pluck()
+    .all(thread, ns, oldestKept);
+  if (channels.length === 0) return oldestKept;
+  let cutoff = oldestKept;
+  for (const seed of deltas.seedAncestors(thread, ns, oldestKept, channels).values()) {
+    if (seed === undefined) return undefined;
+    if (seed < cutoff) cutoff = seed;
+  }
+  return cutoff;
+}

@@ -1,0 +1,250 @@
+import { setImmediate as nextMacrotask } from "node:timers/promises";
+import type { Transaction } from "better-sqlite3";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  WRITES_IDX_MAP,
+  getCheckpointId,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type DeltaChannelHistory,
+  type PendingWrite,
+  type SerializerProtocol,
+} from "@langchain/langgraph-checkpoint";
+import { MEMORY_PATH, migrate, openDatabase, type SqliteDatabase } from "../../src/db/index.js";
+import { UserInputError } from "../../src/errors.js";
+import { Codec, metadataColumn, type StoredValue } from "./codec.js";
+import { DeltaHistoryQuery } from "./delta-history.js";
+import { storageError } from "./errors.js";
+import { ListQueries, type ListCursor, type ListSelection } from "./list-query.js";
+import type { PruneOptions, SqliteSaverOptions } from "./options.js";
+import { pruneThread } from "./prune.js";
+import { CHECKPOINT_SCHEMA } from "./schema.js";
+import { prepareStatements, type Statements } from "./statements.js";
+import { checkpointConfig, readTuple } from "./tuple.js";
+import { nextChannelVersion } from "./versions.js";
+
+/** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
+const FIRST_PAGE = 16;
+const MAX_PAGE = 256;
+
+/** thread, namespace, id, parent id, skeleton JSON, metadata type, metadata. */
+type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
+/** thread, namespace, checkpoint id, task id, task path. */
+type WriteKey = [string, string, string, string, string];
+
+interface WriteRecord {
+  idx: number;
+  channel: string;
+  stored: StoredValue;
+  upsert: boolean;
+}
+
+/**
+ * A LangGraph checkpoint saver on better-sqlite3, a drop-in for
+ * `@langchain/langgraph-checkpoint-sqlite`: channel values are stored once per
+ * (channel, version), every put/putWrites is one transaction, list filters
+ * run in SQL, and `getDeltaChannelHistory` is one recursive query.
+ * @example
+ * const saver = SqliteSaver.fromConnString("./agentrt.db");
+ * const graph = builder.compile({ checkpointer: saver });
+ */
+export class SqliteSaver extends BaseCheckpointSaver {
+  /** The connection; shared with nothing else unless the caller passed it in. */
+  readonly db: SqliteDatabase;
+  private ownsConnection = false;
+  private readonly codec: Codec;
+  private readonly statements: Statements;
+  private readonly lists: ListQueries;
+  private readonly deltas: DeltaHistoryQuery;
+  private readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: [string, string, StoredValue][]) => void>;
+  private readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
+  private readonly deleteTransaction: Transaction<(threadId: string) => void>;
+
+  /** Wraps an open better-sqlite3 connection (as the official saver does) and creates or migrates the tables. */
+  constructor(db: SqliteDatabase, serde?: SerializerProtocol) {
+    super(serde);
+    this.db = db;
+    try {
+      if (!db.memory && !db.readonly) db.pragma("journal_mode = WAL");
+      migrate(db, CHECKPOINT_SCHEMA);
+      this.statements = prepareStatements(db);
+    } catch (error) {
+      throw storageError(db.name, "opening the checkpoint tables", error);
+    }
+    this.codec = new Codec(this.serde);
+    this.lists = new ListQueries(db);
+    this.deltas = new DeltaHistoryQuery(db);
+    const st = this.statements;
+    this.putTransaction = db.transaction((row: CheckpointInsert, blobs: [string, string, StoredValue][]) => {
+      st.insertCheckpoint.run(...row);
+      for (const [channel, version, stored] of blobs) st.insertBlob.run(row[0], row[1], channel, version, stored.type, stored.value);
+    });
+    this.writesTransaction = db.transaction(([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
+      for (const { idx, channel, stored, upsert } of records) {
+        (upsert ? st.upsertWrite : st.insertWrite).run(thread, ns, id, taskId, idx, channel, stored.type, stored.value, taskPath);
+      }
+    });
+    this.deleteTransaction = db.transaction((threadId: string) => {
+      st.deleteWrites.run(threadId);
+      st.deleteBlobs.run(threadId);
+      st.deleteCheckpoints.run(threadId);
+    });
+  }
+
+  /** Opens (or creates) a database file, or `":memory:"`; same signature as the official saver. */
+  static fromConnString(connStringOrLocalPath: string): SqliteSaver {
+    return SqliteSaver.create({ path: connStringOrLocalPath });
+  }
+
+  /** Opens a saver from options; the saver owns the connection and {@link close} closes it. */
+  static create(options: SqliteSaverOptions): SqliteSaver {
+    const db = openDatabase(options.path || MEMORY_PATH, { busyTimeoutMs: options.busyTimeoutMs, readonly: options.readonly });
+    try {
+      const saver = new SqliteSaver(db, options.serde);
+      saver.ownsConnection = true;
+      return saver;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /** Closes the connection if this saver opened it (a connection passed to the constructor stays the caller's). */
+  close(): void {
+    if (this.ownsConnection && this.db.open) this.db.close();
+  }
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const configurable = config.configurable ?? {};
+    if (configurable.thread_id === undefined || configurable.thread_id === null) return undefined;
+    const thread = String(configurable.thread_id);
+    const ns = String(configurable.checkpoint_ns ?? "");
+    const id = getCheckpointId(config);
+    const row = id ? this.statements.checkpointById.get(thread, ns, id) : this.statements.latestCheckpoint.get(thread, ns);
+    if (row === undefined) return undefined;
+    return readTuple(this.statements, this.codec, row, id ? config : undefined);
+  }
+
+  /**
+   * Newest first. Rows are read a page at a time (keyset pagination) and the
+   * event loop gets a turn between pages, so a 10,000-checkpoint thread
+   * streams instead of stalling the process.
+   */
+  override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const configurable = config.configurable ?? {};
+    const selection: ListSelection = {
+      threadId: configurable.thread_id === undefined || configurable.thread_id === null ? undefined : String(configurable.thread_id),
+      checkpointNs: configurable.checkpoint_ns === undefined ? undefined : String(configurable.checkpoint_ns),
+      checkpointId: configurable.checkpoint_id || undefined,
+      before: options.before?.configurable?.checkpoint_id || undefined,
+      filter: options.filter,
+    };
+    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
+    let cursor: ListCursor | undefined;
+    let pageSize = FIRST_PAGE;
+    while (remaining > 0) {
+      const requested = Math.min(pageSize, remaining);
+      const rows = this.lists.page(selection, cursor, requested);
+      for (const row of rows) {
+        remaining -= 1;
+        yield await readTuple(this.statements, this.codec, row, undefined);
+      }
+      const last = rows.at(-1);
+      if (last === undefined || rows.length < requested) return;
+      cursor = { checkpointId: last.checkpoint_id, threadId: last.thread_id, checkpointNs: last.checkpoint_ns };
+      pageSize = Math.min(pageSize * 4, MAX_PAGE);
+      await nextMacrotask();
+    }
+  }
+
+  /** Stores the checkpoint skeleton plus only the channels in `newVersions`, in one transaction. */
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const configurable = config.configurable;
+    if (configurable?.thread_id === undefined || configurable.thread_id === null) {
+      throw new UserInputError("BAD_INPUT", "SqliteSaver.put: config.configurable.thread_id is required");
+    }
+    const thread = String(configurable.thread_id);
+    const ns = String(configurable.checkpoint_ns ?? "");
+    const parentId: string | null = configurable.checkpoint_id || null;
+    const { channel_values: values, ...skeleton } = checkpoint;
+    const blobs: [string, string, StoredValue][] = [];
+    for (const [channel, version] of Object.entries(newVersions ?? {})) {
+      // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
+      if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
+      blobs.push([channel, String(version), await this.codec.dump((values)[channel])]);
+    }
+    const meta = await this.codec.dump(metadata);
+    try {
+      this.putTransaction.immediate([thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)], blobs);
+    } catch (error) {
+      throw storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
+    }
+    return checkpointConfig(thread, ns, checkpoint.id);
+  }
+
+  /** Stores a task's writes in one transaction; special channels (errors, interrupts) replace, others keep the first. */
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const configurable = config.configurable;
+    if (configurable?.thread_id === undefined || configurable.thread_id === null) {
+      throw new UserInputError("BAD_INPUT", "SqliteSaver.putWrites: config.configurable.thread_id is required");
+    }
+    if (!configurable.checkpoint_id) {
+      throw new UserInputError("BAD_INPUT", "SqliteSaver.putWrites: config.configurable.checkpoint_id is required");
+    }
+    const records: WriteRecord[] = [];
+    for (const [index, [channel, value]] of writes.entries()) {
+      const special = WRITES_IDX_MAP[channel];
+      records.push({ idx: special ?? index, channel, stored: await this.codec.dump(value), upsert: special !== undefined });
+    }
+    const thread = String(configurable.thread_id);
+    const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
+    try {
+      this.writesTransaction.immediate(key, records);
+    } catch (error) {
+      throw storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
+    }
+  }
+
+  /** Deletes every checkpoint, value and write of a thread, in one transaction. */
+  override async deleteThread(threadId: string): Promise<void> {
+    this.deleteTransaction.immediate(String(threadId));
+  }
+
+  /**
+   * Keeps the newest `keepLast` checkpoints of a thread (per namespace) and
+   * deletes the rest with their writes and no-longer-referenced values. When
+   * the thread uses DeltaChannels, ancestors still needed to rebuild a kept
+   * checkpoint are kept too. Returns how many checkpoints were deleted.
+   */
+  async prune(options: PruneOptions): Promise<number> {
+    if (!Number.isInteger(options.keepLast) || options.keepLast < 1) {
+      throw new UserInputError("BAD_INPUT", `SqliteSaver.prune: keepLast must be an integer >= 1 (got ${options.keepLast})`);
+    }
+    return pruneThread(this.db, this.deltas, options);
+  }
+
+  /** One recursive query over the ancestor chain; see the base class for the contract. */
+  override async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<Record<string, DeltaChannelHistory>> {
+    const { config, channels } = options;
+    if (channels.length === 0) return {};
+    const configurable = config.configurable ?? {};
+    const thread = configurable.thread_id === undefined || configurable.thread_id === null ? undefined : String(configurable.thread_id);
+    const ns = String(configurable.checkpoint_ns ?? "");
+    const id = thread === undefined ? undefined : getCheckpointId(config) || this.statements.latestId.get(thread, ns)?.checkpoint_id;
+    if (thread === undefined || id === undefined) return Object.fromEntries(channels.map((channel) => [channel, { writes: [] }]));
+    return this.deltas.read(this.codec, thread, ns, id, channels);
+  }
+
+  /**
+   * Versions are strings (zero-padded counter + random suffix) so forks never
+   * share a blob key. LangGraph compares versions with `>` and accepts
+   * strings; its types only name the default saver's numbers, hence the cast.
+   */
+  override getNextVersion(current: number | undefined): number {
+    return nextChannelVersion(current) as unknown as number;
+  }
+}
