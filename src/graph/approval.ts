@@ -71,9 +71,11 @@ function isApprovalRequest(value: unknown): value is ApprovalRequest {
 export function readPendingActions(snapshot: Pick<StateSnapshot, "tasks">): PendingAction[] {
   const pending: PendingAction[] = [];
   for (const task of snapshot.tasks) {
-    for (const intr of task.interrupts) {
-      if (intr.id !== undefined && isApprovalRequest(intr.value)) pending.push({ ...intr.value, interrupt_id: intr.id });
-    }
+    // A finished task still lists the interrupt it was resumed from; only an
+    // unfinished task's latest interrupt is live (one throws at a time).
+    if (task.result !== undefined) continue;
+    const live = task.interrupts.at(-1);
+    if (live?.id !== undefined && isApprovalRequest(live.value)) pending.push({ ...live.value, interrupt_id: live.id });
   }
   return pending;
 }
