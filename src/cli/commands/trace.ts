@@ -1,0 +1,66 @@
+import { openDatabase } from "../../db/index.js";
+import { UserInputError } from "../../errors.js";
+import {
+  formatCost,
+  formatDuration,
+  formatTokens,
+  openTraceStore,
+  renderTraceTree,
+  spanToJson,
+  type TraceSpan,
+} from "../../trace/index.js";
+import type { Command, CommandContext } from "../command.js";
+
+/** `agentrt trace <run_id>`: the span tree of one run, or its raw spans with `--json`. */
+export const traceCommand: Command = {
+  name: "trace",
+  summary: "Show a run's spans as a tree with duration, tokens, cost and a timeline",
+  usage: "agentrt trace <run_id> [--width N] [--db PATH] [--json]",
+  flags: { width: { type: "string" } },
+  async run(ctx) {
+    const runId = singleRunId(ctx);
+    const width = parseWidth(ctx.flags.width);
+    const db = openDatabase(ctx.db, { readonly: true });
+    let spans: TraceSpan[];
+    try {
+      spans = openTraceStore(db).spans(runId);
+    } finally {
+      db.close();
+    }
+    if (spans.length === 0) throw new UserInputError("UNKNOWN_RUN", `no trace for run "${runId}" in ${ctx.db}`);
+    if (ctx.json) {
+      ctx.out(JSON.stringify({ run_id: runId, spans: spans.map(spanToJson) }));
+      return 0;
+    }
+    ctx.out(summaryLine(runId, spans));
+    ctx.out(renderTraceTree(spans, { width }));
+    return 0;
+  },
+};
+
+function singleRunId(ctx: CommandContext): string {
+  const [runId, ...extra] = ctx.args;
+  if (runId === undefined || runId === "") throw new UserInputError("BAD_INPUT", "missing run id (usage: agentrt trace <run_id>)");
+  if (extra.length > 0) throw new UserInputError("BAD_INPUT", `expected one run id, got ${ctx.args.length}`);
+  return runId;
+}
+
+function parseWidth(value: string | boolean | (string | boolean)[] | undefined): number {
+  if (value === undefined) return 110;
+  const width = Number(value);
+  if (!Number.isInteger(width) || width < 40 || width > 1000) {
+    throw new UserInputError("BAD_INPUT", `--width must be an integer between 40 and 1000, got "${JSON.stringify(value)}"`);
+  }
+  return width;
+}
+
+function summaryLine(runId: string, spans: readonly TraceSpan[]): string {
+  const root = spans.find((s) => s.kind === "invoke_agent" && s.parentId === null);
+  const status = root?.extra["run.status"] ?? root?.status ?? "unknown";
+  const input = spans.reduce((n, s) => n + (s.inputTokens ?? 0), 0);
+  const output = spans.reduce((n, s) => n + (s.outputTokens ?? 0), 0);
+  const cost = spans.reduce((n, s) => n + (s.costUsd ?? 0), 0);
+  const duration = root?.endMs == null ? "running" : formatDuration(root.endMs - root.startMs);
+  const parts = [`run ${runId}`, `graph ${root?.graph ?? "-"}`, `status ${String(status)}`, duration, formatTokens(input, output), formatCost(cost)];
+  return `${parts.join("  ")}  (${spans.length} spans)`;
+}
