@@ -175,7 +175,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
       if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
-      blobs.push([channel, String(version), await this.codec.dump((values)[channel])]);
+      blobs.push([channel, String(version), await this.codec.dump(values[channel])]);
     }
     const meta = await this.codec.dump(metadata);
     try {

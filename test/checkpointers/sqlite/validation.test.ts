@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
-import type { CheckpointerTestInitializer } from "@langchain/langgraph-checkpoint-validation";
+import type { CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
 import { SqliteSaver } from "agentrt/checkpointers";
 
 let dir = "";
 let count = 0;
 
-const initializer: CheckpointerTestInitializer<SqliteSaver> = {
+const initializer: CheckpointSaverTestInitializer<SqliteSaver> = {
   // A neutral name: the suite skips "only store changed channel_values" for the official saver's name.
   checkpointerName: "agentrt SqliteSaver",
   beforeAll() {
