@@ -37,6 +37,7 @@ export type AgentrtErrorCode =
   // runs
   | "ILLEGAL_TRANSITION"
   | "LEASE_LOST"
+  | "ATTEMPTS_EXHAUSTED"
   | "BUDGET_EXCEEDED"
   | "DEADLINE_EXCEEDED"
   | "MAX_STEPS_EXCEEDED"

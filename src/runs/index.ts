@@ -1,0 +1,30 @@
+/**
+ * Durable runs: records and their event log, the lifecycle, leases, the
+ * scheduler and a generic worker. The runtime builds on these.
+ * @module
+ */
+export {
+  RUN_STATUSES,
+  RUN_TRANSITIONS,
+  CLAIMABLE_STATUSES,
+  canTransition,
+  assertTransition,
+  isTerminal,
+  isWaiting,
+  isRunStatus,
+} from "./lifecycle.js";
+export type { RunStatus, TerminalRunStatus, WaitingRunStatus } from "./lifecycle.js";
+export { IllegalTransitionError, UnknownRunError, LeaseLostError } from "./errors.js";
+export type { LeaseLossReason } from "./errors.js";
+export { newRunId, newSortableId, defaultThreadId } from "./ids.js";
+export type { RunRecord, RunEvent, RunUsage, RunBudget, RunLeaseInfo } from "./run-record.js";
+export { RunStore, assertFence } from "./run-store.js";
+export type { RunStoreOptions, CreateRunInput, TransitionOptions, RunFilter } from "./run-store.js";
+export { RunLease, defaultLeaseMs, recoverExpiredLeases, expireOverdueRuns } from "./lease.js";
+export { Scheduler } from "./scheduler.js";
+export type { SchedulerOptions, ClaimOptions, ClaimedRun } from "./scheduler.js";
+export { applyOutcome } from "./outcome.js";
+export type { RunOutcome } from "./outcome.js";
+export { createWorker, WorkerStoppingError } from "./worker.js";
+export type { Worker, WorkerOptions, WorkerStats, ExecuteRun } from "./worker.js";
+export { RUNS_SCHEMA } from "./schema.js";

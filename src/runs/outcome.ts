@@ -1,0 +1,45 @@
+/**
+ * What `execute` tells the worker when a run stops executing, and how that
+ * becomes a fenced status change.
+ * @module
+ */
+import { SystemError } from "../errors.js";
+import { assertFence } from "./run-store.js";
+import type { RunLease } from "./lease.js";
+import type { RunRecord } from "./run-record.js";
+
+/** The result of executing a run, as a discriminated union on the next status. */
+export type RunOutcome =
+  | { status: "SUCCEEDED"; result?: unknown }
+  | { status: "FAILED"; errorCode: string; errorMessage?: string; result?: unknown }
+  | { status: "WAITING_INPUT" | "WAITING_APPROVAL"; pending?: unknown; reason?: string }
+  | { status: "RETRYING"; delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string }
+  | { status: "CANCELED" | "EXPIRED"; errorCode?: string; errorMessage?: string; reason?: string };
+
+/**
+ * Records an outcome under the lease. `undefined` means execute already ended
+ * the lease through `lease.transition`; if it did not, that is a bug and the
+ * run FAILS with INTERNAL rather than staying RUNNING forever.
+ */
+export function applyOutcome(lease: RunLease, outcome: RunOutcome | void): RunRecord {
+  if (outcome === undefined) {
+    const run = lease.store.get(lease.runId);
+    if (run.status !== "RUNNING" && run.fencingToken === lease.token) return run;
+    assertFence(run, lease.token);
+    const bug = new SystemError("INTERNAL", "execute returned no outcome and left the run RUNNING");
+    return lease.transition("FAILED", { errorCode: bug.code, errorMessage: bug.message });
+  }
+  switch (outcome.status) {
+    case "SUCCEEDED":
+      return lease.transition("SUCCEEDED", { result: outcome.result });
+    case "RETRYING":
+      return lease.retry(outcome);
+    case "WAITING_INPUT":
+    case "WAITING_APPROVAL":
+      return lease.transition(outcome.status, { pending: outcome.pending, reason: outcome.reason });
+    case "FAILED":
+    case "CANCELED":
+    case "EXPIRED":
+      return lease.transition(outcome.status, outcome);
+  }
+}

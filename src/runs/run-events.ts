@@ -1,0 +1,45 @@
+/**
+ * The append-only log of run status changes. Rows are only ever inserted;
+ * triggers in the schema refuse UPDATE and DELETE.
+ * @module
+ */
+import type { SqliteDatabase } from "../db/index.js";
+import type { RunStatus } from "./lifecycle.js";
+import { rowToEvent, type RunEvent } from "./run-record.js";
+
+/** What is recorded for one status change. */
+export interface NewRunEvent {
+  runId: string;
+  from: RunStatus | null;
+  to: RunStatus;
+  at: number;
+  actor?: string | null;
+  fencingToken?: number | null;
+  errorCode?: string | null;
+  reason?: string | null;
+}
+
+/** Appends one event; call inside the transaction that changed the status. */
+export function appendRunEvent(db: SqliteDatabase, event: NewRunEvent): void {
+  db.prepare(
+    `INSERT INTO run_events (run_id, from_status, to_status, at, actor, fencing_token, error_code, reason)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    event.runId,
+    event.from,
+    event.to,
+    event.at,
+    event.actor ?? null,
+    event.fencingToken ?? null,
+    event.errorCode ?? null,
+    event.reason ?? null,
+  );
+}
+
+/** Every event of a run, oldest first. */
+export function listRunEvents(db: SqliteDatabase, runId: string): RunEvent[] {
+  return db
+    .prepare("SELECT * FROM run_events WHERE run_id = ? ORDER BY event_id")
+    .all(runId)
+    .map(rowToEvent);
+}

@@ -1,0 +1,298 @@
+/**
+ * The run store: creates runs, reads them back and moves them through the
+ * lifecycle, appending a `run_events` row in the same transaction as every
+ * status change. Writes by a lease holder are fenced by its token.
+ * @module
+ */
+import type Database from "better-sqlite3";
+import { migrate, type SqliteDatabase } from "../db/index.js";
+import { SystemError } from "../errors.js";
+import { IllegalTransitionError, LeaseLostError, UnknownRunError, type LeaseLossReason } from "./errors.js";
+import { defaultThreadId, newRunId } from "./ids.js";
+import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
+import { appendRunEvent, listRunEvents } from "./run-events.js";
+import { rowToRun, toJson, type RunBudget, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
+import { RUNS_SCHEMA } from "./schema.js";
+
+/** Options of {@link RunStore.open}. */
+export interface RunStoreOptions {
+  /** Source of "now" in epoch ms; tests may pass a fake clock. @default Date.now */
+  clock?: () => number;
+}
+
+/** What {@link RunStore.create} needs; everything but the graph has a default. */
+export interface CreateRunInput {
+  /** The graph the run executes. */
+  graphId: string;
+  /** The user the run acts for; per-user caps key off it. @default "anonymous" */
+  userId?: string;
+  /** @default a new sortable `run_…` id */
+  runId?: string;
+  /** @default `thread_` + the run id's body */
+  threadId?: string;
+  /** Higher is claimed first. @default 0 */
+  priority?: number;
+  /** Absolute deadline (epoch ms); past it the run is EXPIRED. @default none */
+  deadlineAt?: number;
+  /** Claims allowed before a lost lease fails the run. @default 3 */
+  maxAttempts?: number;
+  /** @default {} (unlimited) */
+  budget?: RunBudget;
+  /** The run's input, JSON-serialisable. @default null */
+  input?: unknown;
+  /** Free-form JSON metadata. @default {} */
+  metadata?: Record<string, unknown>;
+  /** Not claimed before this time. @default now */
+  availableAt?: number;
+}
+
+/** Options of a status change; see {@link RunStore.transition}. */
+export interface TransitionOptions {
+  /** The caller's fencing token; required when the caller holds the run's lease. */
+  fence?: number;
+  /** Who makes the change (worker id, "cli", "api"); recorded in the event. */
+  actor?: string;
+  /** Human-readable why, recorded in the event. */
+  reason?: string;
+  errorCode?: string;
+  errorMessage?: string;
+  /** Final result (SUCCEEDED) or partial result, JSON-serialisable. */
+  result?: unknown;
+  /** What a WAITING_* run waits for, JSON-serialisable. */
+  pending?: unknown;
+  /** What the run will resume with (WAITING_* → QUEUED/RUNNING). */
+  resume?: unknown;
+  /** When a RETRYING run becomes claimable again. @default now */
+  availableAt?: number;
+}
+
+/** Which runs {@link RunStore.list} returns; fields combine with AND. */
+export interface RunFilter {
+  status?: RunStatus | readonly RunStatus[];
+  userId?: string;
+  graphId?: string;
+  threadId?: string;
+  /** @default 1000 */
+  limit?: number;
+}
+
+/** Internal: lease fields written when a transition enters RUNNING. */
+export interface ClaimFields {
+  owner: string;
+  expiresAt: number;
+}
+
+/** Durable run records and their event log in one SQLite file. */
+export class RunStore {
+  readonly db: SqliteDatabase;
+  readonly clock: () => number;
+  private readonly statements = new Map<string, Database.Statement<unknown[]>>();
+
+  private constructor(db: SqliteDatabase, clock: () => number) {
+    this.db = db;
+    this.clock = clock;
+  }
+
+  /**
+   * Migrates the runs tables and returns a store. Throws a StorageError
+   * DB_SCHEMA_TOO_NEW when the file was written by a newer agentrt.
+   * @example const store = RunStore.open(openDatabase("agentrt.db"));
+   */
+  static open(db: SqliteDatabase, options: RunStoreOptions = {}): RunStore {
+    migrate(db, RUNS_SCHEMA);
+    return new RunStore(db, options.clock ?? Date.now);
+  }
+
+  /** Runs `fn` in a BEGIN IMMEDIATE transaction (a savepoint when nested). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Writes a QUEUED run and its first event. */
+  create(input: CreateRunInput): RunRecord {
+    const now = this.clock();
+    const runId = input.runId ?? newRunId(now);
+    this.transaction(() => {
+      this.stmt(
+        `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
+           available_at, budget_json, input_json, metadata_json, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        runId,
+        input.threadId ?? defaultThreadId(runId),
+        input.graphId,
+        input.userId ?? "anonymous",
+        input.priority ?? 0,
+        input.maxAttempts ?? 3,
+        input.deadlineAt ?? null,
+        input.availableAt ?? now,
+        JSON.stringify(input.budget ?? {}),
+        toJson(input.input ?? null),
+        JSON.stringify(input.metadata ?? {}),
+        now,
+        now,
+      );
+      appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
+    });
+    return this.get(runId);
+  }
+
+  /** The run, or a UnknownRunError. */
+  get(runId: string): RunRecord {
+    const run = this.find(runId);
+    if (run === undefined) throw new UnknownRunError(runId);
+    return run;
+  }
+
+  /** The run, or undefined. */
+  find(runId: string): RunRecord | undefined {
+    const row = this.stmt("SELECT * FROM runs WHERE run_id = ?").get(runId);
+    return row === undefined ? undefined : rowToRun(row);
+  }
+
+  /** Runs matching the filter in claim order (priority, then age). */
+  list(filter: RunFilter = {}): RunRecord[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.status !== undefined) {
+      const statuses = typeof filter.status === "string" ? [filter.status] : [...filter.status];
+      where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+      args.push(...statuses);
+    }
+    for (const [column, value] of [["user_id", filter.userId], ["graph_id", filter.graphId], ["thread_id", filter.threadId]] as const) {
+      if (value !== undefined) {
+        where.push(`${column} = ?`);
+        args.push(value);
+      }
+    }
+    const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
+    return this.db
+      .prepare(`SELECT * FROM runs ${clause} ORDER BY priority DESC, created_at, run_id LIMIT ?`)
+      .all(...args, filter.limit ?? 1000)
+      .map(rowToRun);
+  }
+
+  /** The run's status changes, oldest first. */
+  events(runId: string): RunEvent[] {
+    return listRunEvents(this.db, runId);
+  }
+
+  /**
+   * Moves a run to `to` and appends the event, atomically. With `fence` the
+   * write succeeds only while the caller's lease is current (else
+   * LeaseLostError); without it, leaving RUNNING revokes the holder's lease
+   * (cancel, expiry). RUNNING itself is entered only through a claim.
+   */
+  transition(runId: string, to: RunStatus, options: TransitionOptions = {}): RunRecord {
+    if (to === "RUNNING") {
+      throw new SystemError("ILLEGAL_TRANSITION", `run ${runId}: RUNNING is entered only by claiming a lease (Scheduler.claimRun)`);
+    }
+    return this.transaction(() => {
+      const current = this.get(runId);
+      if (options.fence !== undefined) assertFence(current, options.fence);
+      assertTransition(current.status, to, runId);
+      return this.applyTransition(current, to, options);
+    });
+  }
+
+  /** Cancels a run that is not finished; done side effects stay done. */
+  cancel(runId: string, options: { actor?: string; reason?: string } = {}): RunRecord {
+    return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED" });
+  }
+
+  /** Hands a waiting run back to the queue with what it resumes with. */
+  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string } = {}): RunRecord {
+    return this.transaction(() => {
+      const current = this.get(runId);
+      if (!isWaiting(current.status)) throw new IllegalTransitionError({ runId, from: current.status, to: "QUEUED" });
+      return this.applyTransition(current, "QUEUED", options);
+    });
+  }
+
+  /** Adds to the run's usage counters as its lease holder; returns the totals. */
+  addUsage(runId: string, fence: number, delta: Partial<RunUsage>): RunUsage {
+    const changed = this.stmt(
+      `UPDATE runs SET steps = steps + ?, model_calls = model_calls + ?, tokens = tokens + ?, cost_usd = cost_usd + ?,
+         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status = 'RUNNING'`,
+    ).run(delta.steps ?? 0, delta.modelCalls ?? 0, delta.tokens ?? 0, delta.costUsd ?? 0, this.clock(), runId, fence).changes;
+    const run = this.get(runId);
+    if (changed === 0) assertFence(run, fence);
+    return run.usage;
+  }
+
+  /**
+   * Internal: writes an already-validated transition guarded by the current
+   * status and token, appends its event and returns the new record.
+   */
+  applyTransition(current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields): RunRecord {
+    const now = this.clock();
+    const guardToken = options.fence ?? current.fencingToken;
+    const leaving = isWaiting(to) || isTerminal(to);
+    const changed = this.stmt(
+      `UPDATE runs SET status = ?, updated_at = ?,
+         lease_owner = ?, lease_expires_at = ?,
+         fencing_token = fencing_token + ?, attempts = attempts + ?,
+         started_at = CASE WHEN ? = 1 THEN COALESCE(started_at, ?) ELSE started_at END,
+         finished_at = ?,
+         available_at = ?,
+         error_code = CASE WHEN ? = 'SUCCEEDED' THEN NULL ELSE COALESCE(?, error_code) END,
+         error_message = CASE WHEN ? = 'SUCCEEDED' THEN NULL ELSE COALESCE(?, error_message) END,
+         result_json = COALESCE(?, result_json),
+         pending_json = ?,
+         resume_json = CASE WHEN ? = 1 THEN NULL ELSE COALESCE(?, resume_json) END
+       WHERE run_id = ? AND status = ? AND fencing_token = ?`,
+    ).run(
+      to, now,
+      claim?.owner ?? null, claim?.expiresAt ?? null,
+      claim === undefined ? 0 : 1, claim === undefined ? 0 : 1,
+      claim === undefined ? 0 : 1, now,
+      isTerminal(to) ? now : null,
+      to === "RETRYING" ? (options.availableAt ?? now) : current.availableAt,
+      to, options.errorCode ?? null,
+      to, options.errorMessage ?? null,
+      toJson(options.result),
+      isWaiting(to) ? toJson(options.pending ?? null) : null,
+      leaving ? 1 : 0, toJson(options.resume),
+      current.runId, current.status, guardToken,
+    ).changes;
+    if (changed !== 1) {
+      if (options.fence !== undefined) assertFence(this.get(current.runId), options.fence);
+      throw new SystemError("INTERNAL", `run ${current.runId}: changed underneath a transaction (${current.status} → ${to})`);
+    }
+    appendRunEvent(this.db, {
+      runId: current.runId,
+      from: current.status,
+      to,
+      at: now,
+      actor: claim?.owner ?? options.actor ?? null,
+      fencingToken: claim === undefined ? current.fencingToken : current.fencingToken + 1,
+      errorCode: options.errorCode ?? null,
+      reason: options.reason ?? null,
+    });
+    return this.get(current.runId);
+  }
+
+  /** Internal: a cached prepared statement. */
+  stmt(sql: string): Database.Statement<unknown[]> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<unknown[]>(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+/** Throws LeaseLostError unless `fence` is the run's current token on a RUNNING run. */
+export function assertFence(run: RunRecord, fence: number): void {
+  if (run.fencingToken === fence && run.status === "RUNNING") return;
+  throw new LeaseLostError({ runId: run.runId, token: fence, reason: lossReason(run, fence), status: run.status });
+}
+
+function lossReason(run: RunRecord, fence: number): LeaseLossReason {
+  if (run.fencingToken !== fence) return "taken-over";
+  if (run.status === "CANCELED") return "canceled";
+  if (run.status === "EXPIRED") return "deadline-expired";
+  if (run.status === "RETRYING" || run.status === "QUEUED") return "lease-expired";
+  return "finished";
+}

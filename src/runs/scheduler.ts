@@ -1,0 +1,142 @@
+/**
+ * The scheduler: claims runnable runs by priority then age, within a global
+ * cap and per-user caps, as one BEGIN IMMEDIATE transaction so several
+ * processes sharing a file never claim the same run.
+ * @module
+ */
+import { UserInputError } from "../errors.js";
+import { expireOverdueRuns, recoverExpiredLeases, RunLease } from "./lease.js";
+import { assertTransition } from "./lifecycle.js";
+import type { RunRecord } from "./run-record.js";
+import type { RunStore } from "./run-store.js";
+
+/** Caps the scheduler honours; counted over RUNNING runs of the whole file, every process. */
+export interface SchedulerOptions {
+  /** Most runs RUNNING at once across all workers. @default Infinity */
+  maxRunning?: number;
+  /** Most runs RUNNING at once for one user. @default Infinity */
+  maxRunningPerUser?: number;
+  /** Per-user overrides of `maxRunningPerUser`. @default {} */
+  userLimits?: Record<string, number>;
+}
+
+/** Who claims and for how long. */
+export interface ClaimOptions {
+  workerId: string;
+  /** Lease duration; renew before it passes. */
+  leaseMs: number;
+}
+
+/** A run just claimed, with the lease to execute it under. */
+export interface ClaimedRun {
+  /** The run as RUNNING, after the claim. */
+  run: RunRecord;
+  lease: RunLease;
+}
+
+/** Claims runs for workers. */
+export class Scheduler {
+  readonly store: RunStore;
+  private readonly options: Required<SchedulerOptions>;
+
+  constructor(store: RunStore, options: SchedulerOptions = {}) {
+    this.store = store;
+    this.options = {
+      maxRunning: options.maxRunning ?? Infinity,
+      maxRunningPerUser: options.maxRunningPerUser ?? Infinity,
+      userLimits: options.userLimits ?? {},
+    };
+    for (const [name, cap] of Object.entries({ maxRunning: this.options.maxRunning, maxRunningPerUser: this.options.maxRunningPerUser, ...this.options.userLimits })) {
+      if (!(cap >= 1)) throw new UserInputError("BAD_INPUT", `scheduler cap ${name} must be at least 1 (got ${cap})`);
+    }
+  }
+
+  /**
+   * Claims the next runnable run (QUEUED or due RETRYING; highest priority,
+   * then oldest) whose user is under its cap; undefined when none is or the
+   * global cap is reached. Expired leases and deadlines are swept first.
+   */
+  claimNext(options: ClaimOptions): ClaimedRun | undefined {
+    return this.store.transaction(() => {
+      const now = this.sweep();
+      const running = this.countRunning();
+      if (running.total >= this.options.maxRunning) return undefined;
+      const candidates = this.store
+        .stmt(
+          `SELECT run_id, user_id FROM runs WHERE status IN ('QUEUED', 'RETRYING') AND available_at <= ?
+           ORDER BY priority DESC, created_at, run_id`,
+        )
+        .iterate(now) as IterableIterator<{ run_id: string; user_id: string }>;
+      let chosen: string | undefined;
+      for (const row of candidates) {
+        if ((running.byUser.get(row.user_id) ?? 0) < this.userCap(row.user_id)) {
+          chosen = row.run_id;
+          break;
+        }
+      }
+      return chosen === undefined ? undefined : this.claim(this.store.get(chosen), options, undefined);
+    });
+  }
+
+  /**
+   * Claims one given run now: QUEUED, RETRYING (even before its delay) or
+   * WAITING_* (resumed straight into RUNNING, with `resume` stored). Returns
+   * undefined when it is RUNNING elsewhere or a cap is reached; throws
+   * ILLEGAL_TRANSITION for a finished run.
+   */
+  claimRun(runId: string, options: ClaimOptions & { resume?: unknown }): ClaimedRun | undefined {
+    return this.store.transaction(() => {
+      this.sweep();
+      const run = this.store.get(runId);
+      if (run.status === "RUNNING") return undefined;
+      assertTransition(run.status, "RUNNING", runId);
+      const running = this.countRunning();
+      if (running.total >= this.options.maxRunning) return undefined;
+      if ((running.byUser.get(run.userId) ?? 0) >= this.userCap(run.userId)) return undefined;
+      return this.claim(run, options, options.resume);
+    });
+  }
+
+  /** True while any run is QUEUED, RETRYING or RUNNING (by any worker): work may still arrive. */
+  hasPendingWork(): boolean {
+    return this.store.stmt("SELECT 1 FROM runs WHERE status IN ('QUEUED', 'RETRYING', 'RUNNING') LIMIT 1").get() !== undefined;
+  }
+
+  /** Runs the expiry sweeps on their own (claims run them too); returns the runs moved. */
+  sweepNow(): RunRecord[] {
+    return this.store.transaction(() => {
+      const now = this.store.clock();
+      return [...expireOverdueRuns(this.store, now), ...recoverExpiredLeases(this.store, now)];
+    });
+  }
+
+  private sweep(): number {
+    const now = this.store.clock();
+    expireOverdueRuns(this.store, now);
+    recoverExpiredLeases(this.store, now);
+    return now;
+  }
+
+  private claim(run: RunRecord, options: ClaimOptions, resume: unknown): ClaimedRun {
+    const expiresAt = this.store.clock() + options.leaseMs;
+    const claimed = this.store.applyTransition(
+      run,
+      "RUNNING",
+      { resume, reason: run.attempts === 0 ? "claimed" : `claimed for attempt ${run.attempts + 1}` },
+      { owner: options.workerId, expiresAt },
+    );
+    return { run: claimed, lease: new RunLease(this.store, claimed, options.leaseMs) };
+  }
+
+  private countRunning(): { total: number; byUser: Map<string, number> } {
+    const rows = this.store
+      .stmt("SELECT user_id, COUNT(*) AS n FROM runs WHERE status = 'RUNNING' GROUP BY user_id")
+      .all() as { user_id: string; n: number }[];
+    const byUser = new Map(rows.map((r) => [r.user_id, r.n]));
+    return { total: rows.reduce((sum, r) => sum + r.n, 0), byUser };
+  }
+
+  private userCap(userId: string): number {
+    return this.options.userLimits[userId] ?? this.options.maxRunningPerUser;
+  }
+}

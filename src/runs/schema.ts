@@ -1,0 +1,70 @@
+/**
+ * Tables of the "runs" module: `runs` (one row per run, the lease and the
+ * budget counters) and `run_events` (append-only log of status changes).
+ * @module
+ */
+import type { ModuleSchema } from "../db/index.js";
+import { RUN_STATUSES } from "./lifecycle.js";
+
+const statusList = RUN_STATUSES.map((s) => `'${s}'`).join(", ");
+
+const V1 = `
+CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY,
+  thread_id TEXT NOT NULL,
+  graph_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN (${statusList})),
+  priority INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  max_attempts INTEGER NOT NULL,
+  deadline_at INTEGER,
+  available_at INTEGER NOT NULL,
+  steps INTEGER NOT NULL DEFAULT 0,
+  model_calls INTEGER NOT NULL DEFAULT 0,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  budget_json TEXT NOT NULL DEFAULT '{}',
+  lease_owner TEXT,
+  lease_expires_at INTEGER,
+  fencing_token INTEGER NOT NULL DEFAULT 0,
+  error_code TEXT,
+  error_message TEXT,
+  input_json TEXT,
+  result_json TEXT,
+  pending_json TEXT,
+  resume_json TEXT,
+  metadata_json TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  started_at INTEGER,
+  finished_at INTEGER
+);
+CREATE INDEX runs_by_claim_order ON runs (status, priority DESC, created_at, run_id);
+CREATE INDEX runs_by_thread ON runs (thread_id);
+CREATE INDEX runs_by_user_status ON runs (user_id, status);
+CREATE INDEX runs_by_deadline ON runs (deadline_at) WHERE deadline_at IS NOT NULL;
+CREATE TABLE run_events (
+  event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  run_id TEXT NOT NULL,
+  from_status TEXT,
+  to_status TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  actor TEXT,
+  fencing_token INTEGER,
+  error_code TEXT,
+  reason TEXT
+);
+CREATE INDEX run_events_by_run ON run_events (run_id, event_id);
+CREATE TRIGGER run_events_no_update BEFORE UPDATE ON run_events
+  BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
+CREATE TRIGGER run_events_no_delete BEFORE DELETE ON run_events
+  BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
+`;
+
+/** The runs module's schema; migration i brings version i to i + 1. */
+export const RUNS_SCHEMA: ModuleSchema = {
+  module: "runs",
+  tables: ["runs", "run_events"],
+  migrations: [V1],
+};

@@ -1,0 +1,225 @@
+/**
+ * A generic worker loop: claims runs up to its concurrency, heartbeats their
+ * leases while `execute` runs, and records the outcome with fenced writes.
+ * It knows nothing about graphs; the runtime supplies `execute`.
+ * @module
+ */
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import { assertSchemaCurrent } from "../db/index.js";
+import { AgentrtError, SystemError } from "../errors.js";
+import { LeaseLostError } from "./errors.js";
+import { defaultLeaseMs, type RunLease } from "./lease.js";
+import type { RunRecord } from "./run-record.js";
+import type { RunStore } from "./run-store.js";
+import { Scheduler, type ClaimedRun, type SchedulerOptions } from "./scheduler.js";
+import { RUNS_SCHEMA } from "./schema.js";
+import { applyOutcome, type RunOutcome } from "./outcome.js";
+
+/** Runs one claimed run; resolve with its outcome, or nothing if it already ended the lease itself. */
+export type ExecuteRun = (run: RunRecord, lease: RunLease) => Promise<RunOutcome | void>;
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  store: RunStore;
+  /** Executes one run under its lease; must honour `lease.signal`. */
+  execute: ExecuteRun;
+  /** @default `worker_<host>_<pid>_<random>` */
+  workerId?: string;
+  /** Runs executed at once by this worker. @default 1 */
+  concurrency?: number;
+  /** Lease duration. @default env AGENTRT_LEASE_MS, else 30000 */
+  leaseMs?: number;
+  /** Heartbeat period. @default leaseMs / 3 */
+  heartbeatMs?: number;
+  /** Wait between claim attempts when idle. @default 200 */
+  pollMs?: number;
+  /** Exit when nothing is QUEUED, RETRYING or RUNNING anywhere and no run is active here. @default false */
+  once?: boolean;
+  /** Global and per-user caps, or a shared Scheduler. @default no caps */
+  scheduler?: SchedulerOptions | Scheduler;
+  /** Unexpected errors (not lost leases) go here. @default one line on stderr */
+  onError?: (error: unknown, run: RunRecord | undefined) => void;
+}
+
+/** What a worker did. */
+export interface WorkerStats {
+  claimed: number;
+  /** Runs whose outcome this worker recorded, by resulting status. */
+  finished: Record<string, number>;
+  /** Runs whose lease was lost (canceled, taken over) before an outcome was recorded. */
+  lost: number;
+  /** Runs handed back unfinished by `stop({ abort: true })`. */
+  released: number;
+}
+
+/** A running worker; see {@link createWorker}. */
+export interface Worker {
+  readonly workerId: string;
+  /** Runs currently executing here. */
+  readonly active: number;
+  /** Runs the loop; resolves when stopped (or drained, with `once`). */
+  run(): Promise<WorkerStats>;
+  /** Stops claiming and waits for active runs; `abort` aborts and releases them instead. */
+  stop(options?: { abort?: boolean }): Promise<void>;
+}
+
+/** The reason a worker aborts its own runs on `stop({ abort: true })`. */
+export class WorkerStoppingError extends SystemError {
+  constructor(workerId: string) {
+    super("CANCELED", `worker ${workerId} is stopping`);
+  }
+}
+
+/**
+ * Creates a worker over a run store.
+ * @example
+ * const worker = createWorker({ store, concurrency: 4, execute: async (run, lease) => ({ status: "SUCCEEDED", result: 42 }) });
+ * await worker.run();
+ */
+export function createWorker(options: WorkerOptions): Worker {
+  return new WorkerLoop(options);
+}
+
+class WorkerLoop implements Worker {
+  readonly workerId: string;
+  private readonly store: RunStore;
+  private readonly scheduler: Scheduler;
+  private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId">>;
+  private readonly inFlight = new Map<string, { lease: RunLease; done: Promise<void> }>();
+  private readonly stats: WorkerStats = { claimed: 0, finished: {}, lost: 0, released: 0 };
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<WorkerStats> | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.store = options.store;
+    this.scheduler = options.scheduler instanceof Scheduler ? options.scheduler : new Scheduler(options.store, options.scheduler);
+    this.workerId = options.workerId ?? `worker_${hostname()}_${process.pid}_${randomBytes(3).toString("hex")}`;
+    const leaseMs = options.leaseMs ?? defaultLeaseMs();
+    this.settings = {
+      execute: options.execute,
+      concurrency: options.concurrency ?? 1,
+      leaseMs,
+      heartbeatMs: options.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 3)),
+      pollMs: options.pollMs ?? 200,
+      once: options.once ?? false,
+      onError: options.onError ?? reportToStderr,
+    };
+    if (!(this.settings.concurrency >= 1)) throw new TypeError("createWorker: concurrency must be at least 1");
+  }
+
+  get active(): number {
+    return this.inFlight.size;
+  }
+
+  run(): Promise<WorkerStats> {
+    this.loop ??= this.loopUntilDone();
+    return this.loop;
+  }
+
+  async stop(options: { abort?: boolean } = {}): Promise<void> {
+    this.stopping = true;
+    if (options.abort === true) {
+      for (const { lease } of this.inFlight.values()) lease.abort(new WorkerStoppingError(this.workerId));
+    }
+    this.wake?.();
+    await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
+    if (this.loop !== undefined) await this.loop;
+  }
+
+  private async loopUntilDone(): Promise<WorkerStats> {
+    while (!this.stopping) {
+      // A file upgraded by a newer agentrt under a running worker must stop it, not be written wrongly.
+      assertSchemaCurrent(this.store.db, RUNS_SCHEMA);
+      this.fill();
+      if (this.settings.once && this.inFlight.size === 0 && !this.safely(() => this.scheduler.hasPendingWork(), true)) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.settings.pollMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+    await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
+    return this.stats;
+  }
+
+  private fill(): void {
+    while (!this.stopping && this.inFlight.size < this.settings.concurrency) {
+      const claimed = this.safely(() => this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs }), undefined);
+      if (claimed === undefined) return;
+      this.stats.claimed++;
+      const done = this.execute(claimed).finally(() => {
+        this.inFlight.delete(claimed.run.runId);
+        this.wake?.();
+      });
+      this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
+    }
+  }
+
+  private async execute({ run, lease }: ClaimedRun): Promise<void> {
+    const heartbeat = setInterval(() => this.heartbeat(lease, run), this.settings.heartbeatMs);
+    try {
+      let outcome: RunOutcome | void;
+      try {
+        outcome = await this.settings.execute(run, lease);
+      } catch (error) {
+        outcome = lease.lost ? undefined : failedOutcome(error);
+      }
+      clearInterval(heartbeat);
+      this.record(lease, run, outcome);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private record(lease: RunLease, run: RunRecord, outcome: RunOutcome | void): void {
+    try {
+      if (lease.signal.reason instanceof WorkerStoppingError) {
+        lease.release(`worker ${this.workerId} stopped`);
+        this.stats.released++;
+        return;
+      }
+      if (lease.lost) throw lease.signal.reason;
+      const after = applyOutcome(lease, outcome);
+      this.stats.finished[after.status] = (this.stats.finished[after.status] ?? 0) + 1;
+    } catch (error) {
+      if (error instanceof LeaseLostError) this.stats.lost++;
+      else this.settings.onError(error, run);
+    }
+  }
+
+  private heartbeat(lease: RunLease, run: RunRecord): void {
+    try {
+      lease.renew();
+    } catch (error) {
+      // A lost lease has already aborted the signal; anything else (a busy file) is retried next beat.
+      if (!(error instanceof LeaseLostError)) this.settings.onError(error, run);
+    }
+  }
+
+  private safely<T>(fn: () => T, fallback: T): T {
+    try {
+      return fn();
+    } catch (error) {
+      this.settings.onError(error, undefined);
+      return fallback;
+    }
+  }
+}
+
+function failedOutcome(error: unknown): RunOutcome {
+  return {
+    status: "FAILED",
+    errorCode: error instanceof AgentrtError ? error.code : "INTERNAL",
+    errorMessage: error instanceof Error ? error.message : String(error),
+  };
+}
+
+function reportToStderr(error: unknown, run: RunRecord | undefined): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`agentrt worker${run === undefined ? "" : ` (run ${run.runId})`}: ${message}\n`);
+}

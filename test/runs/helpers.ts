@@ -1,0 +1,43 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, type SqliteDatabase } from "../../src/db/index.js";
+import { RunStore } from "../../src/runs/index.js";
+
+/** A fresh database file in its own temp directory. */
+export function tempDbPath(name = "runs.db"): string {
+  return join(mkdtempSync(join(tmpdir(), "agentrt-runs-")), name);
+}
+
+/** A hand-driven clock so lease and deadline tests never depend on wall time. */
+export interface FakeClock {
+  now: number;
+  (): number;
+  advance(ms: number): void;
+}
+
+export function fakeClock(start = 1_700_000_000_000): FakeClock {
+  const clock = (() => clock.now) as FakeClock;
+  clock.now = start;
+  clock.advance = (ms: number) => {
+    clock.now += ms;
+  };
+  return clock;
+}
+
+/** A store on a fresh file with a fake clock. */
+export function freshStore(path = tempDbPath()): { db: SqliteDatabase; store: RunStore; clock: FakeClock; path: string } {
+  const db = openDatabase(path);
+  const clock = fakeClock();
+  return { db, store: RunStore.open(db, { clock }), clock, path };
+}
+
+/** The error a function throws (fails the test if it returns). */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the call to throw");
+}
