@@ -2,15 +2,14 @@
  * The failure the simulated world injects for `AGENTRT_SIM_FAULTS`.
  * @module
  */
-import { ToolError } from "../errors.js";
+import { ToolError, TransientToolError } from "../errors.js";
 
 /**
- * A transient failure injected into a simulated call. `transient: true` makes
- * agentrt's default retry policy retry it; the tool and attempt are in `details`.
+ * A transient failure injected into a simulated call (code `TOOL_FAILED`,
+ * `transient: true`), so agentrt's default retry policy (`isTransientError`)
+ * retries it like a real 503; the tool and attempt are in `details`.
  */
-export class SimulatedFaultError extends ToolError {
-  readonly transient = true;
-
+export class SimulatedFaultError extends TransientToolError {
   constructor(options: { tool: string; attempt: number; faults: number }) {
     super("TOOL_FAILED", `simulated transient fault in ${options.tool} (call ${options.attempt} of the first ${options.faults} that fail)`, {
       details: { ...options, simulated: true },
