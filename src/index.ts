@@ -41,3 +41,7 @@ export type {
 } from "./graph/index.js";
 export { ScriptedChatModel } from "./models/scripted-model.js";
 export type { ChatScript, ScriptedReply, ScriptedToolCall, ScriptInput } from "./models/scripted-model.js";
+export { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "./models/openai-model.js";
+export type { OpenAIModelOptions } from "./models/openai-model.js";
+export { modelFromEnv, resolveModelChoice } from "./models/model-from-env.js";
+export type { ModelChoice, ModelFromEnvOptions } from "./models/model-from-env.js";
