@@ -177,7 +177,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
       blobs.push([channel, String(version), await this.codec.dump(values[channel])]);
     }
-    const meta = await this.codec.dump(metadata);
+    const meta = await this.codec.dumpPlain(metadata);
     try {
       this.putTransaction.immediate([thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)], blobs);
     } catch (error) {
