@@ -6,9 +6,9 @@
 export { openTraceStore, TraceStore } from "./store.js";
 export type { TraceStoreOptions, RecorderOptions } from "./store.js";
 export { TraceRecorder } from "./recorder.js";
-export type { StartSpanOptions, EndSpanOptions, SpanHandle, ModelCallRecord, ToolCallRecord } from "./recorder.js";
+export type { StartSpanOptions, EndSpanOptions, SpanHandle } from "./recorder.js";
 export { SPAN_KINDS, SPAN_STATUSES, isInstantKind } from "./types.js";
-export type { SpanKind, SpanStatus, SpanAttributes, AttributeValue, TraceSpan } from "./types.js";
+export type { SpanKind, SpanStatus, SpanAttributes, AttributeValue, TraceSpan, ModelCallRecord, ToolCallRecord } from "./types.js";
 export { DEFAULT_PRICING, SCRIPTED_MODEL, priceFor, lookupPrice, resolvePricing, loadPricingFile } from "./pricing.js";
 export type { ModelPrice, PricingTable, TokenUsage, Cost } from "./pricing.js";
 export { redactArgs, REDACTED } from "./redact.js";

@@ -8,7 +8,15 @@ import { applyAttributes, errorText } from "./apply-attributes.js";
 import type { OtelBridge } from "./otel.js";
 import type { PricingTable } from "./pricing.js";
 import { emptyRow, type SpanRow } from "./rows.js";
-import { isInstantKind, type SpanAttributes, type SpanKind, type SpanStatus } from "./types.js";
+import {
+  isInstantKind,
+  type ModelCallRecord,
+  type SpanAttributes,
+  type SpanKind,
+  type SpanStatus,
+  type ToolCallRecord,
+  type TraceSpan,
+} from "./types.js";
 import type { SpanWriter } from "./writer.js";
 
 /** What a span starts with. */
@@ -57,6 +65,10 @@ export interface RecorderParts {
   pricing: PricingTable;
   clock: () => number;
   maxArgsChars: number;
+  /** Reads a span row another recorder (maybe another process) wrote. */
+  load: (spanId: string) => SpanRow | undefined;
+  /** Running spans of a run as stored. */
+  openSpans: (runId: string) => TraceSpan[];
 }
 
 const TERMINAL: Partial<Record<string, SpanStatus>> = { SUCCEEDED: "ok", FAILED: "error", CANCELED: "canceled", EXPIRED: "canceled" };
@@ -167,6 +179,26 @@ export class TraceRecorder {
     return this.startSpan({ kind: "error_event", name, parentId: options.parentId, stepId: options.stepId, startTime: options.at, attributes: { error: errorText(error) } }).id;
   }
 
+  /**
+   * Ends a span by id, including one another process started (an approval
+   * wait opened before the process exited). Returns false when no such open span exists.
+   */
+  endSpan(spanId: string, options: EndSpanOptions = {}): boolean {
+    const local = this.#open.get(spanId);
+    const row = local ?? this.#parts.load(spanId);
+    if (row === undefined || row.run_id !== this.runId || row.status !== "running") return false;
+    this.#end(row, options);
+    // A foreign span is re-read from disk on the next call, so its end must be there already.
+    if (local === undefined) this.flush();
+    return true;
+  }
+
+  /** Spans of this run still running, from any process, oldest first (e.g. the wait to close on resume). */
+  openSpans(kind?: SpanKind): TraceSpan[] {
+    this.flush();
+    return this.#parts.openSpans(this.runId).filter((s) => s.spanId !== this.rootId && (kind === undefined || s.kind === kind));
+  }
+
   /** Ends the run's root span and writes everything pending. */
   end(options: EndSpanOptions = {}): void {
     this.#end(this.#parts.root, options);
@@ -217,48 +249,4 @@ export class TraceRecorder {
   #applyOptions() {
     return { pricing: this.#parts.pricing, maxArgsChars: this.#parts.maxArgsChars };
   }
-}
-
-/** A finished model call for {@link TraceRecorder.recordModelCall}. */
-export interface ModelCallRecord {
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** Overrides the priced cost. */
-  costUsd?: number;
-  /** @default `chat {model}` */
-  name?: string;
-  parentId?: string;
-  stepId?: string;
-  /** Epoch ms. @default endTime */
-  startTime?: number;
-  /** Epoch ms. @default now */
-  endTime?: number;
-  status?: SpanStatus;
-  error?: unknown;
-  extra?: SpanAttributes["extra"];
-}
-
-/** A finished tool call for {@link TraceRecorder.recordToolCall}. */
-export interface ToolCallRecord {
-  tool: string;
-  toolCallId?: string;
-  /** Raw arguments; `redact` paths are replaced before storing. */
-  args?: unknown;
-  /** The tool's `redact` list. @default [] */
-  redact?: readonly string[];
-  /** @default 1 */
-  attempt?: number;
-  idempotencyKey?: string;
-  externalOperationId?: string;
-  resultSize?: number;
-  /** @default `execute_tool {tool}` */
-  name?: string;
-  parentId?: string;
-  stepId?: string;
-  startTime?: number;
-  endTime?: number;
-  status?: SpanStatus;
-  error?: unknown;
-  extra?: SpanAttributes["extra"];
 }

@@ -9,7 +9,7 @@ import { isInstantKind, type TraceSpan } from "./types.js";
 
 /** How {@link renderTraceTree} lays out lines. */
 export interface RenderOptions {
-  /** Total line width in characters. @default 110 */
+  /** Total line width in characters. @default 120 */
   width?: number;
   /** End of the timeline for spans still running, epoch ms. @default the latest start or end recorded */
   now?: number;
@@ -53,7 +53,7 @@ export function renderTraceTree(spans: readonly TraceSpan[], options: RenderOpti
   const cells = rows.map(({ label: text, node }) => [fit(text, labelWidth), ...columns(node, t1)] as const);
   const widths = [1, 2, 3, 4].map((c) => Math.max(...cells.map((cell) => cell[c]?.length ?? 0)));
   const fixed = labelWidth + widths.reduce((a, b) => a + b + 2, 0) + 2;
-  const barWidth = Math.max(10, (options.width ?? 110) - fixed - 2);
+  const barWidth = Math.max(10, (options.width ?? 120) - fixed - 2);
   return cells
     .map((cell, i) => {
       const node = rows[i]!.node;

@@ -77,7 +77,13 @@ export class TraceStore {
       writer.mark(row, true);
     }
     const maxArgsChars = this.#options.maxArgsChars ?? 2000;
-    return new TraceRecorder({ root: row, resumed, writer, otel, pricing: this.#pricing, clock: this.#clock, maxArgsChars });
+    const loadStmt = this.#db.prepare("SELECT * FROM spans WHERE span_id = ?");
+    const openStmt = this.#db.prepare("SELECT * FROM spans WHERE run_id = ? AND status = 'running' ORDER BY start_ms, rowid");
+    return new TraceRecorder({
+      root: row, resumed, writer, otel, pricing: this.#pricing, clock: this.#clock, maxArgsChars,
+      load: (spanId) => loadStmt.get(spanId) as SpanRow | undefined,
+      openSpans: (id) => openStmt.all(id).map(rowToSpan),
+    });
   }
 
   /** Every span of a run, parents before children, in start order. Empty when the run has no trace. */

@@ -97,3 +97,47 @@ export interface TraceSpan {
 export function isInstantKind(kind: SpanKind): boolean {
   return kind === "state_change" || kind === "error_event";
 }
+
+/** A finished model call for `TraceRecorder.recordModelCall`. */
+export interface ModelCallRecord {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Overrides the priced cost. */
+  costUsd?: number;
+  /** @default `chat {model}` */
+  name?: string;
+  parentId?: string;
+  stepId?: string;
+  /** Epoch ms. @default endTime */
+  startTime?: number;
+  /** Epoch ms. @default now */
+  endTime?: number;
+  status?: SpanStatus;
+  error?: unknown;
+  extra?: SpanAttributes["extra"];
+}
+
+/** A finished tool call for `TraceRecorder.recordToolCall`. */
+export interface ToolCallRecord {
+  tool: string;
+  toolCallId?: string;
+  /** Raw arguments; `redact` paths are replaced before storing. */
+  args?: unknown;
+  /** The tool's `redact` list. @default [] */
+  redact?: readonly string[];
+  /** @default 1 */
+  attempt?: number;
+  idempotencyKey?: string;
+  externalOperationId?: string;
+  resultSize?: number;
+  /** @default `execute_tool {tool}` */
+  name?: string;
+  parentId?: string;
+  stepId?: string;
+  startTime?: number;
+  endTime?: number;
+  status?: SpanStatus;
+  error?: unknown;
+  extra?: SpanAttributes["extra"];
+}

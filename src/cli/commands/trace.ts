@@ -46,7 +46,7 @@ function singleRunId(ctx: CommandContext): string {
 }
 
 function parseWidth(value: string | boolean | (string | boolean)[] | undefined): number {
-  if (value === undefined) return 110;
+  if (value === undefined) return process.stdout.isTTY ? Math.max(80, process.stdout.columns) : 120;
   const width = Number(value);
   if (!Number.isInteger(width) || width < 40 || width > 1000) {
     throw new UserInputError("BAD_INPUT", `--width must be an integer between 40 and 1000, got "${JSON.stringify(value)}"`);
