@@ -131,7 +131,10 @@ export function checkResume<A extends ApprovalRequest>(pending: readonly A[], re
  * The `Command` that resumes exactly the decided actions, keyed by interrupt
  * id so other pending approvals keep waiting. Validates every decision first.
  */
-export function resumeCommand(pending: readonly PendingAction[], decisions: ApprovalResume | readonly ApprovalResume[]): Command {
+export function resumeCommand(
+  pending: readonly PendingAction[],
+  decisions: ApprovalResume | readonly ApprovalResume[],
+): Command<Record<string, ApprovalResume>, Record<string, never>, never> {
   const list = Array.isArray(decisions) ? decisions : [decisions as ApprovalResume];
   const resume: Record<string, ApprovalResume> = {};
   for (const decision of list) {

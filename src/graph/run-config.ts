@@ -23,15 +23,18 @@ export interface AgentConfigurable {
   action_version?: number;
 }
 
-/** Non-serialisable per-invocation values, passed as `config.context`. */
-export interface AgentRunContext {
+/**
+ * Non-serialisable per-invocation values, passed as `config.context`.
+ * A type alias (not an interface) so it fits LangGraph's `Record<string, any>` context.
+ */
+export type AgentRunContext = {
   /** The run database handed to tools as `ctx.db`. @default undefined */
   db?: SqliteDatabase;
   /** Observers for this invocation, called in addition to the agent's own hooks. @default {} */
   hooks?: AgentHooks;
   /** Aborts in-flight tool calls (run cancel). @default undefined */
   signal?: AbortSignal;
-}
+};
 
 /**
  * The config shape for agent graphs.

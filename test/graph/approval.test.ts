@@ -36,7 +36,7 @@ describe("approval interrupts", () => {
   it("pauses with a payload bound to the exact action and runs once after approval", async () => {
     const { executed, compile, config, pending } = setup(["payments"]);
     const first = await compile().invoke({ messages: [new HumanMessage("roll back payments")] }, config);
-    expect(first.__interrupt__).toHaveLength(1);
+    expect((first as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
     const [action] = await pending();
     expect(action).toMatchObject({ tool: "rollback", args: { service: "payments" }, approvers: ["alice", "role:sre"] });
     expect(action!.args_hash).toBe(argsHash("rollback", { service: "payments" }));
