@@ -24,11 +24,11 @@ function startWorker(env: Record<string, string>): Child {
   let stderr = "";
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  proc.stdout!.on("data", (chunk: Buffer) => {
+  proc.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
     if (stdout.includes("ready\n")) markReady();
   });
-  proc.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
     proc.on("exit", (code, signal) => resolve({ code, signal, stdout, stderr })),
   );
