@@ -14,7 +14,10 @@ export interface OpenWorldOptions {
   db?: SqliteDatabase;
   /** Database file to open. @default env.AGENTRT_DB ?? "./agentrt.db" */
   path?: string;
-  /** Environment for the default path. @default process.env */
+  /**
+   * Environment for the default path and for the world's latency and faults;
+   * the first open of a connection or file fixes it for the cached world. @default process.env
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -29,20 +32,20 @@ const byPath = new Map<string, SimWorld>();
  * console.log(world.snapshot().calls);
  */
 export function openWorld(options: OpenWorldOptions = {}): SimWorld {
+  const env = options.env ?? process.env;
   if (options.db !== undefined) {
     let world = byConnection.get(options.db);
     if (world === undefined) {
-      world = SimWorld.open(options.db);
+      world = SimWorld.open(options.db, { env });
       byConnection.set(options.db, world);
     }
     return world;
   }
-  const env = options.env ?? process.env;
   const raw = options.path ?? env.AGENTRT_DB ?? "./agentrt.db";
   const key = raw === MEMORY_PATH || raw === "" ? MEMORY_PATH : resolve(raw);
   const cached = byPath.get(key);
   if (cached !== undefined && cached.db.open) return cached;
-  const world = SimWorld.open(openDatabase(key));
+  const world = SimWorld.open(openDatabase(key), { env });
   byPath.set(key, world);
   return world;
 }
