@@ -2,7 +2,7 @@
  * The BaseStore contract every memory backend must pass. It also runs against
  * LangGraph's InMemoryStore, which keeps our reading of the contract honest.
  */
-import type { BaseStore } from "@langchain/langgraph-checkpoint";
+import type { BaseStore, GetOperation, ListNamespacesOperation, PutOperation } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** Creates a fresh, empty store and a function that disposes of it. */
@@ -108,11 +108,12 @@ export function storeSpec(name: string, factory: StoreFactory): void {
 
     it("batch answers every operation in order", async () => {
       await store.put(["b"], "x", { v: 1 });
-      const [got, , listed] = await store.batch([
+      const ops: [GetOperation, PutOperation, ListNamespacesOperation] = [
         { namespace: ["b"], key: "x" },
         { namespace: ["b"], key: "y", value: { v: 2 } },
         { matchConditions: undefined, limit: 10, offset: 0 },
-      ]);
+      ];
+      const [got, , listed] = await store.batch(ops);
       expect(got?.value).toEqual({ v: 1 });
       expect(listed).toEqual([["b"]]);
       expect((await store.get(["b"], "y"))?.value).toEqual({ v: 2 });
