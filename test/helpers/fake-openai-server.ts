@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 
 /** One tool call the fake model answers with. */
 export interface FakeToolCall {
@@ -25,6 +26,8 @@ export interface FakeReply {
   usage?: { promptTokens: number; completionTokens: number };
   /** Answer with this HTTP status and an OpenAI-style error body instead. */
   status?: number;
+  /** Wait this long before answering, e.g. to exercise client timeouts. @default 0 */
+  delayMs?: number;
 }
 
 /** A request as the server received it. */
@@ -82,6 +85,7 @@ export async function startFakeOpenAIServer(options: FakeOpenAIServerOptions = {
     const recorded: RecordedRequest = { path, headers: req.headers, body };
     requests.push(recorded);
     const answer = reply(recorded, requests.length - 1);
+    if (answer.delayMs !== undefined && answer.delayMs > 0) await delay(answer.delayMs);
     if (answer.status !== undefined && answer.status >= 400) {
       res.writeHead(answer.status, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: answer.content ?? "fake failure", type: "server_error" } }));
