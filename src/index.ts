@@ -11,6 +11,8 @@ export {
   ToolError,
   SystemError,
   isUserInputError,
+  TransientToolError,
+  isTransientError,
 } from "./errors.js";
 export type { AgentrtErrorCode, AgentrtErrorOptions } from "./errors.js";
 export { openDatabase, migrate } from "./db/index.js";
@@ -45,3 +47,24 @@ export { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "./models/openai-model.j
 export type { OpenAIModelOptions } from "./models/openai-model.js";
 export { modelFromEnv, resolveModelChoice } from "./models/model-from-env.js";
 export type { ModelChoice, ModelFromEnvOptions } from "./models/model-from-env.js";
+export { withRetry, backoffDelay, resolveRetryPolicy } from "./tools/retry.js";
+export type { RetryEvent, WithRetryOptions, ResolvedRetryPolicy } from "./tools/retry.js";
+export { withTimeout } from "./tools/resilience-timeout.js";
+export type { WithTimeoutOptions } from "./tools/resilience-timeout.js";
+export { CircuitBreaker, CircuitBreakerRegistry, circuitBreakers } from "./tools/circuit-breaker.js";
+export type { CircuitBreakerOptions, CircuitSnapshot, CircuitState } from "./tools/circuit-breaker.js";
+export { TokenBucket, RateLimiterRegistry } from "./tools/rate-limit.js";
+export type { TokenBucketOptions } from "./tools/rate-limit.js";
+export { ConcurrencyLimiter, ConcurrencyRegistry } from "./tools/concurrency.js";
+export { ToolLimits, toolLimits } from "./tools/resilience-limits.js";
+export type { ToolLimitOptions } from "./tools/resilience-limits.js";
+export { callWithResilience } from "./tools/resilience-call.js";
+export type { ResilientCallOptions } from "./tools/resilience-call.js";
+export { ManualClock, systemClock } from "./tools/resilience-clock.js";
+export type { Clock } from "./tools/resilience-clock.js";
+export { SqliteStore } from "./memory/sqlite-store.js";
+export type { SqliteStoreOptions, SqlitePutOperation } from "./memory/sqlite-store.js";
+export { Workspace } from "./workspace/workspace.js";
+export type { WorkspaceOptions, WorkspaceEntry } from "./workspace/workspace.js";
+export { workspaceTools } from "./workspace/workspace-tools.js";
+export type { WorkspaceTools, WorkspaceToolsOptions } from "./workspace/workspace-tools.js";
