@@ -154,7 +154,7 @@ export class ScriptedChatModel extends BaseChatModel {
     });
     const content = reply.content ?? "";
     const inputTokens = estimateTokens(transcript);
-    const outputTokens = estimateTokens(content + JSON.stringify(reply.toolCalls ?? []));
+    const outputTokens = estimateTokens(content + (reply.toolCalls?.length ? JSON.stringify(reply.toolCalls) : ""));
     const totalTokens = inputTokens + outputTokens;
     return new AIMessage({
       content,

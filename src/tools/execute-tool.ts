@@ -32,17 +32,19 @@ export function idempotencyKey(runId: string, toolCallId: string, actionVersion 
   return `${runId}:${toolCallId}:${actionVersion}`;
 }
 
-function timeoutRace(tool: AgentTool, signal: AbortSignal): Promise<never> {
+function abortRace(tool: AgentTool, signal: AbortSignal, timedOut: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
-    const fail = () => reject(new ToolError("TOOL_TIMEOUT", `${tool.name} timed out after ${tool.timeoutMs} ms`, {
-      details: { tool: tool.name, timeoutMs: tool.timeoutMs },
-    }));
+    const fail = () => reject(timedOut.aborted
+      ? new ToolError("TOOL_TIMEOUT", `${tool.name} timed out after ${tool.timeoutMs} ms`, {
+        details: { tool: tool.name, timeoutMs: tool.timeoutMs },
+      })
+      : new ToolError("CANCELED", `${tool.name} was canceled`, { details: { tool: tool.name } }));
     if (signal.aborted) fail();
     else signal.addEventListener("abort", fail, { once: true });
   });
 }
 
-/** Calls `tool.execute` once, aborting its signal after `tool.timeoutMs`. */
+/** Calls `tool.execute` once, aborting its signal after `tool.timeoutMs` (TOOL_TIMEOUT) or on `scope.signal` (CANCELED). */
 export async function executeTool(tool: AgentTool, args: unknown, scope: ToolCallScope): Promise<ToolOutcome> {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new Error("timeout")), tool.timeoutMs);
@@ -60,8 +62,8 @@ export async function executeTool(tool: AgentTool, args: unknown, scope: ToolCal
     setExternalOperationId: (id) => { externalOperationId = id; },
   };
   try {
-    // The race makes a tool that ignores its signal still end at the timeout.
-    const result = await Promise.race([Promise.resolve().then(() => tool.execute(args, ctx)), timeoutRace(tool, timeout.signal)]);
+    // The race makes a tool that ignores its signal still end at the timeout or cancel.
+    const result = await Promise.race([Promise.resolve().then(() => tool.execute(args, ctx)), abortRace(tool, signal, timeout.signal)]);
     return { ok: true, result, externalOperationId };
   } catch (cause) {
     const error = cause instanceof AgentrtError ? cause

@@ -1,0 +1,72 @@
+import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { buildContext, defineAgent, defineTool, readUsage, type ModelCallEvent } from "agentrt";
+import { ScriptedChatModel } from "agentrt/testing";
+
+const ping = defineTool({ name: "ping", description: "ping", risk: "read", schema: z.object({}), execute: () => "pong" });
+
+describe("model turn", () => {
+  it("records token usage per call in state and in the hooks", async () => {
+    const model = new ScriptedChatModel({
+      modelName: "scripted-1",
+      script: ({ turn }) => (turn === 1 ? { toolCalls: [{ name: "ping" }] } : { content: "done" }),
+    });
+    const agentEvents: ModelCallEvent[] = [];
+    const runEvents: ModelCallEvent[] = [];
+    const graph = defineAgent({ model, tools: [ping], hooks: { onModelCall: (e) => agentEvents.push(e) } })
+      .compile({ checkpointer: new MemorySaver() });
+    const out = await graph.invoke(
+      { messages: [new HumanMessage("ping please")] },
+      { configurable: { thread_id: "t" }, context: { hooks: { onModelCall: (e: ModelCallEvent) => runEvents.push(e) } } },
+    );
+    const replies = out.messages.filter((m): m is AIMessage => m instanceof AIMessage);
+    const expected = replies.map((m) => m.usage_metadata!);
+    expect(out.usage).toEqual({
+      inputTokens: expected[0]!.input_tokens + expected[1]!.input_tokens,
+      outputTokens: expected[0]!.output_tokens + expected[1]!.output_tokens,
+      modelCalls: 2,
+    });
+    expect(out.usage.inputTokens).toBeGreaterThan(0);
+    expect(agentEvents).toEqual(runEvents);
+    expect(agentEvents.map((e) => [e.model, e.turn, e.inputTokens, e.outputTokens])).toEqual(
+      expected.map((u, i) => ["scripted-1", i + 1, u.input_tokens, u.output_tokens]),
+    );
+    expect(agentEvents[0]!.endedAt).toBeGreaterThanOrEqual(agentEvents[0]!.startedAt);
+    expect(out.turns).toBe(2);
+  });
+
+  it("stops with MAX_STEPS_EXCEEDED when the model never answers", async () => {
+    const model = new ScriptedChatModel({ script: () => ({ toolCalls: [{ name: "ping" }] }) });
+    const graph = defineAgent({ model, tools: [ping], limits: { maxTurns: 3 } }).compile({ checkpointer: new MemorySaver() });
+    const out = await graph.invoke({ messages: [new HumanMessage("loop")] }, { configurable: { thread_id: "t" } });
+    expect(out.error).toMatchObject({ code: "MAX_STEPS_EXCEEDED" });
+    expect(out.result).toBeNull();
+    expect(model.calls).toHaveLength(3);
+    expect(out.steps).toHaveLength(3);
+  });
+
+  it("counts the turn limit per run, so a thread can go on with a new message", async () => {
+    const model = new ScriptedChatModel({
+      script: ({ messages }) => (messages.at(-1)?.getType() === "human" ? { toolCalls: [{ name: "ping" }] } : { content: "ok" }),
+    });
+    const graph = defineAgent({ model, tools: [ping], limits: { maxTurns: 2 } }).compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    for (const text of ["one", "two", "three"]) {
+      const out = await graph.invoke({ messages: [new HumanMessage(text)] }, config);
+      expect(out.error).toBeNull();
+      expect(out.result).toBe("ok");
+    }
+  });
+
+  it("puts instructions first and drops stray system messages from the thread", () => {
+    const context = buildContext([new SystemMessage("old"), new HumanMessage("hi")], "rules");
+    expect(context.map((m) => [m.getType(), m.content])).toEqual([["system", "rules"], ["human", "hi"]]);
+  });
+
+  it("reads usage from provider metadata when usage_metadata is absent", () => {
+    const message = new AIMessage({ content: "x", response_metadata: { tokenUsage: { promptTokens: 7, completionTokens: 3 } } });
+    expect(readUsage(message)).toEqual({ inputTokens: 7, outputTokens: 3 });
+  });
+});

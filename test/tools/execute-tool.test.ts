@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defineTool, executeTool, idempotencyKey, ToolError } from "agentrt";
+
+const scope = { runId: "r1", threadId: "t1", toolCallId: "c1", user: "alice", db: undefined };
+
+describe("executeTool", () => {
+  it("passes the tool context and returns the result with the external operation id", async () => {
+    const tool = defineTool({
+      name: "op", description: "op", risk: "write", schema: z.object({}),
+      execute: (_args, ctx) => { ctx.setExternalOperationId("ext-1"); return { key: ctx.idempotencyKey, attempt: ctx.attempt }; },
+    });
+    expect(await executeTool(tool, {}, { ...scope, actionVersion: 2 })).toEqual({
+      ok: true, result: { key: "r1:c1:2", attempt: 1 }, externalOperationId: "ext-1",
+    });
+    expect(idempotencyKey("r1", "c1")).toBe("r1:c1:1");
+  });
+
+  it("aborts the signal and fails with TOOL_TIMEOUT after timeoutMs, even if the tool ignores it", async () => {
+    let aborted = false;
+    const tool = defineTool({
+      name: "hang", description: "hang", risk: "read", schema: z.object({}), timeoutMs: 20,
+      execute: (_args, ctx) => { ctx.signal.addEventListener("abort", () => { aborted = true; }); return new Promise(() => {}); },
+    });
+    const outcome = await executeTool(tool, {}, scope);
+    expect(outcome).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    expect(aborted).toBe(true);
+  });
+
+  it("wraps thrown errors as TOOL_FAILED and keeps agentrt errors as they are", async () => {
+    const plain = defineTool({ name: "p", description: "p", risk: "read", schema: z.object({}), execute: () => { throw new Error("nope"); } });
+    const typed = defineTool({
+      name: "q", description: "q", risk: "read", schema: z.object({}),
+      execute: () => { throw new ToolError("CIRCUIT_OPEN", "breaker open"); },
+    });
+    const first = await executeTool(plain, {}, scope);
+    expect(first).toMatchObject({ ok: false, error: { code: "TOOL_FAILED" } });
+    expect(!first.ok && first.error.cause).toBeInstanceOf(Error);
+    expect(await executeTool(typed, {}, scope)).toMatchObject({ ok: false, error: { code: "CIRCUIT_OPEN" } });
+  });
+
+  it("fails with CANCELED when the caller's signal aborts", async () => {
+    const controller = new AbortController();
+    const tool = defineTool({
+      name: "wait", description: "wait", risk: "read", schema: z.object({}),
+      execute: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("canceled")))),
+    });
+    const pending = executeTool(tool, {}, { ...scope, signal: controller.signal });
+    controller.abort();
+    expect(await pending).toMatchObject({ ok: false, error: { code: "CANCELED" } });
+  });
+});
