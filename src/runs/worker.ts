@@ -7,17 +7,12 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { assertSchemaCurrent } from "../db/index.js";
-import { AgentrtError, SystemError } from "../errors.js";
-import { LeaseLostError } from "./errors.js";
+import { executeClaimed, reportToStderr, WorkerStoppingError, type ExecuteRun, type ExecutionResult } from "./execute-claimed.js";
 import { defaultLeaseMs, type RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunStore } from "./run-store.js";
-import { Scheduler, type ClaimedRun, type SchedulerOptions } from "./scheduler.js";
+import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import { RUNS_SCHEMA } from "./schema.js";
-import { applyOutcome, type RunOutcome } from "./outcome.js";
-
-/** Runs one claimed run; resolve with its outcome, or nothing if it already ended the lease itself. */
-export type ExecuteRun = (run: RunRecord, lease: RunLease) => Promise<RunOutcome | void>;
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -62,13 +57,6 @@ export interface Worker {
   run(): Promise<WorkerStats>;
   /** Stops claiming and waits for active runs; `abort` aborts and releases them instead. */
   stop(options?: { abort?: boolean }): Promise<void>;
-}
-
-/** The reason a worker aborts its own runs on `stop({ abort: true })`. */
-export class WorkerStoppingError extends SystemError {
-  constructor(workerId: string) {
-    super("CANCELED", `worker ${workerId} is stopping`);
-  }
 }
 
 /**
@@ -152,53 +140,23 @@ class WorkerLoop implements Worker {
       const claimed = this.safely(() => this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs }), undefined);
       if (claimed === undefined) return;
       this.stats.claimed++;
-      const done = this.execute(claimed).finally(() => {
-        this.inFlight.delete(claimed.run.runId);
-        this.wake?.();
-      });
+      const done = executeClaimed(claimed, this.settings.execute, {
+        heartbeatMs: this.settings.heartbeatMs,
+        onError: this.settings.onError,
+      })
+        .then((result) => this.count(result))
+        .finally(() => {
+          this.inFlight.delete(claimed.run.runId);
+          this.wake?.();
+        });
       this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
     }
   }
 
-  private async execute({ run, lease }: ClaimedRun): Promise<void> {
-    const heartbeat = setInterval(() => this.heartbeat(lease, run), this.settings.heartbeatMs);
-    try {
-      let outcome: RunOutcome | void;
-      try {
-        outcome = await this.settings.execute(run, lease);
-      } catch (error) {
-        outcome = lease.lost ? undefined : failedOutcome(error);
-      }
-      clearInterval(heartbeat);
-      this.record(lease, run, outcome);
-    } finally {
-      clearInterval(heartbeat);
-    }
-  }
-
-  private record(lease: RunLease, run: RunRecord, outcome: RunOutcome | void): void {
-    try {
-      if (lease.signal.reason instanceof WorkerStoppingError) {
-        lease.release(`worker ${this.workerId} stopped`);
-        this.stats.released++;
-        return;
-      }
-      if (lease.lost) throw lease.signal.reason;
-      const after = applyOutcome(lease, outcome);
-      this.stats.finished[after.status] = (this.stats.finished[after.status] ?? 0) + 1;
-    } catch (error) {
-      if (error instanceof LeaseLostError) this.stats.lost++;
-      else this.settings.onError(error, run);
-    }
-  }
-
-  private heartbeat(lease: RunLease, run: RunRecord): void {
-    try {
-      lease.renew();
-    } catch (error) {
-      // A lost lease has already aborted the signal; anything else (a busy file) is retried next beat.
-      if (!(error instanceof LeaseLostError)) this.settings.onError(error, run);
-    }
+  private count(result: ExecutionResult): void {
+    if (result.kind === "recorded") this.stats.finished[result.run.status] = (this.stats.finished[result.run.status] ?? 0) + 1;
+    else if (result.kind === "lost") this.stats.lost++;
+    else if (result.kind === "released") this.stats.released++;
   }
 
   private safely<T>(fn: () => T, fallback: T): T {
@@ -209,17 +167,4 @@ class WorkerLoop implements Worker {
       return fallback;
     }
   }
-}
-
-function failedOutcome(error: unknown): RunOutcome {
-  return {
-    status: "FAILED",
-    errorCode: error instanceof AgentrtError ? error.code : "INTERNAL",
-    errorMessage: error instanceof Error ? error.message : String(error),
-  };
-}
-
-function reportToStderr(error: unknown, run: RunRecord | undefined): void {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`agentrt worker${run === undefined ? "" : ` (run ${run.runId})`}: ${message}\n`);
 }

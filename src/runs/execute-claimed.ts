@@ -1,0 +1,110 @@
+/**
+ * Executes one claimed run: heartbeats its lease while `execute` runs and
+ * records the outcome with fenced writes. The worker loop uses it for every
+ * run; the runtime can use it to execute a run inline (e.g. right after an
+ * approval) with the same guarantees.
+ * @module
+ */
+import { AgentrtError, SystemError } from "../errors.js";
+import { LeaseLostError } from "./errors.js";
+import type { RunLease } from "./lease.js";
+import { applyOutcome, type RunOutcome } from "./outcome.js";
+import type { RunRecord } from "./run-record.js";
+import type { ClaimedRun } from "./scheduler.js";
+
+/** Runs one claimed run; resolve with its outcome, or nothing if it already ended the lease itself. */
+export type ExecuteRun = (run: RunRecord, lease: RunLease) => Promise<RunOutcome | void>;
+
+/** Options of {@link executeClaimed}. */
+export interface ExecuteClaimedOptions {
+  /** Heartbeat period. @default a third of the lease's duration */
+  heartbeatMs?: number;
+  /** Unexpected errors (not lost leases) go here. @default one line on stderr */
+  onError?: (error: unknown, run: RunRecord | undefined) => void;
+}
+
+/** How one execution ended. */
+export type ExecutionResult =
+  /** The outcome was recorded; `run` is the record after it. */
+  | { kind: "recorded"; run: RunRecord }
+  /** The lease was lost (canceled, taken over, expired) before an outcome could be recorded. */
+  | { kind: "lost"; error: LeaseLostError }
+  /** The run was handed back unfinished because its lease was aborted with {@link WorkerStoppingError}. */
+  | { kind: "released"; run: RunRecord }
+  /** Recording failed for another reason (reported to onError); the lease will expire and the run be retried. */
+  | { kind: "error"; error: unknown };
+
+/** The reason a worker aborts its own runs when it stops; such runs are released, not failed. */
+export class WorkerStoppingError extends SystemError {
+  constructor(workerId: string) {
+    super("CANCELED", `worker ${workerId} is stopping`);
+  }
+}
+
+/**
+ * Executes a claimed run under its lease: heartbeats every `heartbeatMs`
+ * (a lost lease aborts `lease.signal`), maps a thrown error to FAILED with
+ * the error's code (INTERNAL for non-agentrt errors) and records the outcome.
+ * @example
+ * const claimed = scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
+ * if (claimed) await executeClaimed(claimed, execute);
+ */
+export async function executeClaimed(
+  claimed: ClaimedRun,
+  execute: ExecuteRun,
+  options: ExecuteClaimedOptions = {},
+): Promise<ExecutionResult> {
+  const { run, lease } = claimed;
+  const onError = options.onError ?? reportToStderr;
+  const heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(lease.leaseMs / 3));
+  const heartbeat = setInterval(() => {
+    try {
+      lease.renew();
+    } catch (error) {
+      // A lost lease has already aborted the signal; anything else (a busy file) is retried next beat.
+      if (!(error instanceof LeaseLostError)) onError(error, run);
+    }
+  }, heartbeatMs);
+  let outcome: RunOutcome | void;
+  try {
+    outcome = await execute(run, lease);
+  } catch (error) {
+    outcome = lease.signal.aborted ? undefined : failedOutcome(error);
+  } finally {
+    clearInterval(heartbeat);
+  }
+  return record(lease, outcome, run, onError);
+}
+
+function record(
+  lease: RunLease,
+  outcome: RunOutcome | void,
+  run: RunRecord,
+  onError: (error: unknown, run: RunRecord | undefined) => void,
+): ExecutionResult {
+  try {
+    if (lease.signal.reason instanceof WorkerStoppingError) {
+      return { kind: "released", run: lease.release(lease.signal.reason.message) };
+    }
+    if (lease.signal.reason instanceof LeaseLostError) throw lease.signal.reason;
+    return { kind: "recorded", run: applyOutcome(lease, outcome) };
+  } catch (error) {
+    if (error instanceof LeaseLostError) return { kind: "lost", error };
+    onError(error, run);
+    return { kind: "error", error };
+  }
+}
+
+function failedOutcome(error: unknown): RunOutcome {
+  return {
+    status: "FAILED",
+    errorCode: error instanceof AgentrtError ? error.code : "INTERNAL",
+    errorMessage: error instanceof Error ? error.message : String(error),
+  };
+}
+
+/** Default error sink: one line on stderr. */
+export function reportToStderr(error: unknown, run: RunRecord | undefined): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`agentrt worker${run === undefined ? "" : ` (run ${run.runId})`}: ${message}\n`);
+}
