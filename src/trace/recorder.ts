@@ -101,7 +101,7 @@ export class TraceRecorder {
     const spanId = `${this.#idPrefix}${(++this.#seq).toString(36).padStart(4, "0")}`;
     const row = emptyRow({ span_id: spanId, run_id: this.runId, kind: options.kind, name: options.name, start_ms: options.startTime ?? clock() });
     row.parent_id = parentId;
-    const inherited = options.kind === "step" ? spanId : (this.#open.get(parentId)?.step_id ?? null);
+    const inherited = options.kind === "step" ? spanId : (this.#openRow(parentId)?.step_id ?? null);
     row.step_id = options.stepId ?? inherited;
     row.graph = root.graph;
     row.agent = root.agent;
@@ -184,12 +184,11 @@ export class TraceRecorder {
    * wait opened before the process exited). Returns false when no such open span exists.
    */
   endSpan(spanId: string, options: EndSpanOptions = {}): boolean {
-    const local = this.#open.get(spanId);
-    const row = local ?? this.#parts.load(spanId);
-    if (row === undefined || row.run_id !== this.runId || row.status !== "running") return false;
+    const row = this.#openRow(spanId);
+    if (row === undefined) return false;
     this.#end(row, options);
-    // A foreign span is re-read from disk on the next call, so its end must be there already.
-    if (local === undefined) this.flush();
+    // Written at once: a later lookup by id reads the disk, which must not still say "running".
+    this.flush();
     return true;
   }
 
@@ -216,6 +215,16 @@ export class TraceRecorder {
   close(): void {
     this.flush();
     this.#parts.otel?.close([...this.#open.values()].reverse(), this.#parts.clock());
+  }
+
+  /** An open span of this run: ours, or one another process left open (adopted so it ends once). */
+  #openRow(spanId: string): SpanRow | undefined {
+    const local = this.#open.get(spanId);
+    if (local !== undefined) return local;
+    const stored = this.#parts.load(spanId);
+    if (stored === undefined || stored.run_id !== this.runId || stored.status !== "running") return undefined;
+    this.#open.set(spanId, stored);
+    return stored;
   }
 
   #handle(row: SpanRow): SpanHandle {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { openDatabase } from "../../src/db/index.js";
-import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures.js";
+import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
 import { openTraceStore } from "../../src/trace/index.js";
 
 async function cli(args: string[]) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { openDatabase } from "../../src/db/index.js";
 import { openTraceStore } from "../../src/trace/index.js";
-import { seedOpsRollback, tempDbPath } from "../trace/fixtures.js";
+import { seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
 
 async function cli(args: string[]) {
   const out: string[] = [];

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { ToolError } from "../../src/errors.js";
 import { openTraceStore } from "../../src/trace/index.js";
-import { T0, freshStore, seedOpsRollback, tempDbPath } from "./fixtures.js";
+import { T0, freshStore, seedOpsRollback, tempDbPath } from "./fixtures/seed.js";
 
 const exporter = new InMemorySpanExporter();
 

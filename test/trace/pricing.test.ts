@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { UserInputError } from "../../src/errors.js";
 import { DEFAULT_PRICING, SCRIPTED_MODEL, loadPricingFile, lookupPrice, priceFor, resolvePricing } from "../../src/trace/index.js";
-import { T0, freshStore, tempDbPath } from "./fixtures.js";
+import { T0, freshStore, tempDbPath } from "./fixtures/seed.js";
 
 describe("priceFor", () => {
   it("prices input and output per million tokens", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { REDACTED, redactArgs } from "../../src/trace/index.js";
-import { T0, freshStore } from "./fixtures.js";
+import { T0, freshStore } from "./fixtures/seed.js";
 
 describe("redactArgs", () => {
   it("replaces top-level, nested and wildcard paths without touching the input", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderTraceTree, type TraceSpan } from "../../src/trace/index.js";
-import { T0, freshStore, seedOpsRollback } from "./fixtures.js";
+import { T0, freshStore, seedOpsRollback } from "./fixtures/seed.js";
 
 /** Column range [first, last] covered by a line's timeline bar (filled cells only). */
 function barCells(line: string): Set<number> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { percentile, type TraceStore } from "../../src/trace/index.js";
-import { T0, freshStore } from "./fixtures.js";
+import { T0, freshStore } from "./fixtures/seed.js";
 
 /** Seeds two graphs: "orders" with tool `slow` (10 calls, 10..100 ms, 3 failures, 2 retries), "weather" with `fast` (20 calls, 1..20 ms). */
 function seed(store: TraceStore): void {

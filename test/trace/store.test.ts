@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { openDatabase, readVersion } from "../../src/db/index.js";
 import { ToolError } from "../../src/errors.js";
 import { openTraceStore } from "../../src/trace/index.js";
-import { T0, freshStore, seedOpsRollback, tempDbPath } from "./fixtures.js";
+import { T0, freshStore, seedOpsRollback, tempDbPath } from "./fixtures/seed.js";
 
 describe("TraceStore and TraceRecorder", () => {
   it("creates the spans table through src/db migrations", () => {
