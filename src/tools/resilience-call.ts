@@ -14,8 +14,8 @@ import { type RetryEvent, withRetry } from "./retry.js";
 export interface ResilientCallOptions {
   /** Tool name: keys the breaker and the limits. */
   tool: string;
-  /** Per-attempt timeout. */
-  timeoutMs: number;
+  /** Per-attempt timeout; leave unset when `fn` enforces its own (as `executeTool` does). @default no timeout layer */
+  timeoutMs?: number;
   /** Retry policy. @default one attempt */
   retry?: ToolRetryPolicy;
   /** The run's cancel signal. */
@@ -50,7 +50,10 @@ export function callWithResilience<T>(
       breaker.run(() =>
         limits.run(
           options.tool,
-          () => withTimeout((s) => fn(attempt, s), options.timeoutMs, signal, { clock: options.clock, label: options.tool }),
+          () =>
+            options.timeoutMs === undefined
+              ? fn(attempt, signal)
+              : withTimeout((s) => fn(attempt, s), options.timeoutMs, signal, { clock: options.clock, label: options.tool }),
           signal,
         ),
       ),

@@ -51,4 +51,18 @@ describe("callWithResilience", () => {
     await expect(callWithResilience(failing, options)).rejects.toMatchObject({ code: "CIRCUIT_OPEN" });
     expect(calls).toBe(2);
   });
+
+  it("without timeoutMs passes the run's signal straight to the call", async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const result = await callWithResilience(
+      async (_attempt, signal) => {
+        seen = signal;
+        return "ok";
+      },
+      { tool: "t", signal: controller.signal, limits: new ToolLimits(), breaker: new CircuitBreaker("t") },
+    );
+    expect(result).toBe("ok");
+    expect(seen).toBe(controller.signal);
+  });
 });
