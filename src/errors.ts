@@ -30,6 +30,7 @@ export type AgentrtErrorCode =
   | "PERMISSION_DENIED"
   | "UNKNOWN_OUTCOME"
   | "CIRCUIT_OPEN"
+  | "SIM_FAULT"
   // workspace
   | "PATH_OUTSIDE_WORKSPACE"
   | "WORKSPACE_FILE_NOT_FOUND"

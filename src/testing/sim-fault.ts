@@ -5,13 +5,13 @@
 import { ToolError, TransientToolError } from "../errors.js";
 
 /**
- * A transient failure injected into a simulated call (code `TOOL_FAILED`,
+ * A transient failure injected into a simulated call (code `SIM_FAULT`,
  * `transient: true`), so agentrt's default retry policy (`isTransientError`)
  * retries it like a real 503; the tool and attempt are in `details`.
  */
 export class SimulatedFaultError extends TransientToolError {
   constructor(options: { tool: string; attempt: number; faults: number }) {
-    super("TOOL_FAILED", `simulated transient fault in ${options.tool} (call ${options.attempt} of the first ${options.faults} that fail)`, {
+    super("SIM_FAULT", `simulated transient fault in ${options.tool} (call ${options.attempt} of the first ${options.faults} that fail)`, {
       details: { ...options, simulated: true },
     });
   }

@@ -73,6 +73,7 @@ describe("SimWorld", () => {
     const error = await increment(first, "a").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SimulatedFaultError);
     expect(isTransientError(error)).toBe(true);
+    expect((error as SimulatedFaultError).code).toBe("SIM_FAULT");
     expect((error as SimulatedFaultError).details).toMatchObject({ tool: "increment", attempt: 1, faults: 3 });
 
     const second = connect(env);
