@@ -1,7 +1,14 @@
 import type { Command } from "../command.js";
+import { approveCommand } from "./approve.js";
+import { graphCommand } from "./graph.js";
 import { infoCommand } from "./info.js";
+import { runCommand } from "./run.js";
+import { statusCommand } from "./status.js";
+import { worldCommand } from "./world.js";
 import { statsCommand } from "./stats.js";
 import { traceCommand } from "./trace.js";
 
 /** Every `agentrt` sub-command, in the order `--help` lists them. */
-export const commands: readonly Command[] = [infoCommand, traceCommand, statsCommand];
+export const commands: readonly Command[] = [
+  runCommand, approveCommand, statusCommand, graphCommand, worldCommand, traceCommand, statsCommand, infoCommand,
+];

@@ -1,0 +1,51 @@
+import { UserInputError } from "../../errors.js";
+import type { Command } from "../command.js";
+import { printRun, withRuntime } from "../runtime-context.js";
+
+/** `agentrt run <graph>`: starts a run and executes it here until it finishes or waits. */
+export const runCommand: Command = {
+  name: "run",
+  summary: "Start a run of a graph and execute it until it finishes or waits",
+  usage: "agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] [--queue]",
+  flags: {
+    message: { type: "string", short: "m" },
+    input: { type: "string" },
+    thread: { type: "string" },
+    user: { type: "string" },
+    priority: { type: "string" },
+    queue: { type: "boolean", default: false },
+  },
+  async run(ctx) {
+    const [graph, ...extra] = ctx.args;
+    if (graph === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt run <graph> --message TEXT");
+    const message = ctx.flags.message as string | undefined;
+    const rawInput = ctx.flags.input as string | undefined;
+    if ((message === undefined) === (rawInput === undefined)) {
+      throw new UserInputError("BAD_INPUT", "give exactly one of --message TEXT or --input JSON");
+    }
+    const input = rawInput === undefined ? undefined : parseJson(rawInput);
+    const priority = parseInteger(ctx.flags.priority as string | undefined, "--priority");
+    return withRuntime(ctx, async (runtime) => {
+      const view = await runtime.submit({
+        graph, message, input, threadId: ctx.flags.thread as string | undefined, user: ctx.flags.user as string | undefined,
+        priority, queue: ctx.flags.queue === true,
+      });
+      return printRun(ctx, view);
+    });
+  },
+};
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UserInputError("BAD_INPUT", `--input is not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** Parses an optional integer flag; bad values are exit 2. */
+export function parseInteger(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw new UserInputError("BAD_INPUT", `${flag} must be an integer (got "${value}")`);
+  return Number(value);
+}

@@ -1,0 +1,71 @@
+/**
+ * Shared plumbing of the run commands: opening the runtime for `--db`,
+ * printing progress as it happens, and printing a run the same way
+ * everywhere (`run`, `approve`, `status`).
+ * @module
+ */
+import { Runtime, type RunView, type RuntimeEvent } from "../runtime/index.js";
+import type { CommandContext } from "./command.js";
+
+/** Opens the runtime for a command; progress is printed only in human mode. */
+export function openRuntime(ctx: CommandContext): Runtime {
+  return Runtime.open({
+    db: ctx.db,
+    config: process.env.AGENTRT_CONFIG,
+    onEvent: ctx.json ? undefined : (event) => printEvent(ctx, event),
+  });
+}
+
+/** Runs `fn` with an open runtime and always closes it. */
+export async function withRuntime<T>(ctx: CommandContext, fn: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const runtime = openRuntime(ctx);
+  try {
+    return await fn(runtime);
+  } finally {
+    runtime.close();
+  }
+}
+
+/** Prints a run (one JSON object with --json) and returns the exit code: 1 only when it failed. */
+export function printRun(ctx: CommandContext, view: RunView): number {
+  if (ctx.json) {
+    ctx.out(JSON.stringify(view));
+  } else {
+    ctx.out(`run ${view.run_id} (${view.graph}) thread ${view.thread_id}: ${view.status}`);
+    for (const action of view.pending) {
+      ctx.out(`  waiting for approval: ${action.tool} ${JSON.stringify(action.args)}`);
+      ctx.out(`    approve: agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash}${dbFlag(ctx)}`);
+      ctx.out(`    reject:  agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash} --reject${dbFlag(ctx)}`);
+    }
+    if (view.error !== null) ctx.out(`  error ${view.error.code}: ${view.error.message}`);
+    if (view.status === "SUCCEEDED" && view.result !== null) {
+      ctx.out(`  answer: ${typeof view.result === "string" ? view.result : JSON.stringify(view.result)}`);
+    }
+    ctx.out(`  usage: ${view.usage.model_calls} model calls, ${view.usage.tokens} tokens, $${view.usage.cost_usd.toFixed(6)}`);
+  }
+  return view.status === "FAILED" ? 1 : 0;
+}
+
+function dbFlag(ctx: CommandContext): string {
+  return ctx.db === "./agentrt.db" ? "" : ` --db ${ctx.db}`;
+}
+
+function printEvent(ctx: CommandContext, event: RuntimeEvent): void {
+  switch (event.type) {
+    case "status":
+      if (event.status === "RUNNING") ctx.out(`▶ run ${event.runId} running`);
+      return;
+    case "model_call":
+      ctx.out(`  model turn ${event.turn} (${event.model}): ${event.inputTokens} in / ${event.outputTokens} out tokens, ${event.ms} ms`);
+      return;
+    case "tool_call": {
+      const op = event.externalOperationId === undefined ? "" : ` op ${event.externalOperationId}`;
+      const error = event.error === undefined ? "" : `: ${event.error}`;
+      ctx.out(`    ${event.status === "done" ? "✓" : "✗"} ${event.tool} ${event.status} in ${event.ms} ms${op}${error}`);
+      return;
+    }
+    case "approval_requested":
+      ctx.out(`  ⏸ ${event.action.tool} needs approval (${event.action.reason ?? "policy"})`);
+      return;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Executes one claimed run on its LangGraph graph: builds the input (first
+ * start, approval resume, or crash recovery from the last checkpoint),
+ * streams it with the SQLite checkpointer, and maps where the graph stopped
+ * to a run outcome.
+ * @module
+ */
+import type { BaseStore } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { SqliteDatabase } from "../db/index.js";
+import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
+import type { AgentHooks } from "../graph/hooks.js";
+import type { RunLease, RunOutcome, RunRecord } from "../runs/index.js";
+import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.js";
+import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
+import type { PendingActionView } from "./run-view.js";
+import type { RuntimeListener } from "./runtime-events.js";
+
+/** What executing a run needs from the runtime. */
+export interface ExecutionDeps {
+  db: SqliteDatabase;
+  registry: GraphRegistry;
+  checkpointer: BaseCheckpointSaver;
+  store: BaseStore | undefined;
+  emit: RuntimeListener;
+  recorder: (run: RunRecord) => TraceRecorder;
+  pricing: PricingTable;
+}
+
+/** The minimal surface of a compiled graph the executor drives. */
+interface RunnableGraph extends RegisteredGraph {
+  getState(config: object): Promise<{ values: Record<string, unknown>; tasks: unknown[]; next: string[]; config: object; createdAt?: string }>;
+  stream(input: unknown, options: object): Promise<AsyncIterable<unknown>>;
+}
+
+/** Runs `run` under `lease` until the graph finishes or waits; never throws for graph-level failures. */
+export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease): Promise<RunOutcome> {
+  const graph = (await deps.registry.load(run.graphId)) as RunnableGraph;
+  // Graphs listed in langgraph.json come without persistence; the runtime owns it.
+  graph.checkpointer = deps.checkpointer;
+  if (deps.store !== undefined) graph.store = deps.store;
+  const recorder = deps.recorder(run);
+  const hooks = traceHooks(run, lease, recorder, deps);
+  const config = {
+    configurable: { thread_id: run.threadId, run_id: run.runId, user: run.userId },
+    context: { db: deps.db, hooks, signal: lease.signal },
+  };
+  try {
+    const before = await graph.getState(config);
+    const input = inputFor(run, before as never);
+    const stream = await graph.stream(input, { ...config, streamMode: "updates", durability: "sync", signal: lease.signal, recursionLimit: 100 });
+    for await (const _update of stream) {
+      lease.check();
+    }
+    const after = await graph.getState(config);
+    return outcomeOf(run, after, deps.emit);
+  } catch (error) {
+    recorder.recordError(error);
+    throw error;
+  } finally {
+    recorder.flush();
+  }
+}
+
+function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[] }): unknown {
+  const started = snapshot.createdAt !== undefined;
+  if (!started) return run.input;
+  const live = readPendingActions(snapshot);
+  const decisions = (Array.isArray(run.resume) ? run.resume : run.resume == null ? [] : [run.resume]) as ApprovalResume[];
+  // A resume already consumed before a crash must not be sent again: only still-pending actions get it.
+  const open = decisions.filter((d) => live.some((p) => p.action_id === d.action_id));
+  if (open.length > 0) return resumeCommand(live, open);
+  // Nothing to resume with: continue from the last checkpoint (crash recovery).
+  return null;
+}
+
+function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; tasks: unknown[] }, emit: RuntimeListener): RunOutcome {
+  const pending = readPendingActions(snapshot as never);
+  if (pending.length > 0) {
+    const views = pending.map(toPendingView);
+    for (const action of views) emit({ type: "approval_requested", runId: run.runId, action });
+    return { status: "WAITING_APPROVAL", pending: views, reason: `${views.length} action(s) need approval` };
+  }
+  const values = snapshot.values;
+  const error = values.error as { code: string; message: string } | null | undefined;
+  const result = "result" in values ? values.result : values;
+  if (error != null) return { status: "FAILED", errorCode: error.code, errorMessage: error.message, result };
+  return { status: "SUCCEEDED", result };
+}
+
+/** The contract view of a pending action: what approving it must quote. */
+export function toPendingView(action: PendingAction): PendingActionView {
+  return {
+    action_id: action.action_id,
+    tool: action.tool,
+    args: action.args,
+    args_hash: action.args_hash,
+    reason: action.reason,
+    approvers: action.approvers,
+  };
+}
+
+function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, deps: ExecutionDeps): AgentHooks {
+  const emit = deps.emit;
+  return {
+    onModelCall: (e) => {
+      const costUsd = priceFor(e.model, e, deps.pricing).totalUsd;
+      recorder.recordModelCall({
+        model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, costUsd, startTime: e.startedAt, endTime: e.endedAt,
+        extra: { turn: e.turn },
+      });
+      lease.addUsage({ modelCalls: 1, steps: 1, tokens: e.inputTokens + e.outputTokens, costUsd });
+      emit({ type: "model_call", runId: run.runId, turn: e.turn, model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, ms: e.endedAt - e.startedAt });
+    },
+    onToolCall: (e) => {
+      recorder.recordToolCall({
+        tool: e.tool, toolCallId: e.toolCallId, args: e.args, startTime: e.startedAt, endTime: e.endedAt,
+        status: e.status === "done" ? "ok" : "error", error: e.error?.message, externalOperationId: e.externalOperationId,
+      });
+      lease.addUsage({ steps: 1 });
+      emit({
+        type: "tool_call", runId: run.runId, tool: e.tool, toolCallId: e.toolCallId, status: e.status, ms: e.endedAt - e.startedAt,
+        ...(e.error === undefined ? {} : { error: e.error.message }),
+        ...(e.externalOperationId === undefined ? {} : { externalOperationId: e.externalOperationId }),
+      });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import { UserInputError } from "../errors.js";
+
+/** The subset of a compiled LangGraph graph the runtime relies on. */
+export interface RegisteredGraph {
+  /** Set by the runtime: graphs listed in langgraph.json must not bring their own. */
+  checkpointer?: unknown;
+  store?: unknown;
+  getGraphAsync(config?: unknown): Promise<{ drawMermaid(options?: unknown): string }>;
+}
+
+const LangGraphConfig = z.object({
+  graphs: z.record(z.string(), z.union([z.string(), z.object({ path: z.string() }).loose()])),
+});
+
+/** One `graphs` entry of langgraph.json: `./graphs/x.ts:graph`. */
+export interface GraphEntry {
+  id: string;
+  file: string;
+  exportName: string;
+}
+
+/**
+ * Finds and loads the graphs named in a `langgraph.json`, exactly as the
+ * LangGraph CLI reads the file, so Studio and agentrt see the same graphs.
+ */
+export class GraphRegistry {
+  readonly configPath: string;
+  readonly entries: ReadonlyMap<string, GraphEntry>;
+  private readonly loaded = new Map<string, Promise<RegisteredGraph>>();
+
+  private constructor(configPath: string, entries: Map<string, GraphEntry>) {
+    this.configPath = configPath;
+    this.entries = entries;
+  }
+
+  /** Reads `langgraph.json` (default: the one in the working directory). */
+  static fromConfig(configPath = resolve("langgraph.json")): GraphRegistry {
+    if (!existsSync(configPath)) {
+      throw new UserInputError("BAD_INPUT", `${configPath}: no langgraph.json (the file that lists the graphs)`);
+    }
+    let parsed: z.infer<typeof LangGraphConfig>;
+    try {
+      parsed = LangGraphConfig.parse(JSON.parse(readFileSync(configPath, "utf8")));
+    } catch (error) {
+      throw new UserInputError("BAD_INPUT", `${configPath}: not a valid langgraph.json (${(error as Error).message.split("\n")[0]})`, { cause: error });
+    }
+    const base = dirname(configPath);
+    const entries = new Map<string, GraphEntry>();
+    for (const [id, spec] of Object.entries(parsed.graphs)) {
+      const ref = typeof spec === "string" ? spec : spec.path;
+      const colon = ref.lastIndexOf(":");
+      const file = colon > 1 ? ref.slice(0, colon) : ref;
+      const exportName = colon > 1 ? ref.slice(colon + 1) : "graph";
+      entries.set(id, { id, file: isAbsolute(file) ? file : join(base, file), exportName });
+    }
+    return new GraphRegistry(configPath, entries);
+  }
+
+  /** Graph ids in file order. */
+  ids(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** Loads a graph by id; throws UNKNOWN_GRAPH (exit 2) for an id the file does not list. */
+  async load(id: string): Promise<RegisteredGraph> {
+    const entry = this.entries.get(id);
+    if (entry === undefined) {
+      throw new UserInputError("UNKNOWN_GRAPH", `unknown graph "${id}" (known: ${this.ids().join(", ") || "none"})`);
+    }
+    let pending = this.loaded.get(id);
+    if (pending === undefined) {
+      pending = importGraph(entry);
+      this.loaded.set(id, pending);
+    }
+    return pending;
+  }
+}
+
+async function importGraph(entry: GraphEntry): Promise<RegisteredGraph> {
+  const module = (await import(pathToFileURL(runnableFile(entry.file)).href)) as Record<string, unknown>;
+  let graph = module[entry.exportName];
+  // langgraph.json may also name a factory; LangGraph's CLI accepts both.
+  if (typeof graph === "function") graph = await (graph as () => unknown)();
+  if (graph === null || typeof graph !== "object" || typeof (graph as RegisteredGraph).getGraphAsync !== "function") {
+    throw new UserInputError("BAD_INPUT", `${entry.file}: export "${entry.exportName}" of graph ${entry.id} is not a compiled LangGraph graph`);
+  }
+  return graph as RegisteredGraph;
+}
+
+/** Under plain node a `.ts` entry cannot be imported; use its compiled twin in dist/ when there is one. */
+function runnableFile(file: string): string {
+  if (extname(file) !== ".ts" || process.execArgv.some((a) => a.includes("tsx")) || isTsLoaderActive()) return file;
+  const root = dirname(dirname(file));
+  const compiled = join(root, "dist", file.slice(root.length + 1).replace(/\.ts$/, ".js"));
+  return existsSync(compiled) ? compiled : file;
+}
+
+function isTsLoaderActive(): boolean {
+  // tsx registers itself through --import; vitest transforms .ts itself.
+  return process.env.VITEST !== undefined || (process.env.NODE_OPTIONS ?? "").includes("tsx");
+}

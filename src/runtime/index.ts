@@ -1,0 +1,8 @@
+/** The runtime: runs over graphs listed in langgraph.json, on one SQLite file. */
+export { Runtime } from "./runtime.js";
+export type { RuntimeOptions, SubmitOptions, DecisionOptions } from "./runtime.js";
+export { GraphRegistry } from "./graph-registry.js";
+export type { GraphEntry, RegisteredGraph } from "./graph-registry.js";
+export { toRunView } from "./run-view.js";
+export type { RunView, PendingActionView } from "./run-view.js";
+export type { RuntimeEvent, RuntimeListener } from "./runtime-events.js";

@@ -1,0 +1,65 @@
+/**
+ * The JSON a run is shown as by `agentrt run|approve|status --json` and the
+ * runtime API. Field names are a contract: extend, never rename.
+ * @module
+ */
+import type { RunRecord, RunStatus } from "../runs/index.js";
+
+/** A pending action as scripts see it: enough to approve it exactly. */
+export interface PendingActionView {
+  action_id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  args_hash: string;
+  reason?: string;
+  approvers?: string[];
+}
+
+/** A run as the CLI prints it and the runtime returns it. */
+export interface RunView {
+  run_id: string;
+  thread_id: string;
+  graph: string;
+  user: string;
+  status: RunStatus;
+  pending: PendingActionView[];
+  result: unknown;
+  error: { code: string; message: string } | null;
+  usage: { steps: number; model_calls: number; tokens: number; cost_usd: number };
+  created_at: string;
+  updated_at: string;
+}
+
+/** Builds the view of a stored run. */
+export function toRunView(run: RunRecord): RunView {
+  return {
+    run_id: run.runId,
+    thread_id: run.threadId,
+    graph: run.graphId,
+    user: run.userId,
+    status: run.status,
+    pending: run.status === "WAITING_APPROVAL" ? pendingViews(run.pending) : [],
+    result: run.result ?? null,
+    error: run.errorCode === null ? null : { code: run.errorCode, message: run.errorMessage ?? "" },
+    usage: {
+      steps: run.usage.steps,
+      model_calls: run.usage.modelCalls,
+      tokens: run.usage.tokens,
+      cost_usd: run.usage.costUsd,
+    },
+    created_at: new Date(run.createdAt).toISOString(),
+    updated_at: new Date(run.updatedAt).toISOString(),
+  };
+}
+
+function pendingViews(pending: unknown): PendingActionView[] {
+  if (!Array.isArray(pending)) return [];
+  return pending.map((p: PendingActionView) => ({
+    action_id: p.action_id,
+    tool: p.tool,
+    args: p.args,
+    args_hash: p.args_hash,
+    ...(p.reason === undefined ? {} : { reason: p.reason }),
+    ...(p.approvers === undefined ? {} : { approvers: p.approvers }),
+  }));
+}

@@ -1,0 +1,26 @@
+/**
+ * Progress events a runtime emits while it executes a run, so a person
+ * watching (`agentrt run` without --json) sees each step as it happens.
+ * @module
+ */
+import type { PendingActionView } from "./run-view.js";
+import type { RunStatus } from "../runs/index.js";
+
+/** One thing that happened in a run, in the order it happened. */
+export type RuntimeEvent =
+  | { type: "status"; runId: string; status: RunStatus }
+  | { type: "model_call"; runId: string; turn: number; model: string; inputTokens: number; outputTokens: number; ms: number }
+  | {
+      type: "tool_call";
+      runId: string;
+      tool: string;
+      toolCallId: string;
+      status: string;
+      ms: number;
+      error?: string;
+      externalOperationId?: string;
+    }
+  | { type: "approval_requested"; runId: string; action: PendingActionView };
+
+/** Receives runtime events; must not throw. */
+export type RuntimeListener = (event: RuntimeEvent) => void;

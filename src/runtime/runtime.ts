@@ -1,0 +1,217 @@
+/**
+ * The runtime facade: submit runs, approve or reject their pending actions,
+ * cancel them, and run workers — over one SQLite file holding runs,
+ * checkpoints, traces and memory. The CLI and the server are thin layers on it.
+ * @module
+ */
+import { SqliteSaver } from "../../checkpointers/index.js";
+import { openDatabase, type SqliteDatabase } from "../db/index.js";
+import { UserInputError } from "../errors.js";
+import { validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
+import { SqliteStore } from "../memory/sqlite-store.js";
+import {
+  RunStore, Scheduler, createWorker, defaultLeaseMs, newSortableId, isTerminal,
+  type RunBudget, type RunRecord, type RunStatus, type SchedulerOptions, type Worker,
+} from "../runs/index.js";
+import { openTraceStore, type TraceStore } from "../trace/index.js";
+import { GraphRegistry } from "./graph-registry.js";
+import { executeClaimed, type ClaimDeps } from "./execute-claimed.js";
+import { toRunView, type RunView } from "./run-view.js";
+import type { RuntimeListener } from "./runtime-events.js";
+
+/** How to open a {@link Runtime}. */
+export interface RuntimeOptions {
+  /** SQLite file for runs, checkpoints, traces and memory. @default "./agentrt.db" */
+  db?: string;
+  /** The langgraph.json that lists the graphs. @default "./langgraph.json" */
+  config?: string;
+  /** Lease duration for runs this process executes. @default env AGENTRT_LEASE_MS, else 30000 */
+  leaseMs?: number;
+  /** Identity written as lease owner. @default a random id per runtime */
+  workerId?: string;
+  /** Receives progress events of runs this process executes. @default none */
+  onEvent?: RuntimeListener;
+  /** Global and per-user caps on RUNNING runs. @default none */
+  scheduler?: SchedulerOptions;
+}
+
+/** What to start; see {@link Runtime.submit}. */
+export interface SubmitOptions {
+  /** Graph id from langgraph.json. */
+  graph: string;
+  /** A user message; becomes `{ messages: [{ role: "user", content }] }`. */
+  message?: string;
+  /** The graph's input as-is (instead of `message`). */
+  input?: unknown;
+  /** @default a new thread per run */
+  threadId?: string;
+  /** Who the run acts for. @default "anonymous" */
+  user?: string;
+  /** Higher is claimed first. @default 0 */
+  priority?: number;
+  /** Leave it QUEUED for a worker instead of running it here. @default false */
+  queue?: boolean;
+  /** Step, model-call, token and cost limits. @default none */
+  budget?: RunBudget;
+}
+
+/** A decision on one pending action; see {@link Runtime.approve}. */
+export interface DecisionOptions {
+  actionId: string;
+  argsHash: string;
+  /** Who decides. @default the run's user */
+  by?: string;
+  /** Roles of the decider, for "role:NAME" approvers. @default [] */
+  roles?: string[];
+  /** Kept with the decision; shown to the model on reject. */
+  reason?: string;
+}
+
+/** The agentrt runtime over one database file. */
+export class Runtime {
+  readonly db: SqliteDatabase;
+  readonly runs: RunStore;
+  readonly trace: TraceStore;
+  readonly registry: GraphRegistry;
+  private readonly scheduler: Scheduler;
+  private readonly deps: ClaimDeps;
+
+  private constructor(db: SqliteDatabase, registry: GraphRegistry, options: RuntimeOptions) {
+    this.db = db;
+    this.registry = registry;
+    this.runs = RunStore.open(db);
+    this.trace = openTraceStore(db);
+    this.scheduler = new Scheduler(this.runs, options.scheduler);
+    const checkpointer = new SqliteSaver(db);
+    const store = new SqliteStore(db);
+    const trace = this.trace;
+    this.deps = {
+      db, registry, runs: this.runs, checkpointer, store,
+      emit: options.onEvent ?? (() => undefined),
+      recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
+      pricing: trace.pricing,
+      leaseMs: options.leaseMs ?? defaultLeaseMs(),
+      workerId: options.workerId ?? `rt_${newSortableId()}`,
+    };
+  }
+
+  /** Opens the database (creating and migrating it) and reads langgraph.json. */
+  static open(options: RuntimeOptions = {}): Runtime {
+    const registry = GraphRegistry.fromConfig(options.config);
+    const db = openDatabase(options.db ?? "./agentrt.db");
+    try {
+      return new Runtime(db, registry, options);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /** Creates a run; runs it here until it finishes or waits unless `queue` is set. */
+  async submit(options: SubmitOptions): Promise<RunView> {
+    if (!this.registry.entries.has(options.graph)) await this.registry.load(options.graph);
+    if (options.message === undefined && options.input === undefined) {
+      throw new UserInputError("BAD_INPUT", "a run needs --message TEXT or --input JSON");
+    }
+    const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
+    const run = this.runs.create({
+      graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
+      priority: options.priority, budget: options.budget,
+    });
+    if (options.queue === true) return toRunView(run);
+    return this.runHere(run.runId);
+  }
+
+  /** The run as the CLI shows it; UNKNOWN_RUN (exit 2) for an unknown id. */
+  get(runId: string): RunView {
+    return toRunView(this.runs.get(runId));
+  }
+
+  /** Runs, newest first, optionally of one status. */
+  list(filter: { status?: RunStatus; limit?: number } = {}): RunView[] {
+    return this.runs.list(filter).map(toRunView);
+  }
+
+  /** Approves one pending action (bound to its args hash) and resumes the run here. */
+  async approve(runId: string, decision: DecisionOptions): Promise<RunView> {
+    return this.decide(runId, decision, "approve");
+  }
+
+  /** Rejects one pending action; the rejection goes back to the model, which continues. */
+  async reject(runId: string, decision: DecisionOptions): Promise<RunView> {
+    return this.decide(runId, decision, "reject");
+  }
+
+  /** Cancels a run that has not finished: no new steps; done side effects stay done. */
+  cancel(runId: string, options: { by?: string; reason?: string } = {}): RunView {
+    const run = this.runs.get(runId);
+    if (isTerminal(run.status)) {
+      throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${run.status}; nothing to cancel`);
+    }
+    const canceled = this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
+    this.deps.recorder(canceled).recordStateChange(run.status, "CANCELED", { reason: options.reason });
+    this.trace.flush();
+    return toRunView(canceled);
+  }
+
+  /** A worker that claims QUEUED runs from this database and executes them. */
+  worker(options: { concurrency?: number; once?: boolean; workerId?: string; leaseMs?: number; pollMs?: number } = {}): Worker {
+    return createWorker({
+      store: this.runs,
+      scheduler: this.scheduler,
+      workerId: options.workerId,
+      concurrency: options.concurrency,
+      once: options.once,
+      leaseMs: options.leaseMs ?? this.deps.leaseMs,
+      pollMs: options.pollMs,
+      execute: async (run, lease) => {
+        await executeClaimed(this.deps, run, lease);
+      },
+    });
+  }
+
+  /** Flushes the trace and closes the database. */
+  close(): void {
+    this.trace.flush();
+    if (this.db.open) this.db.close();
+  }
+
+  private async decide(runId: string, decision: DecisionOptions, kind: "approve" | "reject"): Promise<RunView> {
+    const run = this.runs.get(runId);
+    if (run.status !== "WAITING_APPROVAL") {
+      throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for approval`);
+    }
+    const resume: ApprovalResume = {
+      action_id: decision.actionId,
+      args_hash: decision.argsHash,
+      decision: kind,
+      by: decision.by ?? run.userId,
+      roles: decision.roles ?? [],
+      ...(decision.reason === undefined ? {} : { comment: decision.reason }),
+    };
+    // Checked against the checkpoint before anything changes: a refused decision leaves the run waiting.
+    const pending = await this.livePending(run);
+    const check = validateResume(pending, resume);
+    if (!check.ok) throw check.error;
+    return this.runHere(runId, [resume]);
+  }
+
+  private async livePending(run: RunRecord) {
+    const graph = (await this.registry.load(run.graphId)) as unknown as {
+      checkpointer?: unknown;
+      getState(config: object): Promise<{ tasks: never[] }>;
+    };
+    graph.checkpointer = this.deps.checkpointer;
+    return readPendingActions(await graph.getState({ configurable: { thread_id: run.threadId } }));
+  }
+
+  private async runHere(runId: string, resume?: ApprovalResume[]): Promise<RunView> {
+    const claimed = this.scheduler.claimRun(runId, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs, resume });
+    if (claimed === undefined) {
+      // Over a cap or running elsewhere: leave it to a worker, with the decision stored.
+      if (resume !== undefined && this.runs.get(runId).status === "WAITING_APPROVAL") this.runs.resume(runId, { resume });
+      return this.get(runId);
+    }
+    return toRunView(await executeClaimed(this.deps, claimed.run, claimed.lease));
+  }
+}
