@@ -19,6 +19,11 @@ export { openDatabase, migrate } from "./db/index.js";
 export type { SqliteDatabase, OpenDatabaseOptions, ModuleSchema, Migration } from "./db/index.js";
 export { packageVersion } from "./version.js";
 export {
+  RUN_STATUSES, RUN_TRANSITIONS, isTerminal, isWaiting, IllegalTransitionError, LeaseLostError, UnknownRunError,
+} from "./runs/index.js";
+export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunOutcome, LeaseLossReason } from "./runs/index.js";
+export type { LedgerEntry, LedgerStatus } from "./tools/ledger.js";
+export {
   defineTool, ToolRegistry, argsHash, canonicalJson, validateToolCall, executeTool, idempotencyKey,
   toolResultMessage, readEnvelope,
 } from "./tools/index.js";
