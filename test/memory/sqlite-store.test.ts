@@ -164,6 +164,11 @@ describe("SqliteStore", () => {
     }
   });
 
+  it("refuses a file whose memory tables are newer than this code", () => {
+    db.prepare("UPDATE agentrt_schema SET version = 99 WHERE module = 'memory'").run();
+    expect(() => new SqliteStore(db)).toThrow(expect.objectContaining({ code: "DB_SCHEMA_TOO_NEW" }));
+  });
+
   it("close() leaves a shared connection open", () => {
     store.close();
     expect(db.open).toBe(true);
