@@ -3,6 +3,7 @@ import { approveCommand } from "./approve.js";
 import { graphCommand } from "./graph.js";
 import { infoCommand } from "./info.js";
 import { runCommand } from "./run.js";
+import { runsCommand } from "./runs.js";
 import { statusCommand } from "./status.js";
 import { worldCommand } from "./world.js";
 import { statsCommand } from "./stats.js";
@@ -10,5 +11,5 @@ import { traceCommand } from "./trace.js";
 
 /** Every `agentrt` sub-command, in the order `--help` lists them. */
 export const commands: readonly Command[] = [
-  runCommand, approveCommand, statusCommand, graphCommand, worldCommand, traceCommand, statsCommand, infoCommand,
+  runCommand, approveCommand, statusCommand, runsCommand, graphCommand, worldCommand, traceCommand, statsCommand, infoCommand,
 ];
