@@ -50,7 +50,7 @@ it("retries injected faults with the tool's policy and performs the side effect 
     return result;
   }, switchOn.retry);
   expect(attempts).toEqual([1, 2, 3]);
-  expect(outcome).toEqual({ ok: true, result: { operationId: "op_lamp_1" }, externalOperationId: "op_lamp_1" });
+  expect(outcome).toMatchObject({ ok: true, result: { operationId: "op_lamp_1" }, externalOperationId: "op_lamp_1" });
   expect(world.snapshot()).toEqual({ calls: { switch_on: 1 }, failures: { switch_on: 2 }, systems: { lamp: { on: true } } });
 
   const replay = await executeTool(switchOn, {}, scope("call_a"));
