@@ -247,8 +247,8 @@ export class TraceRecorder {
     row.end_ms = options.endTime ?? this.#parts.clock();
     this.#open.delete(row.span_id);
     this.#parts.otel?.ended(row);
-    // Step and run ends are the batch boundaries: one transaction per step.
-    this.#parts.writer.mark(row, row.kind === "step" || row.kind === "invoke_agent");
+    // The run's end is written at once; everything else rides the next batch (≤ flushDelayMs later).
+    this.#parts.writer.mark(row, row.kind === "invoke_agent");
   }
 
   #apply(row: SpanRow, attributes: SpanAttributes, redact?: readonly string[]): void {

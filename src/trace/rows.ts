@@ -43,12 +43,19 @@ const COLUMNS = [
 
 const MUTABLE = COLUMNS.filter((c) => c !== "span_id" && c !== "run_id" && c !== "kind" && c !== "start_ms");
 
+const PLACEHOLDERS = COLUMNS.map(() => "?").join(", ");
+
 /** Insert-or-update of a whole row: one prepared statement serves a span's start and its end. */
-export const UPSERT_SQL = `INSERT INTO spans (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})
+export const UPSERT_SQL = `INSERT INTO spans (${COLUMNS.join(", ")}) VALUES (${PLACEHOLDERS})
   ON CONFLICT(span_id) DO UPDATE SET ${MUTABLE.map((c) => `${c} = excluded.${c}`).join(", ")}`;
 
 /** Plain insert that yields to an existing row: how two processes race to create a run's root. */
-export const INSERT_IF_ABSENT_SQL = `INSERT OR IGNORE INTO spans (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map((c) => `@${c}`).join(", ")})`;
+export const INSERT_IF_ABSENT_SQL = `INSERT OR IGNORE INTO spans (${COLUMNS.join(", ")}) VALUES (${PLACEHOLDERS})`;
+
+/** A row's values in column order: positional binding is much cheaper than named on the hot path. */
+export function rowValues(row: SpanRow): (string | number | null)[] {
+  return COLUMNS.map((c) => row[c]);
+}
 
 /** A fresh row with every optional column empty. */
 export function emptyRow(init: Pick<SpanRow, "span_id" | "run_id" | "kind" | "name" | "start_ms">): SpanRow {

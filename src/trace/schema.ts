@@ -3,6 +3,8 @@ import type { ModuleSchema } from "../db/index.js";
 /**
  * The trace module's tables. One row per span; the root span of a run is
  * unique so a resumed run in another process re-attaches instead of forking.
+ * Indexes are kept to the two lookups on the write path (by id, by run):
+ * every index is paid on each span insert, and stats are an offline scan.
  */
 export const TRACE_SCHEMA: ModuleSchema = {
   module: "trace",
@@ -35,7 +37,6 @@ export const TRACE_SCHEMA: ModuleSchema = {
        extra_json TEXT
      );
      CREATE INDEX spans_by_run ON spans (run_id, start_ms);
-     CREATE INDEX spans_by_kind ON spans (kind, graph);
      CREATE UNIQUE INDEX spans_one_root ON spans (run_id) WHERE kind = 'invoke_agent' AND parent_id IS NULL;`,
   ],
 };

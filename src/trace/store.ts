@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { OTEL_SPAN_ID, OTEL_TRACE_ID, OtelBridge } from "./otel.js";
 import { resolvePricing, type PricingTable } from "./pricing.js";
 import { TraceRecorder } from "./recorder.js";
-import { INSERT_IF_ABSENT_SQL, emptyRow, rowToSpan, type SpanRow } from "./rows.js";
+import { INSERT_IF_ABSENT_SQL, emptyRow, rowToSpan, rowValues, type SpanRow } from "./rows.js";
 import { TRACE_SCHEMA } from "./schema.js";
 import { computeStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { AttributeValue, TraceSpan } from "./types.js";
@@ -131,7 +131,7 @@ export class TraceStore {
     row.agent = options.agent ?? options.graph ?? "agent";
     if (options.extra !== undefined) row.extra_json = JSON.stringify(options.extra);
     // OR IGNORE: when two processes race, the unique root index keeps the first.
-    this.#db.prepare(INSERT_IF_ABSENT_SQL).run(row);
+    this.#db.prepare(INSERT_IF_ABSENT_SQL).run(rowValues(row));
     const winner = select.get(runId) as SpanRow;
     return { row: winner, resumed: winner.span_id !== spanId };
   }

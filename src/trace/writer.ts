@@ -1,11 +1,12 @@
 /**
  * Batches span writes. Recording a span only marks its row dirty; rows are
- * written in one transaction when a step ends, on an urgent event, or after a
- * short delay, so tracing adds a transaction per step rather than a write per span.
+ * written in one transaction after a short delay, on an urgent event (a wait,
+ * a state change, the run's end) or on `flush()`, so tracing costs one commit
+ * per batch (usually several steps) rather than a write per span.
  * @module
  */
 import type { SqliteDatabase } from "../db/index.js";
-import { UPSERT_SQL, type SpanRow } from "./rows.js";
+import { UPSERT_SQL, rowValues, type SpanRow } from "./rows.js";
 
 /** How the writer batches. */
 export interface SpanWriterOptions {
@@ -38,7 +39,7 @@ export class SpanWriter {
     this.#db = db;
     this.#upsert = db.prepare(UPSERT_SQL);
     this.#writeAll = db.transaction((rows: readonly SpanRow[]) => {
-      for (const row of rows) this.#upsert.run(row);
+      for (const row of rows) this.#upsert.run(rowValues(row));
     });
     this.#delay = options.flushDelayMs ?? 25;
     this.#max = options.maxBuffered ?? 512;

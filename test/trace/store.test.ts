@@ -56,7 +56,7 @@ describe("TraceStore and TraceRecorder", () => {
     expect(spans.find((s) => s.kind === "error_event")).toMatchObject({ status: "error", startMs: T0 + 6, endMs: T0 + 6, error: "model said nonsense" });
   });
 
-  it("batches: nothing is written until a step ends, then all of it in one go", () => {
+  it("batches: nothing is written until the batch is due, then all of it in one go", () => {
     const path = tempDbPath();
     const store = openTraceStore(openDatabase(path), { otel: false, flushDelayMs: 60_000 });
     const reader = openTraceStore(openDatabase(path, { readonly: true }));
@@ -64,8 +64,9 @@ describe("TraceStore and TraceRecorder", () => {
     expect(reader.spans("r")).toHaveLength(1); // the root is written at once, so other processes can attach
     const step = rec.startStep("tools 1", { startTime: T0 });
     for (const tool of ["a", "b", "c"]) rec.recordToolCall({ tool, startTime: T0, endTime: T0 + 1, parentId: step.id });
-    expect(reader.spans("r")).toHaveLength(1);
     step.end({ endTime: T0 + 2 });
+    expect(reader.spans("r")).toHaveLength(1);
+    rec.flush();
     expect(reader.spans("r")).toHaveLength(5);
   });
 
