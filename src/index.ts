@@ -25,11 +25,12 @@ export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunOutcome, L
 export type { LedgerEntry, LedgerStatus } from "./tools/ledger.js";
 export {
   defineTool, ToolRegistry, argsHash, canonicalJson, validateToolCall, executeTool, idempotencyKey,
-  toolResultMessage, readEnvelope,
+  toolResultMessage, readEnvelope, createResilientExecutor, toolContext, asToolError,
 } from "./tools/index.js";
 export type {
   AgentTool, ToolContext, ToolRetryPolicy, ToolRisk, ToolSpec, ToolDefinition, RawToolCall, ValidatedCall,
-  ToolCallScope, ToolOutcome, ExternalDataEnvelope, ToolResultMessageOptions, ToolStepStatus,
+  ToolCallScope, ToolOutcome, ExternalDataEnvelope, ToolResultMessageOptions, ToolStepStatus, ToolExecutor,
+  ResilientExecutorOptions,
 } from "./tools/index.js";
 export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER } from "./policy/index.js";
 export type {
@@ -42,9 +43,9 @@ export {
 } from "./graph/index.js";
 export type {
   AgentLimits, DefineAgentOptions, AgentStateUpdate, AgentStateValue, AgentStopError, ToolStep, Usage,
-  ModelTurnOptions, ToolExecutor, ToolNodeOptions, ToolTask, ApprovalRequest, ApprovalResume, PendingAction,
+  ModelTurnOptions, ToolNodeOptions, ToolTask, ApprovalRequest, ApprovalResume, PendingAction,
   ResumeCheck, AgentConfigurable, AgentRunConfig, AgentRunContext, RunScope, AgentHooks, ModelCallEvent,
-  ToolCallEvent,
+  ToolCallEvent, ToolRetryEvent,
 } from "./graph/index.js";
 export { ScriptedChatModel } from "./models/scripted-model.js";
 export type { ChatScript, ScriptedReply, ScriptedToolCall, ScriptInput } from "./models/scripted-model.js";

@@ -11,7 +11,8 @@ import { ToolRegistry } from "../tools/registry.js";
 import type { AgentHooks } from "./hooks.js";
 import { createModelTurnNode } from "./model-turn.js";
 import { AgentState } from "./state.js";
-import { createToolNode, routeToolCalls, type ToolExecutor } from "./tool-fanout.js";
+import type { ToolExecutor } from "../tools/execute-tool.js";
+import { createToolNode, routeToolCalls } from "./tool-fanout.js";
 
 /** Limits that stop an agent from looping forever. */
 export interface AgentLimits {
@@ -33,7 +34,7 @@ export interface DefineAgentOptions {
   instructions?: string;
   /** Observers of every run of this agent; per-run hooks go in `config.context.hooks`. @default {} */
   hooks?: AgentHooks;
-  /** Replaces the single-attempt executor (retries, ledger, breakers). @default executeTool */
+  /** Replaces the executor, e.g. to add the ledger. @default createResilientExecutor() */
   execute?: ToolExecutor;
 }
 

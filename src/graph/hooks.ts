@@ -25,12 +25,25 @@ export interface ToolCallEvent {
   status: ToolStepStatus;
   error: { code: string; message: string } | undefined;
   externalOperationId: string | undefined;
+  /** Attempts made; 0 when the tool was never called. */
+  attempts: number;
+}
+
+/** A failed attempt about to be retried after `delayMs`. */
+export interface ToolRetryEvent {
+  tool: string;
+  toolCallId: string;
+  attempt: number;
+  delayMs: number;
+  error: unknown;
 }
 
 /** Optional observers of an agent's model and tool calls. */
 export interface AgentHooks {
   onModelCall?: (event: ModelCallEvent) => void;
   onToolCall?: (event: ToolCallEvent) => void;
+  /** Before each retry backoff: the runtime shows the run as RETRYING. */
+  onToolRetry?: (event: ToolRetryEvent) => void;
 }
 
 /** Calls each hook set's callback, isolating the agent from observer bugs. */

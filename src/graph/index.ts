@@ -10,11 +10,11 @@ export type { AgentStateUpdate, AgentStateValue, AgentStopError, ToolStep, Usage
 export { createModelTurnNode, buildContext, readUsage } from "./model-turn.js";
 export type { ModelTurnOptions } from "./model-turn.js";
 export { createToolNode, routeToolCalls, toolTasksFrom } from "./tool-fanout.js";
-export type { ToolExecutor, ToolNodeOptions, ToolTask } from "./tool-fanout.js";
+export type { ToolNodeOptions, ToolTask } from "./tool-fanout.js";
 export {
   actionIdFor, awaitApproval, checkResume, readPendingActions, resumeCommand, validateResume,
 } from "./approval.js";
 export type { ApprovalRequest, ApprovalResume, PendingAction, ResumeCheck } from "./approval.js";
 export { resolveRunScope } from "./run-config.js";
 export type { AgentConfigurable, AgentRunConfig, AgentRunContext, RunScope } from "./run-config.js";
-export type { AgentHooks, ModelCallEvent, ToolCallEvent } from "./hooks.js";
+export type { AgentHooks, ModelCallEvent, ToolCallEvent, ToolRetryEvent } from "./hooks.js";

@@ -14,6 +14,8 @@ const stepSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   approvedBy: z.string().nullable(),
   externalOperationId: z.string().nullable(),
+  /** Tool attempts made; 0 when the call never reached the tool (invalid, denied, rejected). */
+  attempts: z.number(),
   startedAt: z.number(),
   endedAt: z.number(),
 });

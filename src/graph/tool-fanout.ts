@@ -10,8 +10,8 @@ import { END, Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { AgentrtError } from "../errors.js";
 import { evaluatePolicy, defaultPolicy, type Policy } from "../policy/policy.js";
 import { argsHash } from "../tools/args-hash.js";
-import { executeTool, type ToolCallScope, type ToolOutcome } from "../tools/execute-tool.js";
-import type { AgentTool } from "../tools/define-tool.js";
+import type { ToolExecutor } from "../tools/execute-tool.js";
+import { createResilientExecutor } from "../tools/resilient-executor.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { toolResultMessage, type ToolStepStatus } from "../tools/tool-message.js";
 import { validateToolCall, type RawToolCall } from "../tools/validate-call.js";
@@ -32,15 +32,12 @@ export interface ToolTask {
   roles: string[];
 }
 
-/** Runs one validated call; replace it to add retries, a ledger or breakers around {@link executeTool}. */
-export type ToolExecutor = (tool: AgentTool, args: unknown, scope: ToolCallScope) => Promise<ToolOutcome>;
-
 /** Options of {@link createToolNode}. */
 export interface ToolNodeOptions {
   registry: ToolRegistry;
   /** @default defaultPolicy (risk-based) */
   policy?: Policy;
-  /** @default executeTool (one attempt with timeout) */
+  /** @default createResilientExecutor() (the tool's retry policy, breaker, limits and timeout) */
   execute?: ToolExecutor;
   /** @default {} */
   hooks?: AgentHooks;
@@ -78,6 +75,7 @@ interface Finished {
   error?: AgentrtError | { code: string; message: string };
   approvedBy?: string;
   externalOperationId?: string;
+  attempts?: number;
   startedAt: number;
 }
 
@@ -85,7 +83,9 @@ function failure(code: string, message: string, startedAt: number): Finished {
   return { status: "failed", error: { code, message }, startedAt };
 }
 
-async function decideAndRun(task: ToolTask, options: Required<ToolNodeOptions>, config: LangGraphRunnableConfig | undefined): Promise<Finished> {
+type Resolved = Omit<Required<ToolNodeOptions>, "execute"> & { execute: ToolExecutor | undefined };
+
+async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraphRunnableConfig | undefined): Promise<Finished> {
   const startedAt = Date.now();
   if (task.invalid !== undefined) return failure("TOOL_ARGS_INVALID", `arguments of ${task.call.name} are not valid JSON: ${task.invalid}`, startedAt);
   const checked = validateToolCall(options.registry, task.call);
@@ -114,21 +114,24 @@ async function decideAndRun(task: ToolTask, options: Required<ToolNodeOptions>, 
     approvedBy = resume.by;
   }
   const scope = resolveRunScope(config);
+  const execute = options.execute ?? createResilientExecutor({
+    onRetry: (event) => emit([options.hooks, scope.hooks], "onToolRetry", event),
+  });
   const began = Date.now();
-  const outcome = await options.execute(tool, args, {
+  const outcome = await execute(tool, args, {
     runId: task.runId, threadId: scope.threadId, toolCallId: task.call.id, user: task.user,
     actionVersion: scope.actionVersion, db: scope.db, signal: scope.signal,
   });
-  const base = { approvedBy, externalOperationId: outcome.externalOperationId, startedAt: began };
+  const base = { approvedBy, externalOperationId: outcome.externalOperationId, attempts: outcome.attempts, startedAt: began };
   return outcome.ok ? { ...base, status: "done", data: outcome.result } : { ...base, status: "failed", error: outcome.error };
 }
 
 /** The tool branch node: input is a {@link ToolTask}, output one ToolMessage and one step. */
 export function createToolNode(options: ToolNodeOptions) {
-  const resolved: Required<ToolNodeOptions> = {
+  const resolved: Resolved = {
     registry: options.registry,
     policy: options.policy ?? defaultPolicy,
-    execute: options.execute ?? executeTool,
+    execute: options.execute,
     hooks: options.hooks ?? {},
   };
   return async (task: ToolTask, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
@@ -138,11 +141,11 @@ export function createToolNode(options: ToolNodeOptions) {
     const step: ToolStep = {
       turn: task.turn, toolCallId: task.call.id, tool: task.call.name, status: done.status, error: error ?? null,
       approvedBy: done.approvedBy ?? null, externalOperationId: done.externalOperationId ?? null,
-      startedAt: done.startedAt, endedAt,
+      attempts: done.attempts ?? 0, startedAt: done.startedAt, endedAt,
     };
     emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
       tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
-      status: done.status, error, externalOperationId: done.externalOperationId,
+      status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
     });
     const message = toolResultMessage({ tool: task.call.name, callId: task.call.id, status: done.status, data: done.data, error });
     return { messages: [message], steps: [step] };

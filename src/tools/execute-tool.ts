@@ -1,6 +1,6 @@
 /**
- * Runs one validated tool call with its ToolContext and timeout. Retries,
- * ledger and breakers wrap this function; it makes exactly one attempt.
+ * Runs one validated tool call with its ToolContext and timeout, exactly one
+ * attempt. {@link createResilientExecutor} adds retries, breaker and limits.
  * @module
  */
 import { AgentrtError, ToolError } from "../errors.js";
@@ -22,10 +22,36 @@ export interface ToolCallScope {
   signal?: AbortSignal;
 }
 
-/** The outcome of one attempt; never thrown. */
+/** The outcome of a call (after any retries); never thrown. */
 export type ToolOutcome =
-  | { ok: true; result: unknown; externalOperationId: string | undefined }
-  | { ok: false; error: AgentrtError; externalOperationId: string | undefined };
+  | { ok: true; result: unknown; externalOperationId: string | undefined; attempts: number }
+  | { ok: false; error: AgentrtError; externalOperationId: string | undefined; attempts: number };
+
+/** Runs one validated call; the agent graph calls it, the runtime may replace it (e.g. to add the ledger). */
+export type ToolExecutor = (tool: AgentTool, args: unknown, scope: ToolCallScope) => Promise<ToolOutcome>;
+
+/** The ToolContext of one attempt. */
+export function toolContext(scope: ToolCallScope, attempt: number, signal: AbortSignal, setExternalOperationId: (id: string) => void): ToolContext {
+  return {
+    runId: scope.runId,
+    threadId: scope.threadId,
+    toolCallId: scope.toolCallId,
+    idempotencyKey: idempotencyKey(scope.runId, scope.toolCallId, scope.actionVersion),
+    user: scope.user,
+    attempt,
+    signal,
+    db: scope.db,
+    setExternalOperationId,
+  };
+}
+
+/** Keeps agentrt errors as they are and wraps anything else as TOOL_FAILED. */
+export function asToolError(tool: AgentTool, cause: unknown): AgentrtError {
+  if (cause instanceof AgentrtError) return cause;
+  return new ToolError("TOOL_FAILED", `${tool.name} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+    cause, details: { tool: tool.name },
+  });
+}
 
 /** `${runId}:${toolCallId}:${actionVersion}`: the same on every retry and in every process. */
 export function idempotencyKey(runId: string, toolCallId: string, actionVersion = 1): string {
@@ -44,34 +70,21 @@ function abortRace(tool: AgentTool, signal: AbortSignal, timedOut: AbortSignal):
   });
 }
 
-/** Calls `tool.execute` once, aborting its signal after `tool.timeoutMs` (TOOL_TIMEOUT) or on `scope.signal` (CANCELED). */
-export async function executeTool(tool: AgentTool, args: unknown, scope: ToolCallScope): Promise<ToolOutcome> {
+/** A {@link ToolExecutor} that calls `tool.execute` once, aborting its signal after `tool.timeoutMs` (TOOL_TIMEOUT) or on `scope.signal` (CANCELED). */
+export const executeTool: ToolExecutor = async (tool, args, scope) => {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(new Error("timeout")), tool.timeoutMs);
   const signal = scope.signal ? AbortSignal.any([timeout.signal, scope.signal]) : timeout.signal;
   let externalOperationId: string | undefined;
-  const ctx: ToolContext = {
-    runId: scope.runId,
-    threadId: scope.threadId,
-    toolCallId: scope.toolCallId,
-    idempotencyKey: idempotencyKey(scope.runId, scope.toolCallId, scope.actionVersion),
-    user: scope.user,
-    attempt: scope.attempt ?? 1,
-    signal,
-    db: scope.db,
-    setExternalOperationId: (id) => { externalOperationId = id; },
-  };
+  const attempts = scope.attempt ?? 1;
+  const ctx = toolContext(scope, attempts, signal, (id) => { externalOperationId = id; });
   try {
     // The race makes a tool that ignores its signal still end at the timeout or cancel.
     const result = await Promise.race([Promise.resolve().then(() => tool.execute(args, ctx)), abortRace(tool, signal, timeout.signal)]);
-    return { ok: true, result, externalOperationId };
+    return { ok: true, result, externalOperationId, attempts };
   } catch (cause) {
-    const error = cause instanceof AgentrtError ? cause
-      : new ToolError("TOOL_FAILED", `${tool.name} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
-        cause, details: { tool: tool.name },
-      });
-    return { ok: false, error, externalOperationId };
+    return { ok: false, error: asToolError(tool, cause), externalOperationId, attempts };
   } finally {
     clearTimeout(timer);
   }
-}
+};

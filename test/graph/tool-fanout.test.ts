@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   defineAgent, definePolicy, defineTool, readEnvelope, type AgentTool, type ScriptedToolCall, type ToolCallEvent,
-  type ToolContext,
+  type ToolContext, type ToolRetryEvent, TransientToolError,
 } from "agentrt";
 import { ScriptedChatModel } from "agentrt/testing";
 
@@ -152,5 +152,17 @@ describe("tool fan-out", () => {
     const fallback = run([send], [{ name: "send", args: { to: "rep" }, id: "c2" }]);
     await fallback.invoke();
     expect(contexts[1]).toMatchObject({ runId: "t1", idempotencyKey: "t1:c2:1", user: "anonymous" });
+  });
+
+  it("retries a transient failure per the tool's policy and reports the retry to the hooks", async () => {
+    const flaky = defineTool({
+      name: "flaky_fetch", description: "flaky", risk: "read", schema: z.object({}), retry: { attempts: 2, initialDelayMs: 1 },
+      execute: (_args, ctx) => { if (ctx.attempt === 1) throw new TransientToolError("TOOL_FAILED", "blip"); return "ok"; },
+    });
+    const retries: ToolRetryEvent[] = [];
+    const { invoke } = run([flaky], [{ name: "flaky_fetch", id: "f1" }]);
+    const out = await invoke({}, { hooks: { onToolRetry: (e: ToolRetryEvent) => retries.push(e) } });
+    expect(out.steps[0]).toMatchObject({ status: "done", attempts: 2 });
+    expect(retries).toMatchObject([{ tool: "flaky_fetch", toolCallId: "f1", attempt: 1 }]);
   });
 });

@@ -11,7 +11,7 @@ describe("executeTool", () => {
       execute: (_args, ctx) => { ctx.setExternalOperationId("ext-1"); return { key: ctx.idempotencyKey, attempt: ctx.attempt }; },
     });
     expect(await executeTool(tool, {}, { ...scope, actionVersion: 2 })).toEqual({
-      ok: true, result: { key: "r1:c1:2", attempt: 1 }, externalOperationId: "ext-1",
+      ok: true, result: { key: "r1:c1:2", attempt: 1 }, externalOperationId: "ext-1", attempts: 1,
     });
     expect(idempotencyKey("r1", "c1")).toBe("r1:c1:1");
   });
