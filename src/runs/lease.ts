@@ -144,8 +144,9 @@ export function recoverExpiredLeases(store: RunStore, now: number): RunRecord[] 
 export function expireOverdueRuns(store: RunStore, now: number): RunRecord[] {
   const overdue = store
     .stmt(
+      // Same terms as the partial index runs_by_open_deadline, so finished runs are never scanned.
       `SELECT run_id FROM runs WHERE deadline_at IS NOT NULL AND deadline_at <= ?
-         AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED') ORDER BY run_id`,
+         AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')`,
     )
     .all(now) as { run_id: string }[];
   return overdue.map(({ run_id }) =>

@@ -3,6 +3,7 @@
  * triggers in the schema refuse UPDATE and DELETE.
  * @module
  */
+import type Database from "better-sqlite3";
 import type { SqliteDatabase } from "../db/index.js";
 import type { RunStatus } from "./lifecycle.js";
 import { rowToEvent, type RunEvent } from "./run-record.js";
@@ -19,12 +20,23 @@ export interface NewRunEvent {
   reason?: string | null;
 }
 
+const inserts = new WeakMap<SqliteDatabase, Database.Statement<unknown[]>>();
+
+function insertStatement(db: SqliteDatabase): Database.Statement<unknown[]> {
+  let statement = inserts.get(db);
+  if (statement === undefined) {
+    statement = db.prepare<unknown[]>(
+      `INSERT INTO run_events (run_id, from_status, to_status, at, actor, fencing_token, error_code, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    inserts.set(db, statement);
+  }
+  return statement;
+}
+
 /** Appends one event; call inside the transaction that changed the status. */
 export function appendRunEvent(db: SqliteDatabase, event: NewRunEvent): void {
-  db.prepare(
-    `INSERT INTO run_events (run_id, from_status, to_status, at, actor, fencing_token, error_code, reason)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  insertStatement(db).run(
     event.runId,
     event.from,
     event.to,

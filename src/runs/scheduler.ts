@@ -6,7 +6,7 @@
  */
 import { UserInputError } from "../errors.js";
 import { expireOverdueRuns, recoverExpiredLeases, RunLease } from "./lease.js";
-import { assertTransition } from "./lifecycle.js";
+import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunStore } from "./run-store.js";
 
@@ -32,6 +32,20 @@ export interface ClaimedRun {
   /** The run as RUNNING, after the claim. */
   run: RunRecord;
   lease: RunLease;
+}
+
+interface Candidate {
+  run_id: string;
+  user_id: string;
+  priority: number;
+  created_at: number;
+}
+
+/** Claim order: higher priority, then older, then smaller id. */
+function before(a: Candidate, b: Candidate): boolean {
+  if (a.priority !== b.priority) return a.priority > b.priority;
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at;
+  return a.run_id < b.run_id;
 }
 
 /** Claims runs for workers. */
@@ -61,20 +75,10 @@ export class Scheduler {
       const now = this.sweep();
       const running = this.countRunning();
       if (running.total >= this.options.maxRunning) return undefined;
-      const candidates = this.store
-        .stmt(
-          `SELECT run_id, user_id FROM runs WHERE status IN ('QUEUED', 'RETRYING') AND available_at <= ?
-           ORDER BY priority DESC, created_at, run_id`,
-        )
-        .iterate(now) as IterableIterator<{ run_id: string; user_id: string }>;
-      let chosen: string | undefined;
-      for (const row of candidates) {
-        if ((running.byUser.get(row.user_id) ?? 0) < this.userCap(row.user_id)) {
-          chosen = row.run_id;
-          break;
-        }
-      }
-      return chosen === undefined ? undefined : this.claim(this.store.get(chosen), options, undefined);
+      // One index-ordered scan per claimable status (an IN over both would sort every queued run), then the better head wins.
+      const heads = CLAIMABLE_STATUSES.map((status) => this.firstEligible(status, now, running.byUser));
+      const chosen = heads.reduce<Candidate | undefined>((best, head) => (head !== undefined && (best === undefined || before(head, best)) ? head : best), undefined);
+      return chosen === undefined ? undefined : this.claim(this.store.get(chosen.run_id), options, undefined);
     });
   }
 
@@ -126,6 +130,19 @@ export class Scheduler {
       { owner: options.workerId, expiresAt },
     );
     return { run: claimed, lease: new RunLease(this.store, claimed, options.leaseMs) };
+  }
+
+  private firstEligible(status: RunStatus, now: number, runningByUser: Map<string, number>): Candidate | undefined {
+    const rows = this.store
+      .stmt(
+        `SELECT run_id, user_id, priority, created_at FROM runs WHERE status = ? AND available_at <= ?
+         ORDER BY priority DESC, created_at, run_id`,
+      )
+      .iterate(status, now) as IterableIterator<Candidate>;
+    for (const row of rows) {
+      if ((runningByUser.get(row.user_id) ?? 0) < this.userCap(row.user_id)) return row;
+    }
+    return undefined;
   }
 
   private countRunning(): { total: number; byUser: Map<string, number> } {

@@ -43,7 +43,8 @@ CREATE TABLE runs (
 CREATE INDEX runs_by_claim_order ON runs (status, priority DESC, created_at, run_id);
 CREATE INDEX runs_by_thread ON runs (thread_id);
 CREATE INDEX runs_by_user_status ON runs (user_id, status);
-CREATE INDEX runs_by_deadline ON runs (deadline_at) WHERE deadline_at IS NOT NULL;
+CREATE INDEX runs_by_open_deadline ON runs (deadline_at)
+  WHERE deadline_at IS NOT NULL AND status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED');
 CREATE TABLE run_events (
   event_id INTEGER PRIMARY KEY AUTOINCREMENT,
   run_id TEXT NOT NULL,

@@ -7,6 +7,7 @@
  */
 import { migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError, ToolError } from "../errors.js";
+import { idempotencyKey } from "./execute-tool.js";
 import { LEDGER_SCHEMA, rowToLedgerEntry, serialiseError, type LedgerEntry, type LedgerStatus } from "./ledger-schema.js";
 
 export type { LedgerEntry, LedgerStatus } from "./ledger-schema.js";
@@ -39,9 +40,9 @@ export type LedgerBegin =
   /** An earlier attempt has no outcome and the tool cannot dedupe: a person must decide. */
   | { kind: "unknown-outcome"; key: string; entry: LedgerEntry; error: ToolError };
 
-/** The key a tool receives as `ctx.idempotencyKey`. */
+/** The key a tool receives as `ctx.idempotencyKey` (same function the executor uses). */
 export function ledgerKey(parts: LedgerKeyParts): string {
-  return `${parts.runId}:${parts.toolCallId}:${parts.actionVersion ?? 1}`;
+  return idempotencyKey(parts.runId, parts.toolCallId, parts.actionVersion ?? 1);
 }
 
 /** Durable intents and results of side-effecting tool calls. */

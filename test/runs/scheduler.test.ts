@@ -21,6 +21,22 @@ describe("claim order", () => {
     expect(order).toEqual(["old-high", "new-high", "newest-mid", "old-low", "mid-low"]);
   });
 
+  it("orders QUEUED and due RETRYING runs together", () => {
+    const { store, clock } = freshStore();
+    const scheduler = new Scheduler(store);
+    const oldRetrying = store.create({ graphId: "g" }).runId;
+    clock.advance(1);
+    const newQueued = store.create({ graphId: "g" }).runId;
+    clock.advance(1);
+    const urgentRetrying = store.create({ graphId: "g", priority: 9 }).runId;
+    for (const runId of [oldRetrying, urgentRetrying]) scheduler.claimRun(runId, claim)!.lease.retry();
+    clock.advance(1);
+    const urgentQueued = store.create({ graphId: "g", priority: 9 }).runId;
+    const order: string[] = [];
+    for (let c = scheduler.claimNext(claim); c !== undefined; c = scheduler.claimNext(claim)) order.push(c.run.runId);
+    expect(order).toEqual([urgentRetrying, urgentQueued, oldRetrying, newQueued]);
+  });
+
   it("does not claim a RETRYING run before its delay, nor a run not yet available", () => {
     const { store, clock } = freshStore();
     const scheduler = new Scheduler(store);
