@@ -8,6 +8,7 @@
  * @module
  */
 import { abortReason } from "./resilience-abort.js";
+import { WaitQueue } from "./resilience-queue.js";
 
 interface Waiter {
   grant: (release: () => void) => void;
@@ -18,7 +19,7 @@ interface Waiter {
 export class ConcurrencyLimiter {
   #limit: number;
   #active = 0;
-  readonly #queue: Waiter[] = [];
+  readonly #queue = new WaitQueue<Waiter>();
 
   /** @param limit slots; `Infinity` for no cap. */
   constructor(limit: number) {
@@ -32,7 +33,7 @@ export class ConcurrencyLimiter {
 
   /** Callers waiting for a slot. */
   get pending(): number {
-    return this.#queue.length;
+    return this.#queue.size;
   }
 
   /** The cap. */
@@ -52,19 +53,17 @@ export class ConcurrencyLimiter {
    */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
-    if (this.#active < this.#limit && this.#queue.length === 0) return Promise.resolve(this.#take());
+    if (this.#active < this.#limit && this.#queue.size === 0) return Promise.resolve(this.#take());
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
-        const index = this.#queue.indexOf(waiter);
-        if (index >= 0) this.#queue.splice(index, 1);
+        withdraw();
         reject(abortReason(signal));
       };
-      const waiter: Waiter = {
+      const withdraw = this.#queue.push({
         grant: resolve,
         detach: () => signal?.removeEventListener("abort", onAbort),
-      };
+      });
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#queue.push(waiter);
     });
   }
 
@@ -90,7 +89,7 @@ export class ConcurrencyLimiter {
   }
 
   #drain(): void {
-    while (this.#active < this.#limit && this.#queue.length > 0) {
+    while (this.#active < this.#limit && this.#queue.size > 0) {
       const waiter = this.#queue.shift();
       if (waiter === undefined) break;
       waiter.detach();

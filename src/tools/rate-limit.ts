@@ -6,6 +6,7 @@
  */
 import { abortReason } from "./resilience-abort.js";
 import { type Clock, systemClock } from "./resilience-clock.js";
+import { WaitQueue } from "./resilience-queue.js";
 
 /** A bucket's shape. */
 export interface TokenBucketOptions {
@@ -32,7 +33,7 @@ export class TokenBucket {
   readonly #clock: Clock;
   #tokens: number;
   #refilledAt: number;
-  #queue: Waiter[] = [];
+  readonly #queue = new WaitQueue<Waiter>();
   #cancelTimer: (() => void) | undefined;
 
   constructor(options: TokenBucketOptions) {
@@ -53,13 +54,13 @@ export class TokenBucket {
 
   /** Callers waiting for a token. */
   get pending(): number {
-    return this.#queue.length;
+    return this.#queue.size;
   }
 
   /** Takes a token if one is free and nobody is queued ahead; never waits. */
   tryAcquire(): boolean {
     this.#refill();
-    if (this.#queue.length > 0 || this.#tokens + EPSILON < 1) return false;
+    if (this.#queue.size > 0 || this.#tokens + EPSILON < 1) return false;
     this.#tokens = Math.max(0, this.#tokens - 1);
     return true;
   }
@@ -70,13 +71,12 @@ export class TokenBucket {
     if (this.tryAcquire()) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
-        this.#queue = this.#queue.filter((w) => w !== waiter);
-        if (this.#queue.length === 0) this.#stopTimer();
+        withdraw();
+        if (this.#queue.size === 0) this.#stopTimer();
         reject(abortReason(signal));
       };
-      const waiter: Waiter = { resolve, detach: () => signal?.removeEventListener("abort", onAbort) };
+      const withdraw = this.#queue.push({ resolve, detach: () => signal?.removeEventListener("abort", onAbort) });
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#queue.push(waiter);
       this.#schedule();
     });
   }
@@ -91,13 +91,13 @@ export class TokenBucket {
   #schedule(): void {
     if (this.#cancelTimer !== undefined) return;
     this.#refill();
-    while (this.#queue.length > 0 && this.#tokens + EPSILON >= 1) {
+    while (this.#queue.size > 0 && this.#tokens + EPSILON >= 1) {
       this.#tokens = Math.max(0, this.#tokens - 1);
       const waiter = this.#queue.shift();
       waiter?.detach();
       waiter?.resolve();
     }
-    if (this.#queue.length === 0) return;
+    if (this.#queue.size === 0) return;
     const waitMs = Math.ceil(((1 - this.#tokens) * 1000) / this.ratePerSecond);
     this.#cancelTimer = this.#clock.setTimer(() => {
       this.#cancelTimer = undefined;

@@ -129,6 +129,27 @@ describe("ConcurrencyLimiter", () => {
     await Promise.all(calls);
   });
 
+  it("keeps FIFO order across thousands of waiters with cancellations in between", async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const hold = await limiter.acquire();
+    const started: number[] = [];
+    const controllers: AbortController[] = [];
+    const calls = Array.from({ length: 3000 }, (_, i) => {
+      const controller = new AbortController();
+      controllers.push(controller);
+      return limiter.run(async () => void started.push(i), controller.signal).catch(() => undefined);
+    });
+    controllers.forEach((c, i) => {
+      if (i % 3 === 0) c.abort();
+    });
+    expect(limiter.pending).toBe(2000);
+    hold();
+    await Promise.all(calls);
+    expect(started).toEqual(Array.from({ length: 3000 }, (_, i) => i).filter((i) => i % 3 !== 0));
+    expect(limiter.active).toBe(0);
+    expect(limiter.pending).toBe(0);
+  });
+
   it("rejects a nonsensical cap", () => {
     expect(() => new ConcurrencyLimiter(0)).toThrow(RangeError);
     expect(() => new ConcurrencyLimiter(1.5)).toThrow(RangeError);
