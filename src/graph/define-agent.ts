@@ -38,6 +38,8 @@ export interface DefineAgentOptions {
   execute?: ToolExecutor;
 }
 
+const DEFAULT_MAX_TURNS = 10;
+
 /** Node names of an agent graph, for users who extend or draw it. */
 export const AGENT_NODES = { model: "model", tools: "tools" } as const;
 
@@ -57,11 +59,19 @@ export function defineAgent(options: DefineAgentOptions) {
     maxTurns: options.limits?.maxTurns, hooks: options.hooks,
   });
   const toolNode = createToolNode({ registry, policy: options.policy, execute: options.execute, hooks: options.hooks });
-  return new StateGraph(AgentState)
+  const graph = new StateGraph(AgentState)
     .addNode(AGENT_NODES.model, modelTurn)
     // Branch input is a ToolTask from Send, not the graph state.
     .addNode(AGENT_NODES.tools, toolNode as unknown as typeof modelTurn)
     .addEdge(START, AGENT_NODES.model)
     .addConditionalEdges(AGENT_NODES.model, routeToolCalls(AGENT_NODES.tools), [AGENT_NODES.tools, END])
     .addEdge(AGENT_NODES.tools, AGENT_NODES.model);
+  // Two supersteps per turn plus the final one: without this, a maxTurns above
+  // ~11 would end in LangGraph's recursion error instead of our clear stop.
+  const recursionLimit = 2 * (options.limits?.maxTurns ?? DEFAULT_MAX_TURNS) + 3;
+  if (recursionLimit > 25) {
+    const compile = graph.compile.bind(graph);
+    graph.compile = ((compileOptions) => compile(compileOptions).withConfig({ recursionLimit }));
+  }
+  return graph;
 }

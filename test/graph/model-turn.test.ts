@@ -47,6 +47,14 @@ describe("model turn", () => {
     expect(out.steps).toHaveLength(3);
   });
 
+  it("raises LangGraph's recursion limit to fit a large maxTurns", async () => {
+    const model = new ScriptedChatModel({ script: () => ({ toolCalls: [{ name: "ping" }] }) });
+    const graph = defineAgent({ model, tools: [ping], limits: { maxTurns: 15 } }).compile({ checkpointer: new MemorySaver() });
+    const out = await graph.invoke({ messages: [new HumanMessage("loop")] }, { configurable: { thread_id: "t" } });
+    expect(out.error).toMatchObject({ code: "MAX_STEPS_EXCEEDED" });
+    expect(model.calls).toHaveLength(15);
+  });
+
   it("counts the turn limit per run, so a thread can go on with a new message", async () => {
     const model = new ScriptedChatModel({
       script: ({ messages }) => (messages.at(-1)?.getType() === "human" ? { toolCalls: [{ name: "ping" }] } : { content: "ok" }),
