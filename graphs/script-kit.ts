@@ -5,6 +5,7 @@
  */
 import { isAIMessage, isHumanMessage, isToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { readEnvelope, type ExternalDataEnvelope } from "agentrt";
+import type { ScriptedReply } from "agentrt/testing";
 
 /** The text of the first user message. */
 export function userRequest(messages: readonly BaseMessage[]): string {
@@ -40,11 +41,27 @@ export function toolTurns(messages: readonly BaseMessage[]): number {
   return messages.filter((m) => isAIMessage(m) && (m.tool_calls?.length ?? 0) > 0).length;
 }
 
-const RETRYABLE = new Set(["TOOL_FAILED", "TOOL_TIMEOUT"]);
+// SIM_FAULT is what the simulated systems raise for AGENTRT_SIM_FAULTS: a transient failure like a 503.
+const RETRYABLE = new Set(["TOOL_FAILED", "TOOL_TIMEOUT", "SIM_FAULT"]);
+
+/** A failed result that a new attempt may cure (a transient fault or timeout). */
+export function isRetryable(result: ExternalDataEnvelope | undefined): boolean {
+  return result !== undefined && result.status === "failed" && RETRYABLE.has(result.error?.code ?? "");
+}
 
 /** A failed result worth asking for again (a transient fault or timeout), up to `max` tries of that tool. */
 export function shouldRetry(messages: readonly BaseMessage[], tool: string, max = 3): boolean {
   const results = toolResults(messages).get(tool) ?? [];
-  const last = results.at(-1);
-  return last !== undefined && last.status === "failed" && RETRYABLE.has(last.error?.code ?? "") && results.length < max;
+  return isRetryable(results.at(-1)) && results.length < max;
+}
+
+/**
+ * The next reply while `tool` has no successful result: `ask()` for a first or
+ * retryable attempt, else an honest answer that it failed; undefined once it succeeded.
+ */
+export function untilDone(messages: readonly BaseMessage[], tool: string, ask: () => ScriptedReply, what: string): ScriptedReply | undefined {
+  if (lastData(messages, tool) !== undefined) return undefined;
+  const result = lastResult(messages, tool);
+  if (result === undefined || shouldRetry(messages, tool)) return ask();
+  return { content: `I could not ${what}: ${tool} failed (${result.error?.message ?? "unknown error"}).` };
 }

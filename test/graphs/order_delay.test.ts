@@ -1,0 +1,64 @@
+// order_delay through the real runtime: a delayed order notifies its rep exactly once, an on-time one nobody.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SentMessage } from "../../graphs/sim/index.js";
+import { orderIdIn } from "../../graphs/order_delay-request.js";
+import { openScenarioRuntime, withSimEnv, type ScenarioRuntime } from "./scenario-runtime.js";
+
+let rt: ScenarioRuntime;
+beforeEach(() => {
+  rt = openScenarioRuntime();
+});
+afterEach(() => rt.close());
+
+const messages = () => Object.values(rt.world().systems.messaging ?? {}) as SentMessage[];
+const submit = (message: string) => rt.runtime.submit({ graph: "order_delay", message, user: "alice" });
+
+describe("order_delay", () => {
+  it("notifies the sales rep of delayed order 10086 with one message", async () => {
+    const run = await submit("Check order 10086; if it is delayed, notify the sales rep.");
+    expect(run.status).toBe("SUCCEEDED");
+    expect(run.result).toMatch(/Order 10086 .* is delayed .*notified the sales rep Wang Fang/);
+    const sent = messages();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ to: "rep_wang", channel: "chat" });
+    expect(sent[0]!.text).toContain("2026-05-16");
+    expect(rt.world().calls).toEqual({ get_order: 1, get_sales_rep: 1, send_message: 1 });
+  });
+
+  it("sends nothing for an on-time order", async () => {
+    const run = await submit("Check order 10087; if it is delayed, notify the sales rep.");
+    expect(run.status).toBe("SUCCEEDED");
+    expect(run.result).toMatch(/on time.*no notification/);
+    expect(messages()).toHaveLength(0);
+    expect(rt.world().calls).toEqual({ get_order: 1 });
+  });
+
+  it("asks for the order number when the request has none, calling no tool", async () => {
+    const run = await submit("Is my order late? Tell the rep if it is.");
+    expect(run.status).toBe("SUCCEEDED");
+    expect(run.result).toMatch(/order number/);
+    expect(rt.world().calls).toEqual({});
+  });
+
+  it("asks again after transient faults and still sends exactly one message", async () => {
+    const run = await withSimEnv({ AGENTRT_SIM_FAULTS: "get_order:1,send_message:2" }, () => submit("Check order 10086 and notify the rep if late."));
+    expect(run.status).toBe("SUCCEEDED");
+    expect(run.result).toMatch(/notified the sales rep/);
+    expect(rt.world().failures).toEqual({ get_order: 1, send_message: 2 });
+    expect(messages()).toHaveLength(1);
+  });
+
+  it("answers honestly when the tool keeps failing", async () => {
+    const run = await withSimEnv({ AGENTRT_SIM_FAULTS: "get_order:9" }, () => submit("Check order 10086"));
+    expect(run.status).toBe("SUCCEEDED");
+    expect(run.result).toMatch(/could not look up order 10086: get_order failed/);
+    expect(rt.world().failures).toEqual({ get_order: 3 });
+    expect(messages()).toHaveLength(0);
+  });
+
+  it("reads order numbers written in several ways", () => {
+    expect(orderIdIn("order #10086 please")).toBe("10086");
+    expect(orderIdIn("订单 10086 延迟了吗")).toBe("10086");
+    expect(orderIdIn("my order")).toBeUndefined();
+  });
+});

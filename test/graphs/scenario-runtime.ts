@@ -1,0 +1,62 @@
+// Shared by the scenario graph tests: a real Runtime on a temp SQLite file over the repo's langgraph.json, offline.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Runtime } from "../../src/runtime/index.js";
+import { openWorld } from "../../graphs/sim/index.js";
+import type { SimSnapshot } from "agentrt/testing";
+import { SqliteSaver } from "agentrt/checkpointers";
+import type { ToolStep } from "agentrt";
+
+/** The repository's langgraph.json, exactly the file Studio reads. */
+export const LANGGRAPH_JSON = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
+
+/** What the tests need of a compiled graph to read a thread's state with the runtime's saver. */
+export interface StatefulGraph {
+  checkpointer?: unknown;
+  getState(config: { configurable: { thread_id: string } }): Promise<{ values: unknown }>;
+}
+
+export interface ScenarioRuntime {
+  runtime: Runtime;
+  /** The simulated world of the run database: calls performed, faults fired, system state. */
+  world(): SimSnapshot;
+  /** The tool steps a run's thread recorded in its checkpointed state (each with its model turn). */
+  steps(graph: StatefulGraph, threadId: string): Promise<ToolStep[]>;
+  close(): void;
+}
+
+/** Opens a runtime on a fresh database; graphs use their scripted model (no OPENAI_API_KEY). */
+export function openScenarioRuntime(): ScenarioRuntime {
+  delete process.env.OPENAI_API_KEY;
+  const dir = mkdtempSync(join(tmpdir(), "agentrt-scenario-"));
+  const runtime = Runtime.open({ db: join(dir, "runs.db"), config: LANGGRAPH_JSON });
+  return {
+    runtime,
+    world: () => openWorld({ db: runtime.db }).snapshot(),
+    steps: async (graph, threadId) => {
+      graph.checkpointer = new SqliteSaver(runtime.db);
+      const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      return (snapshot.values as { steps?: ToolStep[] }).steps ?? [];
+    },
+    close: () => {
+      runtime.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `body` with simulated-world environment knobs set, restoring them afterwards. */
+export async function withSimEnv<T>(env: { AGENTRT_SIM_FAULTS?: string; AGENTRT_SIM_LATENCY_MS?: string }, body: () => Promise<T>): Promise<T> {
+  const saved = { AGENTRT_SIM_FAULTS: process.env.AGENTRT_SIM_FAULTS, AGENTRT_SIM_LATENCY_MS: process.env.AGENTRT_SIM_LATENCY_MS };
+  Object.assign(process.env, env);
+  try {
+    return await body();
+  } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
