@@ -64,7 +64,7 @@ export type { TokenBucketOptions } from "./tools/rate-limit.js";
 export { ConcurrencyLimiter, ConcurrencyRegistry } from "./tools/concurrency.js";
 export { ToolLimits, toolLimits } from "./tools/resilience-limits.js";
 export type { ToolLimitOptions } from "./tools/resilience-limits.js";
-export { callWithResilience } from "./tools/resilience-call.js";
+export { callWithResilience, fallbackWorthy } from "./tools/resilience-call.js";
 export type { ResilientCallOptions } from "./tools/resilience-call.js";
 export { ManualClock, systemClock } from "./tools/resilience-clock.js";
 export type { Clock } from "./tools/resilience-clock.js";

@@ -5,13 +5,14 @@
  */
 import type { ToolRetryPolicy } from "./define-tool.js";
 import { type CircuitBreaker, circuitBreakers } from "./circuit-breaker.js";
+import { isAbortError } from "./resilience-abort.js";
 import type { Clock } from "./resilience-clock.js";
 import { type ToolLimits, toolLimits } from "./resilience-limits.js";
 import { withTimeout } from "./resilience-timeout.js";
 import { type RetryEvent, withRetry } from "./retry.js";
 
 /** What {@link callWithResilience} needs to know about the call. */
-export interface ResilientCallOptions {
+export interface ResilientCallOptions<T = unknown> {
   /** Tool name: keys the breaker and the limits. */
   tool: string;
   /** Per-attempt timeout; leave unset when `fn` enforces its own (as `executeTool` does). @default no timeout layer */
@@ -30,6 +31,22 @@ export interface ResilientCallOptions {
   clock?: Clock;
   /** Jitter source. @default Math.random */
   random?: () => number;
+  /**
+   * Called with the primary's final error when another tool might succeed
+   * (see {@link fallbackWorthy}), typically `callWithResilience` of `tool.fallback`.
+   * @default no fallback
+   */
+  fallback?: (error: unknown) => Promise<T>;
+}
+
+// Failures that are the caller's or policy's doing: another tool would be refused the same way.
+const NO_FALLBACK = new Set(["CANCELED", "TOOL_ARGS_INVALID", "PERMISSION_DENIED", "BUDGET_EXCEEDED", "DEADLINE_EXCEEDED"]);
+
+/** True unless the failure is a cancellation, bad arguments, a refusal by policy or an exhausted budget. */
+export function fallbackWorthy(error: unknown): boolean {
+  if (isAbortError(error)) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return !(typeof code === "string" && NO_FALLBACK.has(code));
 }
 
 /**
@@ -37,12 +54,21 @@ export interface ResilientCallOptions {
  * backing off), the breaker before the limits (an open circuit fails fast
  * instead of queueing) and the timeout innermost (queueing time is not the
  * tool's time). CIRCUIT_OPEN is not transient, so an opening breaker also
- * ends the retries; falling back to another tool is the caller's decision.
+ * ends the retries; then `fallback`, if given, gets its turn.
  */
-export function callWithResilience<T>(
+export async function callWithResilience<T>(
   fn: (attempt: number, signal: AbortSignal) => Promise<T>,
-  options: ResilientCallOptions,
+  options: ResilientCallOptions<T>,
 ): Promise<T> {
+  try {
+    return await callPrimary(fn, options);
+  } catch (error) {
+    if (options.fallback === undefined || options.signal?.aborted || !fallbackWorthy(error)) throw error;
+    return options.fallback(error);
+  }
+}
+
+function callPrimary<T>(fn: (attempt: number, signal: AbortSignal) => Promise<T>, options: ResilientCallOptions<T>): Promise<T> {
   const breaker = options.breaker ?? circuitBreakers.get(options.tool);
   const limits = options.limits ?? toolLimits;
   return withRetry(

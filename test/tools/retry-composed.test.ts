@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { TransientToolError } from "../../src/errors.js";
+import { ToolError, TransientToolError } from "../../src/errors.js";
 import { CircuitBreaker } from "../../src/tools/circuit-breaker.js";
-import { callWithResilience } from "../../src/tools/resilience-call.js";
+import { callWithResilience, fallbackWorthy } from "../../src/tools/resilience-call.js";
 import { ManualClock } from "../../src/tools/resilience-clock.js";
 import { ToolLimits } from "../../src/tools/resilience-limits.js";
 import type { RetryEvent } from "../../src/tools/retry.js";
@@ -64,5 +64,24 @@ describe("callWithResilience", () => {
     );
     expect(result).toBe("ok");
     expect(seen).toBe(controller.signal);
+  });
+
+  it("falls back to another tool when the primary's circuit is open, but not on cancel or bad args", async () => {
+    const breaker = new CircuitBreaker("primary", { failureThreshold: 1 });
+    const limits = new ToolLimits();
+    const fallback = (error: unknown) => Promise.resolve(`fallback after ${(error as { code: string }).code}`);
+    const down = () => Promise.reject(new TransientToolError("TOOL_FAILED", "503"));
+    await expect(callWithResilience(down, { tool: "primary", breaker, limits, fallback })).resolves.toBe("fallback after TOOL_FAILED");
+    await expect(callWithResilience(down, { tool: "primary", breaker, limits, fallback })).resolves.toBe("fallback after CIRCUIT_OPEN");
+
+    const badArgs = () => Promise.reject(new ToolError("TOOL_ARGS_INVALID", "bad"));
+    await expect(callWithResilience(badArgs, { tool: "other", limits, fallback })).rejects.toMatchObject({ code: "TOOL_ARGS_INVALID" });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(callWithResilience(down, { tool: "other", limits, fallback, signal: controller.signal })).rejects.toMatchObject({
+      code: "CANCELED",
+    });
+    expect(fallbackWorthy(new ToolError("PERMISSION_DENIED", "no"))).toBe(false);
+    expect(fallbackWorthy(new ToolError("TOOL_TIMEOUT", "slow"))).toBe(true);
   });
 });
