@@ -4,7 +4,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { applyAttributes, errorText } from "./apply-attributes.js";
+import { applyAttributes, errorText, type ApplyOptions } from "./apply-attributes.js";
 import type { OtelBridge } from "./otel.js";
 import type { PricingTable } from "./pricing.js";
 import { emptyRow, type SpanRow } from "./rows.js";
@@ -85,6 +85,7 @@ export class TraceRecorder {
   readonly #open = new Map<string, SpanRow>();
   readonly #idPrefix = randomBytes(6).toString("hex");
   #seq = 0;
+  readonly #applyOptions: ApplyOptions;
 
   constructor(parts: RecorderParts) {
     this.#parts = parts;
@@ -92,6 +93,7 @@ export class TraceRecorder {
     this.rootId = parts.root.span_id;
     this.resumed = parts.resumed;
     this.#open.set(this.rootId, parts.root);
+    this.#applyOptions = { pricing: parts.pricing, maxArgsChars: parts.maxArgsChars };
   }
 
   /** Opens a span. Parallel branches simply hold several open spans at once. */
@@ -166,7 +168,7 @@ export class TraceRecorder {
     const extra = { from, to, ...(options.reason === undefined ? {} : { reason: options.reason }) };
     const span = this.startSpan({ kind: "state_change", name: `${from} → ${to}`, startTime: at, attributes: { extra } });
     const root = this.#parts.root;
-    applyAttributes(root, { extra: { "run.status": to } }, this.#applyOptions());
+    applyAttributes(root, { extra: { "run.status": to } }, this.#applyOptions);
     const terminal = TERMINAL[to];
     if (terminal !== undefined) this.end({ status: terminal, endTime: at });
     else this.#parts.writer.mark(root, true);
@@ -228,16 +230,14 @@ export class TraceRecorder {
   }
 
   #handle(row: SpanRow): SpanHandle {
-    return {
-      id: row.span_id,
-      stepId: row.step_id,
-      get ended() {
-        return row.status !== "running";
-      },
-      set: (attributes) => this.#apply(row, attributes),
-      end: (options) => this.#end(row, options ?? {}),
-    };
+    return new OpenSpan(row, this.#ops);
   }
+
+  // Shared by every handle: closures per span would be allocated on the hot path.
+  readonly #ops: SpanOps = {
+    apply: (row, attributes) => this.#apply(row, attributes),
+    end: (row, options) => this.#end(row, options),
+  };
 
   #end(row: SpanRow, options: EndSpanOptions): void {
     if (row.status !== "running" && row.span_id !== this.rootId) return;
@@ -252,10 +252,42 @@ export class TraceRecorder {
   }
 
   #apply(row: SpanRow, attributes: SpanAttributes, redact?: readonly string[]): void {
-    applyAttributes(row, attributes, { ...this.#applyOptions(), redact });
+    const options = this.#applyOptions;
+    applyAttributes(row, attributes, redact === undefined || redact.length === 0 ? options : { ...options, redact });
+  }
+}
+
+interface SpanOps {
+  apply(row: SpanRow, attributes: SpanAttributes): void;
+  end(row: SpanRow, options: EndSpanOptions): void;
+}
+
+class OpenSpan implements SpanHandle {
+  readonly #row: SpanRow;
+  readonly #ops: SpanOps;
+
+  constructor(row: SpanRow, ops: SpanOps) {
+    this.#row = row;
+    this.#ops = ops;
   }
 
-  #applyOptions() {
-    return { pricing: this.#parts.pricing, maxArgsChars: this.#parts.maxArgsChars };
+  get id(): string {
+    return this.#row.span_id;
+  }
+
+  get stepId(): string | null {
+    return this.#row.step_id;
+  }
+
+  get ended(): boolean {
+    return this.#row.status !== "running";
+  }
+
+  set(attributes: SpanAttributes): void {
+    this.#ops.apply(this.#row, attributes);
+  }
+
+  end(options: EndSpanOptions = {}): void {
+    this.#ops.end(this.#row, options);
   }
 }

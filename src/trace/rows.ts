@@ -59,11 +59,12 @@ export function rowValues(row: SpanRow): (string | number | null)[] {
 
 /** A fresh row with every optional column empty. */
 export function emptyRow(init: Pick<SpanRow, "span_id" | "run_id" | "kind" | "name" | "start_ms">): SpanRow {
+  // Written out in column order (no spread) so every row shares one hidden class.
   return {
-    parent_id: null, step_id: null, status: "running", end_ms: null, graph: null, agent: null, model: null,
+    span_id: init.span_id, run_id: init.run_id, parent_id: null, step_id: null, kind: init.kind, name: init.name,
+    status: "running", start_ms: init.start_ms, end_ms: null, graph: null, agent: null, model: null,
     input_tokens: null, output_tokens: null, cost_usd: null, tool: null, tool_call_id: null, args_json: null,
     attempt: null, idempotency_key: null, external_op_id: null, result_size: null, error: null, extra_json: null,
-    ...init,
   };
 }
 
