@@ -79,6 +79,8 @@ export class SqliteStore extends BaseStore {
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     operations.forEach(validateOperation);
     const now = this.#options.now();
+    // A read-only connection (inspection tools, historical fixtures) reads without refreshing TTLs.
+    const refresh = this.#options.refreshOnRead && !this.db.readonly;
     const run = this.db.transaction(() => {
       const results: unknown[] = [];
       const puts = new Map<string, SqlitePutOperation>();
@@ -86,15 +88,16 @@ export class SqliteStore extends BaseStore {
         if ("value" in op) {
           puts.set(`${namespacePath(op.namespace)}\u0000${op.key}`, op);
           results.push(undefined);
-        } else if ("namespacePrefix" in op) results.push(this.#search(op, now, this.#options.refreshOnRead));
-        else if ("key" in op) results.push(this.#get(op, now, this.#options.refreshOnRead));
+        } else if ("namespacePrefix" in op) results.push(this.#search(op, now, refresh));
+        else if ("key" in op) results.push(this.#get(op, now, refresh));
         else results.push(this.#listNamespaces(op, now));
       }
       if (puts.size > 0) this.#sweep(now);
       for (const op of puts.values()) this.#put(op, now);
       return results;
     });
-    return run.immediate() as OperationResults<Op>;
+    // IMMEDIATE takes the write lock up front, so a read that refreshes TTLs never fails to upgrade.
+    return (this.db.readonly ? run.deferred() : run.immediate()) as OperationResults<Op>;
   }
 
   /** Like `BaseStore.put`, with an optional per-item time to live (`null`: never expires). */

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { InMemoryStore } from "@langchain/langgraph-checkpoint";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, readVersion, type SqliteDatabase } from "../../src/db/index.js";
@@ -172,5 +173,43 @@ describe("SqliteStore", () => {
   it("close() leaves a shared connection open", () => {
     store.close();
     expect(db.open).toBe(true);
+  });
+});
+
+describe("SqliteStore on a file written by memory schema v1", () => {
+  const fixture = fileURLToPath(new URL("./fixtures/memory-v1.db", import.meta.url));
+  const writtenAt = Date.UTC(2026, 10, 29);
+
+  it("reads it through a read-only connection without touching it", async () => {
+    const copy = join(dir, "v1.db");
+    copyFileSync(fixture, copy);
+    const db = openDatabase(copy, { readonly: true });
+    try {
+      const store = new SqliteStore(db, { now: () => writtenAt + 1000 });
+      expect((await store.get(["users", "alice", "prefs"], "language"))?.value).toEqual({ value: "Chinese" });
+      expect((await store.search(["users", "alice"])).map((i) => i.key).sort()).toEqual(["language", "team"]);
+      expect((await store.get(["users", "bob", "prefs"], "language"))?.value).toEqual({ value: "English" });
+      const later = new SqliteStore(db, { now: () => writtenAt + 60_000 });
+      expect(await later.get(["users", "bob", "prefs"], "language")).toBeNull();
+      await expect(store.put(["users", "alice", "prefs"], "x", { v: 1 })).rejects.toThrow();
+    } finally {
+      db.close();
+    }
+  });
+
+  it("opens it read-write with no migration needed", async () => {
+    const copy = join(dir, "v1-rw.db");
+    copyFileSync(fixture, copy);
+    const store = new SqliteStore(copy);
+    try {
+      expect(readVersion(store.db, "memory")).toBe(1);
+      await store.put(["users", "carol", "prefs"], "language", { value: "German" });
+      expect(await store.listNamespaces({ maxDepth: 2 })).toEqual([
+        ["users", "alice"],
+        ["users", "carol"],
+      ]);
+    } finally {
+      store.close();
+    }
   });
 });
