@@ -55,3 +55,13 @@ export function listRunEvents(db: SqliteDatabase, runId: string): RunEvent[] {
     .all(runId)
     .map(rowToEvent);
 }
+
+/** Events after `afterEventId` (all runs, or one), oldest first. */
+export function listEventsAfter(db: SqliteDatabase, afterEventId: number, options: { runId?: string; limit?: number }): RunEvent[] {
+  const limit = options.limit ?? 1000;
+  const rows =
+    options.runId === undefined
+      ? db.prepare("SELECT * FROM run_events WHERE event_id > ? ORDER BY event_id LIMIT ?").all(afterEventId, limit)
+      : db.prepare("SELECT * FROM run_events WHERE run_id = ? AND event_id > ? ORDER BY event_id LIMIT ?").all(options.runId, afterEventId, limit);
+  return rows.map(rowToEvent);
+}

@@ -10,7 +10,7 @@ import { SystemError } from "../errors.js";
 import { IllegalTransitionError, LeaseLostError, UnknownRunError, type LeaseLossReason } from "./errors.js";
 import { defaultThreadId, newRunId } from "./ids.js";
 import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
-import { appendRunEvent, listRunEvents } from "./run-events.js";
+import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
 import { rowToRun, toJson, type RunBudget, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
 
@@ -72,6 +72,8 @@ export interface RunFilter {
   userId?: string;
   graphId?: string;
   threadId?: string;
+  /** "claim": priority, then oldest first; "newest": most recently created first. @default "claim" */
+  order?: "claim" | "newest";
   /** @default 1000 */
   limit?: number;
 }
@@ -150,7 +152,7 @@ export class RunStore {
     return row === undefined ? undefined : rowToRun(row);
   }
 
-  /** Runs matching the filter in claim order (priority, then age). */
+  /** Runs matching the filter, in claim order (priority, then age) unless `order: "newest"`. */
   list(filter: RunFilter = {}): RunRecord[] {
     const where: string[] = [];
     const args: unknown[] = [];
@@ -166,8 +168,9 @@ export class RunStore {
       }
     }
     const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
+    const order = filter.order === "newest" ? "created_at DESC, run_id DESC" : "priority DESC, created_at, run_id";
     return this.db
-      .prepare(`SELECT * FROM runs ${clause} ORDER BY priority DESC, created_at, run_id LIMIT ?`)
+      .prepare(`SELECT * FROM runs ${clause} ORDER BY ${order} LIMIT ?`)
       .all(...args, filter.limit ?? 1000)
       .map(rowToRun);
   }
@@ -175,6 +178,14 @@ export class RunStore {
   /** The run's status changes, oldest first. */
   events(runId: string): RunEvent[] {
     return listRunEvents(this.db, runId);
+  }
+
+  /**
+   * Status changes of every run (or one) with `eventId > afterEventId`, oldest
+   * first: lets another process tail the log (pass the last id it has seen).
+   */
+  eventsAfter(afterEventId: number, options: { runId?: string; limit?: number } = {}): RunEvent[] {
+    return listEventsAfter(this.db, afterEventId, options);
   }
 
   /**

@@ -27,6 +27,12 @@ export interface LedgerBeginInput extends LedgerKeyParts {
   argsHash: string;
   /** Whether the external system dedupes on the key, so a re-issue is safe. */
   idempotent: boolean;
+  /**
+   * Runs inside the same transaction before anything is written; throw to
+   * refuse, e.g. `() => lease.check()` so a worker whose lease was taken over
+   * cannot record a new intent. @default none
+   */
+  guard?: () => void;
 }
 
 /** What the caller must do next, decided from what the ledger already holds. */
@@ -68,6 +74,7 @@ export class ToolLedger {
   begin(input: LedgerBeginInput): LedgerBegin {
     const key = ledgerKey(input);
     const run = this.db.transaction((): LedgerBegin => {
+      input.guard?.();
       const now = this.clock();
       const existing = this.get(key);
       if (existing === undefined) {

@@ -65,6 +65,9 @@ describe("RunStore.create and reads", () => {
     expect(store.list({ status: ["QUEUED", "CANCELED"] })).toHaveLength(3);
     expect(store.list({ userId: "bob" })).toHaveLength(2);
     expect(store.list({ graphId: "g2", threadId: "t1" }).map((r) => r.runId)).toEqual([b.runId]);
+    expect(store.list({ order: "newest", limit: 2 }).map((r) => r.runId)).toEqual(
+      store.list().map((r) => r.runId).reverse().slice(0, 2),
+    );
   });
 
   it("is shared by two connections to the same file", () => {
@@ -98,6 +101,17 @@ describe("the event log", () => {
     ]);
     expect(store.events(runId)[2]).toMatchObject({ reason: "needs approval", at: clock.now });
     expect(store.events(runId)[5]).toMatchObject({ errorCode: "TOOL_FAILED" });
+  });
+
+  it("can be tailed across runs by event id", () => {
+    const { store } = freshStore();
+    const a = store.create({ graphId: "g" }).runId;
+    const seen = store.eventsAfter(0).at(-1)!.eventId;
+    const b = store.create({ graphId: "g" }).runId;
+    store.cancel(a);
+    expect(store.eventsAfter(seen).map((e) => [e.runId, e.to])).toEqual([[b, "QUEUED"], [a, "CANCELED"]]);
+    expect(store.eventsAfter(seen, { runId: a }).map((e) => e.to)).toEqual(["CANCELED"]);
+    expect(store.eventsAfter(0, { limit: 1 })).toHaveLength(1);
   });
 
   it("refuses UPDATE and DELETE", () => {

@@ -116,6 +116,14 @@ describe("ToolLedger", () => {
     expect(ledger.list("run_1", { status: "done" }).map((e) => e.externalOperationId)).toEqual(["op_a"]);
   });
 
+  it("a guard (the caller's lease check) runs first and refuses without writing", () => {
+    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const lost = new Error("lease lost");
+    expect(() => ledger.begin(call({ guard: () => { throw lost; } }))).toThrow(lost);
+    expect(ledger.list("run_1")).toEqual([]);
+    expect(ledger.begin(call({ guard: () => undefined })).kind).toBe("new");
+  });
+
   it("refuses a file whose ledger schema is newer", () => {
     const path = dbPath();
     const db = openDatabase(path);
