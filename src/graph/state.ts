@@ -16,6 +16,8 @@ const stepSchema = z.object({
   externalOperationId: z.string().nullable(),
   /** Tool attempts made; 0 when the call never reached the tool (invalid, denied, rejected). */
   attempts: z.number(),
+  /** The fallback tool that produced the result, when the called tool failed. */
+  fallback: z.string().nullable(),
   startedAt: z.number(),
   endedAt: z.number(),
 });

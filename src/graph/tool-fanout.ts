@@ -10,7 +10,8 @@ import { END, Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { AgentrtError } from "../errors.js";
 import { evaluatePolicy, defaultPolicy, type Policy } from "../policy/policy.js";
 import { argsHash } from "../tools/args-hash.js";
-import type { ToolExecutor } from "../tools/execute-tool.js";
+import type { AgentTool } from "../tools/define-tool.js";
+import type { ToolExecutor, ToolOutcome } from "../tools/execute-tool.js";
 import { createResilientExecutor } from "../tools/resilient-executor.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { toolResultMessage, type ToolStepStatus } from "../tools/tool-message.js";
@@ -74,6 +75,7 @@ interface Finished {
   data?: unknown;
   error?: AgentrtError | { code: string; message: string };
   approvedBy?: string;
+  via?: string;
   externalOperationId?: string;
   attempts?: number;
   startedAt: number;
@@ -113,17 +115,36 @@ async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraph
     }
     approvedBy = resume.by;
   }
+  const { outcome, via } = await runWithFallback(tool, args, task, options, config);
+  const base = { approvedBy, via, externalOperationId: outcome.externalOperationId, attempts: outcome.attempts, startedAt: outcome.startedAt };
+  return outcome.ok ? { ...base, status: "done", data: outcome.result } : { ...base, status: "failed", error: outcome.error };
+}
+
+/**
+ * Executes the call; when it fails for good and the tool names a `fallback`
+ * that policy allows outright and that accepts the same arguments, runs that
+ * instead (under its own call id suffix, so idempotency keys stay distinct).
+ */
+async function runWithFallback(
+  tool: AgentTool, args: Record<string, unknown>, task: ToolTask, options: Resolved, config: LangGraphRunnableConfig | undefined,
+): Promise<{ outcome: ToolOutcome & { startedAt: number }; via: string | undefined }> {
   const scope = resolveRunScope(config);
   const execute = options.execute ?? createResilientExecutor({
     onRetry: (event) => emit([options.hooks, scope.hooks], "onToolRetry", event),
   });
-  const began = Date.now();
-  const outcome = await execute(tool, args, {
+  const callScope = {
     runId: task.runId, threadId: scope.threadId, toolCallId: task.call.id, user: task.user,
     actionVersion: scope.actionVersion, db: scope.db, signal: scope.signal,
-  });
-  const base = { approvedBy, externalOperationId: outcome.externalOperationId, attempts: outcome.attempts, startedAt: began };
-  return outcome.ok ? { ...base, status: "done", data: outcome.result } : { ...base, status: "failed", error: outcome.error };
+  };
+  const startedAt = Date.now();
+  const outcome = await execute(tool, args, callScope);
+  const alt = tool.fallback === undefined ? undefined : options.registry.get(tool.fallback);
+  if (outcome.ok || !alt || outcome.error.code === "CANCELED") return { outcome: { ...outcome, startedAt }, via: undefined };
+  const parsed = alt.schema.safeParse(args);
+  const allowed = evaluatePolicy(options.policy, { tool: alt, user: task.user, roles: task.roles }).effect === "allow";
+  if (!parsed.success || !allowed) return { outcome: { ...outcome, startedAt }, via: undefined };
+  const second = await execute(alt, parsed.data, { ...callScope, toolCallId: `${task.call.id}:fallback:${alt.name}` });
+  return { outcome: { ...second, startedAt }, via: alt.name };
 }
 
 /** The tool branch node: input is a {@link ToolTask}, output one ToolMessage and one step. */
@@ -141,13 +162,15 @@ export function createToolNode(options: ToolNodeOptions) {
     const step: ToolStep = {
       turn: task.turn, toolCallId: task.call.id, tool: task.call.name, status: done.status, error: error ?? null,
       approvedBy: done.approvedBy ?? null, externalOperationId: done.externalOperationId ?? null,
-      attempts: done.attempts ?? 0, startedAt: done.startedAt, endedAt,
+      attempts: done.attempts ?? 0, fallback: done.via ?? null, startedAt: done.startedAt, endedAt,
     };
     emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
       tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
       status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
     });
-    const message = toolResultMessage({ tool: task.call.name, callId: task.call.id, status: done.status, data: done.data, error });
+    const message = toolResultMessage({
+      tool: task.call.name, callId: task.call.id, status: done.status, data: done.data, error, fallback: done.via,
+    });
     return { messages: [message], steps: [step] };
   };
 }

@@ -165,4 +165,21 @@ describe("tool fan-out", () => {
     expect(out.steps[0]).toMatchObject({ status: "done", attempts: 2 });
     expect(retries).toMatchObject([{ tool: "flaky_fetch", toolCallId: "f1", attempt: 1 }]);
   });
+
+  it("falls back to the tool's declared fallback when it fails for good", async () => {
+    const primary = defineTool({
+      name: "weather_primary", description: "primary", risk: "read", schema: z.object({ city: z.string() }), fallback: "weather_backup",
+      execute: () => { throw new Error("provider down"); },
+    });
+    const backup = defineTool({
+      name: "weather_backup", description: "backup", risk: "read", schema: z.object({ city: z.string() }),
+      execute: ({ city }, ctx) => ({ city, source: "backup", key: ctx.idempotencyKey }),
+    });
+    const { invoke } = run([primary, backup], [{ name: "weather_primary", args: { city: "Oslo" }, id: "w1" }]);
+    const out = await invoke({ run_id: "r" });
+    expect(out.steps[0]).toMatchObject({ tool: "weather_primary", status: "done", fallback: "weather_backup" });
+    expect(readEnvelope(toolMessages(out.messages)[0]!)).toMatchObject({
+      tool: "weather_primary", fallback_tool: "weather_backup", data: { city: "Oslo", source: "backup", key: "r:w1:fallback:weather_backup:1" },
+    });
+  });
 });
