@@ -74,3 +74,12 @@ export { Workspace } from "./workspace/workspace.js";
 export type { WorkspaceOptions, WorkspaceEntry } from "./workspace/workspace.js";
 export { workspaceTools } from "./workspace/workspace-tools.js";
 export type { WorkspaceTools, WorkspaceToolsOptions } from "./workspace/workspace-tools.js";
+export {
+  openTraceStore, TraceStore, TraceRecorder, priceFor, lookupPrice, resolvePricing, loadPricingFile, DEFAULT_PRICING,
+  SCRIPTED_MODEL, redactArgs, renderTraceTree, SPAN_KINDS,
+} from "./trace/index.js";
+export type {
+  TraceStoreOptions, RecorderOptions, StartSpanOptions, EndSpanOptions, SpanHandle, ModelCallRecord, ToolCallRecord,
+  SpanKind, SpanStatus, SpanAttributes, TraceSpan, ModelPrice, PricingTable, TokenUsage, Cost, RenderOptions,
+  StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, UsageTotals,
+} from "./trace/index.js";

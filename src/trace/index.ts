@@ -15,7 +15,7 @@ export { redactArgs, REDACTED } from "./redact.js";
 export { renderTraceTree } from "./render.js";
 export type { RenderOptions } from "./render.js";
 export { percentile } from "./stats.js";
-export type { StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, Usage } from "./stats.js";
+export type { StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, UsageTotals } from "./stats.js";
 export { spanToJson } from "./rows.js";
 export { TRACE_SCHEMA } from "./schema.js";
 export { formatCost, formatDuration, formatTokens, formatRate } from "./format.js";

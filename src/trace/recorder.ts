@@ -132,11 +132,14 @@ export class TraceRecorder {
     const end = call.endTime ?? this.#parts.clock();
     const span = this.startSpan({
       kind: "model_call",
-      name: call.name ?? `chat ${call.model}`,
+      name: call.name ?? modelCallName(call),
       parentId: call.parentId,
       stepId: call.stepId,
       startTime: call.startTime ?? end,
-      attributes: { model: call.model, inputTokens: call.inputTokens, outputTokens: call.outputTokens, costUsd: call.costUsd, extra: call.extra },
+      attributes: {
+        model: call.model, inputTokens: call.inputTokens, outputTokens: call.outputTokens, costUsd: call.costUsd,
+        extra: call.turn === undefined ? call.extra : { ...call.extra, turn: call.turn },
+      },
     });
     span.end({ endTime: end, error: call.error, status: call.status });
     return span.id;
@@ -290,4 +293,10 @@ class OpenSpan implements SpanHandle {
   end(options: EndSpanOptions = {}): void {
     this.#ops.end(this.#row, options);
   }
+}
+
+/** The tree label of a model call: the seed's `model_turn N` when the turn is known, else `chat {model}`. */
+function modelCallName(call: ModelCallRecord): string {
+  const turn = call.turn ?? call.extra?.turn;
+  return typeof turn === "number" ? `model_turn ${turn}` : `chat ${call.model}`;
 }

@@ -14,7 +14,7 @@ export interface StatsOptions {
 }
 
 /** Tokens and cost of some model calls. */
-export interface Usage {
+export interface UsageTotals {
   modelCalls: number;
   inputTokens: number;
   outputTokens: number;
@@ -35,14 +35,14 @@ export interface ToolStats {
   retries: number;
 }
 
-/** Usage of one graph over all its runs. */
-export interface GraphStats extends Usage {
+/** UsageTotals of one graph over all its runs. */
+export interface GraphStats extends UsageTotals {
   graph: string;
   runs: number;
 }
 
-/** Usage of one run. */
-export interface RunStats extends Usage {
+/** UsageTotals of one run. */
+export interface RunStats extends UsageTotals {
   runId: string;
   graph: string | null;
   /** The last lifecycle status recorded, else the root span's status. */
@@ -58,7 +58,7 @@ export interface RunStats extends Usage {
 export interface TraceStats {
   graph: string | null;
   runs: number;
-  totals: Usage & { retries: number };
+  totals: UsageTotals & { retries: number };
   /** Slowest first (by p95). */
   tools: ToolStats[];
   graphs: GraphStats[];
@@ -90,7 +90,7 @@ export function computeStats(db: SqliteDatabase, hasTable: boolean, options: Sta
   const where = "(@graph IS NULL OR graph = @graph)";
   const totals = db
     .prepare(`SELECT COUNT(DISTINCT run_id) AS runs, ${USAGE_COLUMNS}, SUM(${RETRY_EXPR}) AS retries FROM spans WHERE ${where}`)
-    .get({ graph }) as { runs: number; retries: number | null; modelCalls: number | null } & Omit<Usage, "modelCalls">;
+    .get({ graph }) as { runs: number; retries: number | null; modelCalls: number | null } & Omit<UsageTotals, "modelCalls">;
   const graphs = db
     .prepare(`SELECT COALESCE(graph, '(none)') AS graph, COUNT(DISTINCT run_id) AS runs, ${USAGE_COLUMNS}
       FROM spans WHERE ${where} GROUP BY graph ORDER BY costUsd DESC, graph`)

@@ -105,7 +105,9 @@ export interface ModelCallRecord {
   outputTokens: number;
   /** Overrides the priced cost. */
   costUsd?: number;
-  /** @default `chat {model}` */
+  /** The agent's model turn (1, 2, …); names the span `model_turn {turn}` and is kept as `extra.turn`. */
+  turn?: number;
+  /** @default `model_turn {turn}` when the turn is known, else `chat {model}` */
   name?: string;
   parentId?: string;
   stepId?: string;

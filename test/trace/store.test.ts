@@ -44,6 +44,15 @@ describe("TraceStore and TraceRecorder", () => {
     expect(store.spans("r").find((s) => s.spanId === callId)!.stepId).toBe(step.id);
   });
 
+  it("names a model call after its turn, like the seed's tree (model_turn 2)", () => {
+    const { store } = freshStore();
+    const rec = store.recorder("r", { startTime: T0 });
+    rec.recordModelCall({ model: "scripted", turn: 2, inputTokens: 1, outputTokens: 1, startTime: T0, endTime: T0 + 1 });
+    rec.recordModelCall({ model: "scripted", extra: { turn: 3 }, inputTokens: 1, outputTokens: 1, startTime: T0, endTime: T0 + 1 });
+    const calls = store.spans("r").filter((s) => s.kind === "model_call");
+    expect(calls.map((s) => [s.name, s.extra.turn])).toEqual([["model_turn 2", 2], ["model_turn 3", 3]]);
+  });
+
   it("records errors with their agentrt code and error events as instants", () => {
     const { store } = freshStore();
     const rec = store.recorder("r", { startTime: T0 });
