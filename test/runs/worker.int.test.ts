@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore } from "../../src/runs/index.js";
+import { RunStore, createWorker } from "../../src/runs/index.js";
 import { tempDbPath } from "./helpers.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "worker-child.ts");
@@ -81,9 +81,16 @@ describe("worker processes sharing one SQLite file", () => {
     expect((await victim.exit).signal).toBe("SIGKILL");
     expect(store.get(runId)).toMatchObject({ status: "RUNNING", lease: { owner: "victim" } });
 
-    const rescuer = startWorker({ DB: path, WORKER_ID: "rescuer", LEASE_MS: "300", HEARTBEAT_MS: "50" });
-    const exit = await rescuer.exit;
-    expect(exit, exit.stderr).toMatchObject({ code: 0 });
+    // The other worker runs in this process: it must wait for the dead lease to expire, then take over.
+    const record = store.db.prepare("INSERT INTO test_executions (run_id, worker_id, token, finished) VALUES (?, ?, ?, 1)");
+    const stats = await createWorker({
+      store, workerId: "rescuer", leaseMs: 300, heartbeatMs: 50, pollMs: 20, once: true,
+      execute: async (run, lease) => {
+        record.run(run.runId, "rescuer", lease.token);
+        return { status: "SUCCEEDED", result: { by: "rescuer" } };
+      },
+    }).run();
+    expect(stats).toMatchObject({ claimed: 1, finished: { SUCCEEDED: 1 } });
     expect(store.get(runId)).toMatchObject({ status: "SUCCEEDED", attempts: 2, result: { by: "rescuer" }, lease: null });
     expect(executions().map((e) => [e.worker_id, e.token, e.finished])).toEqual([
       ["victim", 1, 0],
