@@ -38,15 +38,27 @@ export function buildContext(messages: readonly BaseMessage[], instructions: str
   return instructions ? [new SystemMessage(instructions), ...thread] : [...thread];
 }
 
-/** Gives every tool call an id (deterministic from turn and position) so each result can answer it. */
+/**
+ * Gives every tool call a unique id (deterministic from turn and position) so
+ * each result answers exactly one call and each approval has its own action id.
+ */
 function withCallIds(message: AIMessage, turn: number): AIMessage {
-  const missing = message.tool_calls?.some((c) => !c.id) || message.invalid_tool_calls?.some((c) => !c.id);
-  if (!missing) return message;
+  const seen = new Set<string>();
+  let changed = false;
+  const fix = (id: string | undefined, fallback: string): string => {
+    const unique = id && !seen.has(id) ? id : fallback;
+    changed ||= unique !== id;
+    seen.add(unique);
+    return unique;
+  };
+  const toolCalls = (message.tool_calls ?? []).map((c, i) => ({ ...c, id: fix(c.id, `call_t${turn}_${i}`) }));
+  const invalid = (message.invalid_tool_calls ?? []).map((c, i) => ({ ...c, id: fix(c.id, `call_t${turn}_x${i}`) }));
+  if (!changed) return message;
   return new AIMessage({
     content: message.content,
     id: message.id,
-    tool_calls: (message.tool_calls ?? []).map((c, i) => ({ ...c, id: c.id || `call_t${turn}_${i}` })),
-    invalid_tool_calls: (message.invalid_tool_calls ?? []).map((c, i) => ({ ...c, id: c.id || `call_t${turn}_x${i}` })),
+    tool_calls: toolCalls,
+    invalid_tool_calls: invalid,
     usage_metadata: message.usage_metadata,
     response_metadata: message.response_metadata,
   });

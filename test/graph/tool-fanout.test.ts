@@ -182,4 +182,12 @@ describe("tool fan-out", () => {
       tool: "weather_primary", fallback_tool: "weather_backup", data: { city: "Oslo", source: "backup", key: "r:w1:fallback:weather_backup:1" },
     });
   });
+
+  it("gives duplicate tool call ids distinct ids so every call gets its own result", async () => {
+    const echo = defineTool({ name: "echo", description: "echo", risk: "read", schema: z.object({ t: z.string() }), execute: ({ t }) => t });
+    const { invoke } = run([echo], [{ name: "echo", args: { t: "a" }, id: "dup" }, { name: "echo", args: { t: "b" }, id: "dup" }]);
+    const out = await invoke();
+    expect(out.steps.map((s) => [s.toolCallId, s.status])).toEqual([["dup", "done"], ["call_t1_1", "done"]]);
+    expect(toolMessages(out.messages).map((m) => readEnvelope(m)?.data)).toEqual(["a", "b"]);
+  });
 });
