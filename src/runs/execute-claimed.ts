@@ -65,29 +65,34 @@ export async function executeClaimed(
       if (!(error instanceof LeaseLostError)) onError(error, run);
     }
   }, heartbeatMs);
-  let outcome: RunOutcome | void;
+  let ended: Ended;
   try {
-    outcome = await execute(run, lease);
+    ended = { threw: false, outcome: await execute(run, lease) };
   } catch (error) {
-    outcome = lease.signal.aborted ? undefined : failedOutcome(error);
+    ended = { threw: true, error };
   } finally {
     clearInterval(heartbeat);
   }
-  return record(lease, outcome, run, onError);
+  return record(lease, ended, run, onError);
 }
 
+type Ended = { threw: false; outcome: RunOutcome | void } | { threw: true; error: unknown };
+
+// An outcome that was returned is recorded even if the worker is stopping; a
+// throw caused by the worker stopping hands the run back instead of failing it.
 function record(
   lease: RunLease,
-  outcome: RunOutcome | void,
+  ended: Ended,
   run: RunRecord,
   onError: (error: unknown, run: RunRecord | undefined) => void,
 ): ExecutionResult {
   try {
-    if (lease.signal.reason instanceof WorkerStoppingError) {
-      return { kind: "released", run: lease.release(lease.signal.reason.message) };
+    const reason: unknown = lease.signal.reason;
+    if (ended.threw && reason instanceof WorkerStoppingError) {
+      return { kind: "released", run: lease.release(reason.message) };
     }
-    if (lease.signal.reason instanceof LeaseLostError) throw lease.signal.reason;
-    return { kind: "recorded", run: applyOutcome(lease, outcome) };
+    if (ended.threw && reason instanceof LeaseLostError) throw reason;
+    return { kind: "recorded", run: applyOutcome(lease, ended.threw ? failedOutcome(ended.error) : ended.outcome) };
   } catch (error) {
     if (error instanceof LeaseLostError) return { kind: "lost", error };
     onError(error, run);

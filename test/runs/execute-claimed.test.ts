@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Scheduler, executeClaimed } from "../../src/runs/index.js";
+import { ToolError } from "../../src/errors.js";
+import { Scheduler, WorkerStoppingError, executeClaimed } from "../../src/runs/index.js";
 import { freshStore } from "./helpers.js";
 
 describe("executeClaimed", () => {
@@ -43,5 +44,35 @@ describe("executeClaimed", () => {
     });
     expect(result).toMatchObject({ kind: "recorded", run: { status: "WAITING_INPUT" } });
     expect(store.get(runId).status).toBe("WAITING_INPUT");
+  });
+
+  it("records an outcome returned after the worker began stopping; releases only on a throw", async () => {
+    const { store } = freshStore();
+    const scheduler = new Scheduler(store);
+    const finished = store.create({ graphId: "g" }).runId;
+    const first = scheduler.claimNext({ workerId: "w", leaseMs: 1000 })!;
+    const kept = await executeClaimed(first, async (_run, lease) => {
+      lease.abort(new WorkerStoppingError("w"));
+      return { status: "SUCCEEDED", result: "done anyway" };
+    });
+    expect(kept).toMatchObject({ kind: "recorded", run: { runId: finished, status: "SUCCEEDED" } });
+    const handedBack = store.create({ graphId: "g" }).runId;
+    const second = scheduler.claimNext({ workerId: "w", leaseMs: 1000 })!;
+    const released = await executeClaimed(second, async (_run, lease) => {
+      lease.abort(new WorkerStoppingError("w"));
+      throw lease.signal.reason;
+    });
+    expect(released).toMatchObject({ kind: "released", run: { runId: handedBack, status: "RETRYING" } });
+  });
+
+  it("fails with the thrown error's code when execute throws for its own reasons", async () => {
+    const { store } = freshStore();
+    const { runId } = store.create({ graphId: "g" });
+    const claimed = new Scheduler(store).claimNext({ workerId: "w", leaseMs: 1000 })!;
+    await executeClaimed(claimed, async (_run, lease) => {
+      lease.abort(new Error("runtime gave up"));
+      throw new ToolError("TOOL_TIMEOUT", "slow tool");
+    });
+    expect(store.get(runId)).toMatchObject({ status: "FAILED", errorCode: "TOOL_TIMEOUT", errorMessage: "slow tool" });
   });
 });
