@@ -43,13 +43,15 @@ interface Execution {
 }
 
 describe("worker processes sharing one SQLite file", () => {
-  it("two processes execute each of 200 runs exactly once", async () => {
+  it("two processes execute each of 200 runs exactly once, within the global cap", async () => {
     const path = tempDbPath();
     const store = RunStore.open(openDatabase(path));
     for (let i = 0; i < 200; i++) store.create({ graphId: "g", priority: i % 3, userId: `u${i % 7}` });
     const go = `${path}.go`;
     const workers = ["P1", "P2"].map((id) =>
-      startWorker({ DB: path, WORKER_ID: id, GO_FILE: go, CONCURRENCY: "4", SLEEP_MS: "10", LEASE_MS: "20000", HEARTBEAT_MS: "2000" }),
+      startWorker({
+        DB: path, WORKER_ID: id, GO_FILE: go, CONCURRENCY: "4", MAX_RUNNING: "6", SLEEP_MS: "10", LEASE_MS: "20000", HEARTBEAT_MS: "2000",
+      }),
     );
     await Promise.all(workers.map((w) => w.ready));
     writeFileSync(go, "");
@@ -67,6 +69,10 @@ describe("worker processes sharing one SQLite file", () => {
     const perWorker = exits.map((e) => JSON.parse(e.stdout.trim().split("\n").at(-1)!) as { claimed: number });
     expect(perWorker.reduce((sum, s) => sum + s.claimed, 0)).toBe(200);
     expect(perWorker.every((s) => s.claimed > 0)).toBe(true);
+    // 2 workers × concurrency 4 could run 8 at once; the file-wide cap of 6 must hold across both processes.
+    const gauge = store.db.prepare("SELECT open, max_open FROM test_gauge").get() as { open: number; max_open: number };
+    expect(gauge.open).toBe(0);
+    expect(gauge.max_open).toBeLessThanOrEqual(6);
   });
 
   it("a run of a SIGKILLed worker is finished by another after its lease expires", async () => {
