@@ -34,7 +34,9 @@ describe("defineAgent", () => {
   it("compiles without a checkpointer and draws as Mermaid", async () => {
     const model = new ScriptedChatModel({ script: () => ({ content: "hi" }) });
     const graph = defineAgent({ model, tools: [] }).compile();
-    expect((await graph.getGraphAsync()).drawMermaid()).toContain("tools");
+    const mermaid = graph.getGraph().drawMermaid();
+    expect(mermaid).toContain("model -.-> tools;");
+    expect(mermaid).toContain("tools --> model;");
     const out = await graph.invoke({ messages: [new HumanMessage("hello")] });
     expect(out.result).toBe("hi");
   });
