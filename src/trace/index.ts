@@ -6,7 +6,8 @@
 export { openTraceStore, TraceStore } from "./store.js";
 export type { TraceStoreOptions, RecorderOptions } from "./store.js";
 export { TraceRecorder } from "./recorder.js";
-export type { StartSpanOptions, EndSpanOptions, SpanHandle } from "./recorder.js";
+export type { StartSpanOptions, StateChangeOptions } from "./recorder.js";
+export type { EndSpanOptions, SpanHandle } from "./span-handle.js";
 export { SPAN_KINDS, SPAN_STATUSES, isInstantKind } from "./types.js";
 export type { SpanKind, SpanStatus, SpanAttributes, AttributeValue, TraceSpan, ModelCallRecord, ToolCallRecord } from "./types.js";
 export { DEFAULT_PRICING, SCRIPTED_MODEL, priceFor, lookupPrice, resolvePricing, loadPricingFile } from "./pricing.js";

@@ -18,6 +18,7 @@ import {
   type TraceSpan,
 } from "./types.js";
 import type { SpanWriter } from "./writer.js";
+import { OpenSpan, type EndSpanOptions, type SpanHandle, type SpanOps } from "./span-handle.js";
 
 /** What a span starts with. */
 export interface StartSpanOptions {
@@ -33,27 +34,6 @@ export interface StartSpanOptions {
   attributes?: SpanAttributes;
   /** Argument paths replaced by "[redacted]" before `attributes.args` is stored. @default [] */
   redact?: readonly string[];
-}
-
-/** How a span ends. */
-export interface EndSpanOptions {
-  /** @default "error" when `error` is given, else "ok" */
-  status?: SpanStatus;
-  /** Epoch ms. @default now */
-  endTime?: number;
-  attributes?: SpanAttributes;
-  /** The failure; stored as one line with its agentrt code. */
-  error?: unknown;
-}
-
-/** An open span. `end` is idempotent: only the first call counts. */
-export interface SpanHandle {
-  readonly id: string;
-  readonly stepId: string | null;
-  readonly ended: boolean;
-  /** Adds or overwrites attributes while the span is open. */
-  set(attributes: SpanAttributes): void;
-  end(options?: EndSpanOptions): void;
 }
 
 /** Recorder internals the store hands over. */
@@ -72,6 +52,17 @@ export interface RecorderParts {
 }
 
 const TERMINAL: Partial<Record<string, SpanStatus>> = { SUCCEEDED: "ok", FAILED: "error", CANCELED: "canceled", EXPIRED: "canceled" };
+const WAIT_KIND: Partial<Record<string, "approval_wait" | "input_wait">> = { WAITING_APPROVAL: "approval_wait", WAITING_INPUT: "input_wait" };
+
+/** Options of {@link TraceRecorder.recordStateChange}. */
+export interface StateChangeOptions {
+  /** Why the run moved, e.g. the error of a FAILED run. */
+  reason?: string;
+  /** Epoch ms. @default now */
+  at?: number;
+  /** Name of the wait span opened by entering a waiting status, e.g. "approval_wait rollback_deployment". @default the wait kind */
+  waitName?: string;
+}
 
 /** Writes the spans of one run; obtained from {@link TraceStore.recorder}. */
 export class TraceRecorder {
@@ -163,16 +154,28 @@ export class TraceRecorder {
   }
 
   /**
-   * Records a lifecycle transition as an instant under the root. A terminal
-   * status (SUCCEEDED, FAILED, CANCELED, EXPIRED) also ends the root span.
+   * Records a lifecycle transition as an instant under the root. Entering
+   * WAITING_APPROVAL / WAITING_INPUT opens an `approval_wait` / `input_wait`
+   * span; leaving it ends every such span still open, whichever process
+   * opened it. A terminal status (SUCCEEDED, FAILED, CANCELED, EXPIRED) also
+   * ends the root span.
    */
-  recordStateChange(from: string, to: string, options: { reason?: string; at?: number } = {}): string {
+  recordStateChange(from: string, to: string, options: StateChangeOptions = {}): string {
     const at = options.at ?? this.#parts.clock();
     const extra = { from, to, ...(options.reason === undefined ? {} : { reason: options.reason }) };
     const span = this.startSpan({ kind: "state_change", name: `${from} → ${to}`, startTime: at, attributes: { extra } });
+    const terminal = TERMINAL[to];
+    const leftWait = WAIT_KIND[from];
+    if (leftWait !== undefined && to !== from) {
+      const status = terminal === undefined || terminal === "ok" ? "ok" : "canceled";
+      for (const wait of this.openSpans(leftWait)) this.endSpan(wait.spanId, { endTime: at, status });
+    }
+    const enteredWait = WAIT_KIND[to];
+    if (enteredWait !== undefined && to !== from) {
+      this.startSpan({ kind: enteredWait, name: options.waitName ?? enteredWait, startTime: at, attributes: options.reason === undefined ? {} : { extra: { reason: options.reason } } });
+    }
     const root = this.#parts.root;
     applyAttributes(root, { extra: { "run.status": to } }, this.#applyOptions);
-    const terminal = TERMINAL[to];
     if (terminal !== undefined) this.end({ status: terminal, endTime: at });
     else this.#parts.writer.mark(root, true);
     return span.id;
@@ -257,41 +260,6 @@ export class TraceRecorder {
   #apply(row: SpanRow, attributes: SpanAttributes, redact?: readonly string[]): void {
     const options = this.#applyOptions;
     applyAttributes(row, attributes, redact === undefined || redact.length === 0 ? options : { ...options, redact });
-  }
-}
-
-interface SpanOps {
-  apply(row: SpanRow, attributes: SpanAttributes): void;
-  end(row: SpanRow, options: EndSpanOptions): void;
-}
-
-class OpenSpan implements SpanHandle {
-  readonly #row: SpanRow;
-  readonly #ops: SpanOps;
-
-  constructor(row: SpanRow, ops: SpanOps) {
-    this.#row = row;
-    this.#ops = ops;
-  }
-
-  get id(): string {
-    return this.#row.span_id;
-  }
-
-  get stepId(): string | null {
-    return this.#row.step_id;
-  }
-
-  get ended(): boolean {
-    return this.#row.status !== "running";
-  }
-
-  set(attributes: SpanAttributes): void {
-    this.#ops.apply(this.#row, attributes);
-  }
-
-  end(options: EndSpanOptions = {}): void {
-    this.#ops.end(this.#row, options);
   }
 }
 

@@ -26,11 +26,12 @@ describe("agentrt trace", () => {
     expect(err).toBe("");
     expect(code).toBe(0);
     const lines = out.split("\n");
-    expect(lines[0]).toMatch(/^run run_01 {2}graph ops_rollback {2}status SUCCEEDED {2}1\.00s {2}2500→300 tok {2}\$0\.000555 {2}\(15 spans\)$/);
+    expect(lines[0]).toMatch(/^run run_01 {2}graph ops_rollback {2}status SUCCEEDED {2}1\.00s {2}2500→300 tok {2}\$0\.000555 {2}\(13 spans\)$/);
     expect(lines[1]).toMatch(/^invoke_agent run_01 +ok +1\.00s/);
     expect(out).toContain("├── model_turn 1");
     expect(out).toContain("│   ├── execute_tool get_deployment");
-    expect(out).toContain("│   └── execute_tool rollback_deployment (attempt 2)");
+    expect(out).toContain("├── approval_wait rollback_deployment");
+    expect(out).toContain("├── execute_tool rollback_deployment (attempt 2)");
     expect(lines.slice(1).every((l) => l.length === lines[1]!.length && l.endsWith("|"))).toBe(true);
   });
 
@@ -41,7 +42,7 @@ describe("agentrt trace", () => {
     expect(out.split("\n")).toHaveLength(1);
     const parsed = JSON.parse(out) as { run_id: string; spans: Record<string, unknown>[] };
     expect(parsed.run_id).toBe("run_01");
-    expect(parsed.spans).toHaveLength(15);
+    expect(parsed.spans).toHaveLength(13);
     expect(parsed.spans[0]).toMatchObject({ kind: "invoke_agent", parent_id: null, run_id: "run_01", status: "ok", duration_ms: 1000 });
     expect(parsed.spans.find((s) => s.tool === "query_logs")).toMatchObject({ args: { service: "payments", token: "[redacted]" }, result_size: 800, attempt: 1 });
   });

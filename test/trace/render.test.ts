@@ -17,21 +17,19 @@ describe("renderTraceTree", () => {
     const { store } = freshStore();
     seedOpsRollback(store);
     const expected = [
-      "invoke_agent run_01                                   ok  1.00s  2500→300 tok  $0.000555  |████████████████████████████|",
-      "├── state QUEUED → RUNNING                                                                |◆···························|",
-      "├── model_turn 1                                      ok  200ms  1000→200 tok  $0.000270  |██████······················|",
-      "│   └── chat gpt-4o-mini                              ok  200ms  1000→200 tok  $0.000270  |██████······················|",
-      "├── tools 1                                           ok  400ms                           |·····████████████···········|",
-      "│   ├── execute_tool get_deployment                   ok  300ms                           |·····█████████··············|",
-      "│   └── execute_tool query_logs                       ok  390ms                           |·····████████████···········|",
-      "├── approval 1                                        ok  300ms                           |················██████████··|",
-      "│   ├── approval_wait rollback_deployment             ok  200ms                           |················███████·····|",
-      "│   └── execute_tool rollback_deployment (attempt 2)  ok  100ms                           |······················████··|",
-      "├── state RUNNING → WAITING_APPROVAL                                                      |················◆···········|",
-      "├── state WAITING_APPROVAL → RUNNING                                                      |······················◆·····|",
-      "├── model_turn 2                                      ok  100ms  1500→100 tok  $0.000285  |·························███|",
-      "│   └── chat gpt-4o-mini                              ok  100ms  1500→100 tok  $0.000285  |·························███|",
-      "└── state RUNNING → SUCCEEDED                                                             |···························◆|",
+      "invoke_agent run_01                               ok  1.00s  2500→300 tok  $0.000555  |████████████████████████████████|",
+      "├── state QUEUED → RUNNING                                                            |◆·······························|",
+      "├── model_turn 1                                  ok  200ms  1000→200 tok  $0.000270  |███████·························|",
+      "│   └── chat gpt-4o-mini                          ok  200ms  1000→200 tok  $0.000270  |███████·························|",
+      "├── tools 1                                       ok  400ms                           |······██████████████············|",
+      "│   ├── execute_tool get_deployment               ok  300ms                           |······██████████················|",
+      "│   └── execute_tool query_logs                   ok  390ms                           |······██████████████············|",
+      "├── state RUNNING → WAITING_APPROVAL                                                  |···················◆············|",
+      "├── approval_wait rollback_deployment             ok  200ms                           |···················███████······|",
+      "├── state WAITING_APPROVAL → RUNNING                                                  |·························◆······|",
+      "├── execute_tool rollback_deployment (attempt 2)  ok  100ms                           |·························████···|",
+      "├── model_turn 2                                  ok  100ms  1500→100 tok  $0.000285  |····························████|",
+      "└── state RUNNING → SUCCEEDED                                                         |·······························◆|",
     ].join("\n");
     expect(renderTraceTree(store.spans("run_01"), { width: 120 })).toBe(expected);
   });

@@ -21,10 +21,11 @@ describe("TraceStore and TraceRecorder", () => {
     expect(steps.map((s) => s.parentId)).toEqual(steps.map(() => root.spanId));
     const rollback = spans.find((s) => s.tool === "rollback_deployment")!;
     expect(rollback).toMatchObject({
-      kind: "tool_call", name: "execute_tool rollback_deployment", stepId: "step-3", toolCallId: "call_3", attempt: 2,
-      idempotencyKey: "run_01:call_3:1", externalOperationId: "op-77", status: "ok", runId: "run_01",
+      kind: "tool_call", name: "execute_tool rollback_deployment", stepId: null, toolCallId: "call_3", attempt: 2,
+      idempotencyKey: "run_01:call_3:1", externalOperationId: "op-77", status: "ok", runId: "run_01", parentId: root.spanId,
     });
-    expect(rollback.parentId).toBe(steps.find((s) => s.stepId === "step-3")!.spanId);
+    const getDeployment = spans.find((s) => s.tool === "get_deployment")!;
+    expect(getDeployment).toMatchObject({ stepId: "step-2", parentId: steps.find((s) => s.stepId === "step-2")!.spanId });
     const model = spans.find((s) => s.kind === "model_call")!;
     expect(model).toMatchObject({ model: "gpt-4o-mini", inputTokens: 1000, outputTokens: 200, stepId: "step-1", name: "chat gpt-4o-mini" });
     const logs = spans.find((s) => s.tool === "query_logs")!;
@@ -51,6 +52,22 @@ describe("TraceStore and TraceRecorder", () => {
     rec.recordModelCall({ model: "scripted", extra: { turn: 3 }, inputTokens: 1, outputTokens: 1, startTime: T0, endTime: T0 + 1 });
     const calls = store.spans("r").filter((s) => s.kind === "model_call");
     expect(calls.map((s) => [s.name, s.extra.turn])).toEqual([["model_turn 2", 2], ["model_turn 3", 3]]);
+  });
+
+  it("opens a wait span on entering a waiting status and closes it on leaving, even from another connection", () => {
+    const path = tempDbPath();
+    const a = openTraceStore(openDatabase(path), { otel: false }).recorder("r", { startTime: T0 });
+    a.recordStateChange("RUNNING", "WAITING_INPUT", { at: T0 + 10, reason: "which order?" });
+    a.close();
+    const b = openTraceStore(openDatabase(path), { otel: false }).recorder("r");
+    expect(b.openSpans().map((s) => [s.kind, s.name, s.extra.reason])).toEqual([["input_wait", "input_wait", "which order?"]]);
+    b.recordStateChange("WAITING_INPUT", "RUNNING", { at: T0 + 50 });
+    b.recordStateChange("RUNNING", "WAITING_APPROVAL", { at: T0 + 60, waitName: "approval_wait send_message" });
+    b.recordStateChange("WAITING_APPROVAL", "CANCELED", { at: T0 + 70 });
+    const spans = openTraceStore(openDatabase(path, { readonly: true })).spans("r");
+    expect(spans.find((s) => s.kind === "input_wait")).toMatchObject({ status: "ok", startMs: T0 + 10, endMs: T0 + 50 });
+    expect(spans.find((s) => s.kind === "approval_wait")).toMatchObject({ name: "approval_wait send_message", status: "canceled", endMs: T0 + 70 });
+    expect(spans[0]).toMatchObject({ kind: "invoke_agent", status: "canceled", endMs: T0 + 70 });
   });
 
   it("records errors with their agentrt code and error events as instants", () => {
