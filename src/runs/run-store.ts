@@ -6,7 +6,7 @@
  */
 import type Database from "better-sqlite3";
 import { migrate, type SqliteDatabase } from "../db/index.js";
-import { SystemError } from "../errors.js";
+import { SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, LeaseLostError, UnknownRunError, type LeaseLossReason } from "./errors.js";
 import { defaultThreadId, newRunId } from "./ids.js";
 import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
@@ -110,10 +110,12 @@ export class RunStore {
     return this.db.transaction(fn).immediate();
   }
 
-  /** Writes a QUEUED run and its first event. */
+  /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers. */
   create(input: CreateRunInput): RunRecord {
+    assertIntegers(input);
     const now = this.clock();
     const runId = input.runId ?? newRunId(now);
+    if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
     this.transaction(() => {
       this.stmt(
         `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
@@ -292,6 +294,16 @@ export class RunStore {
     }
     return statement;
   }
+}
+
+function assertIntegers(input: CreateRunInput): void {
+  const fields = { priority: input.priority, maxAttempts: input.maxAttempts, deadlineAt: input.deadlineAt, availableAt: input.availableAt };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value !== undefined && !Number.isSafeInteger(value)) {
+      throw new UserInputError("BAD_INPUT", `run ${name} must be an integer (got ${value})`, { details: { [name]: value } });
+    }
+  }
+  if (input.maxAttempts !== undefined && input.maxAttempts < 1) throw new UserInputError("BAD_INPUT", "run maxAttempts must be at least 1");
 }
 
 /** Throws LeaseLostError unless `fence` is the run's current token on a RUNNING run. */

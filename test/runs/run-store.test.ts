@@ -41,6 +41,15 @@ describe("RunStore.create and reads", () => {
     });
   });
 
+  it("refuses a taken run id and non-integer numbers with BAD_INPUT", () => {
+    const { store } = freshStore();
+    store.create({ graphId: "g", runId: "run_same" });
+    expect(thrown(() => store.create({ graphId: "g", runId: "run_same" }))).toMatchObject({ code: "BAD_INPUT" });
+    expect(thrown(() => store.create({ graphId: "g", priority: 1.5 }))).toMatchObject({ code: "BAD_INPUT" });
+    expect(thrown(() => store.create({ graphId: "g", maxAttempts: 0 }))).toMatchObject({ code: "BAD_INPUT" });
+    expect(store.list()).toHaveLength(1);
+  });
+
   it("makes unique run ids that sort by creation time", () => {
     const ids = Array.from({ length: 2000 }, (_, i) => newRunId(1_700_000_000_000 + Math.floor(i / 100)));
     expect(new Set(ids).size).toBe(ids.length);
