@@ -10,12 +10,12 @@ import { UserInputError } from "../errors.js";
 import { validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
-  RunStore, Scheduler, createWorker, defaultLeaseMs, newSortableId, isTerminal,
+  RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal,
   type RunBudget, type RunRecord, type RunStatus, type SchedulerOptions, type Worker,
 } from "../runs/index.js";
 import { openTraceStore, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
-import { executeClaimed, type ClaimDeps } from "./execute-claimed.js";
+import { executeAndRecord, type ClaimDeps } from "./execute-claimed.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { RuntimeListener } from "./runtime-events.js";
 
@@ -164,9 +164,7 @@ export class Runtime {
       once: options.once,
       leaseMs: options.leaseMs ?? this.deps.leaseMs,
       pollMs: options.pollMs,
-      execute: async (run, lease) => {
-        await executeClaimed(this.deps, run, lease);
-      },
+      execute: (run, lease) => executeAndRecord(this.deps, run, lease),
     });
   }
 
@@ -212,6 +210,8 @@ export class Runtime {
       if (resume !== undefined && this.runs.get(runId).status === "WAITING_APPROVAL") this.runs.resume(runId, { resume });
       return this.get(runId);
     }
-    return toRunView(await executeClaimed(this.deps, claimed.run, claimed.lease));
+    const result = await executeClaimed(claimed, (run, lease) => executeAndRecord(this.deps, run, lease));
+    if (result.kind === "error") throw result.error;
+    return toRunView(result.kind === "lost" ? this.runs.get(runId) : result.run);
   }
 }
