@@ -156,7 +156,7 @@ export class TraceRecorder {
   /**
    * Records a lifecycle transition as an instant under the root. Entering
    * WAITING_APPROVAL / WAITING_INPUT opens an `approval_wait` / `input_wait`
-   * span; leaving it ends every such span still open, whichever process
+   * span; any other status ends every such span still open, whichever process
    * opened it. A terminal status (SUCCEEDED, FAILED, CANCELED, EXPIRED) also
    * ends the root span.
    */
@@ -165,12 +165,14 @@ export class TraceRecorder {
     const extra = { from, to, ...(options.reason === undefined ? {} : { reason: options.reason }) };
     const span = this.startSpan({ kind: "state_change", name: `${from} → ${to}`, startTime: at, attributes: { extra } });
     const terminal = TERMINAL[to];
-    const leftWait = WAIT_KIND[from];
-    if (leftWait !== undefined && to !== from) {
-      const status = terminal === undefined || terminal === "ok" ? "ok" : "canceled";
-      for (const wait of this.openSpans(leftWait)) this.endSpan(wait.spanId, { endTime: at, status });
-    }
     const enteredWait = WAIT_KIND[to];
+    // Keyed on `to` alone: a wait also ends when the caller reports the transition from a stale `from`.
+    const status = terminal === undefined || terminal === "ok" ? "ok" : "canceled";
+    for (const open of this.openSpans()) {
+      if ((open.kind === "approval_wait" || open.kind === "input_wait") && open.kind !== enteredWait) {
+        this.endSpan(open.spanId, { endTime: at, status });
+      }
+    }
     if (enteredWait !== undefined && to !== from) {
       this.startSpan({ kind: enteredWait, name: options.waitName ?? enteredWait, startTime: at, attributes: options.reason === undefined ? {} : { extra: { reason: options.reason } } });
     }

@@ -61,7 +61,7 @@ describe("TraceStore and TraceRecorder", () => {
     a.close();
     const b = openTraceStore(openDatabase(path), { otel: false }).recorder("r");
     expect(b.openSpans().map((s) => [s.kind, s.name, s.extra.reason])).toEqual([["input_wait", "input_wait", "which order?"]]);
-    b.recordStateChange("WAITING_INPUT", "RUNNING", { at: T0 + 50 });
+    b.recordStateChange("QUEUED", "RUNNING", { at: T0 + 50 }); // a stale `from` still closes the wait
     b.recordStateChange("RUNNING", "WAITING_APPROVAL", { at: T0 + 60, waitName: "approval_wait send_message" });
     b.recordStateChange("WAITING_APPROVAL", "CANCELED", { at: T0 + 70 });
     const spans = openTraceStore(openDatabase(path, { readonly: true })).spans("r");
