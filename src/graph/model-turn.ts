@@ -32,10 +32,30 @@ export function readUsage(message: AIMessage): { inputTokens: number; outputToke
   return { inputTokens: meta?.tokenUsage?.promptTokens ?? 0, outputTokens: meta?.tokenUsage?.completionTokens ?? 0 };
 }
 
+/**
+ * An AI message as providers must see it again: calls whose arguments did not
+ * parse are listed with empty arguments, because every answered tool call id
+ * must appear in the preceding assistant message (OpenAI rejects the request
+ * otherwise, and its converter drops `invalid_tool_calls`).
+ */
+function resendable(message: BaseMessage): BaseMessage {
+  if (!isAIMessage(message) || !message.invalid_tool_calls?.length) return message;
+  return new AIMessage({
+    content: message.content,
+    id: message.id,
+    tool_calls: [
+      ...(message.tool_calls ?? []),
+      ...message.invalid_tool_calls.map((c) => ({ id: c.id, name: c.name ?? "unknown", args: {}, type: "tool_call" as const })),
+    ],
+    usage_metadata: message.usage_metadata,
+    response_metadata: message.response_metadata,
+  });
+}
+
 /** The messages sent to the model: instructions first, then the thread. Tool results stay ToolMessages. */
 export function buildContext(messages: readonly BaseMessage[], instructions: string | undefined): BaseMessage[] {
-  const thread = messages.filter((m) => m.getType() !== "system");
-  return instructions ? [new SystemMessage(instructions), ...thread] : [...thread];
+  const thread = messages.filter((m) => m.getType() !== "system").map(resendable);
+  return instructions ? [new SystemMessage(instructions), ...thread] : thread;
 }
 
 /**

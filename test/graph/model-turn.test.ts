@@ -73,6 +73,16 @@ describe("model turn", () => {
     expect(context.map((m) => [m.getType(), m.content])).toEqual([["system", "rules"], ["human", "hi"]]);
   });
 
+  it("lists unparseable calls again with empty arguments so every tool result has its call", () => {
+    const ai = new AIMessage({
+      content: "",
+      tool_calls: [{ id: "a", name: "ping", args: {} }],
+      invalid_tool_calls: [{ id: "b", name: "ping", args: "{oops", error: "bad json", type: "invalid_tool_call" }],
+    });
+    const [resent] = buildContext([ai], undefined) as [AIMessage];
+    expect(resent.tool_calls?.map((c) => [c.id, c.args])).toEqual([["a", {}], ["b", {}]]);
+  });
+
   it("reads usage from provider metadata when usage_metadata is absent", () => {
     const message = new AIMessage({ content: "x", response_metadata: { tokenUsage: { promptTokens: 7, completionTokens: 3 } } });
     expect(readUsage(message)).toEqual({ inputTokens: 7, outputTokens: 3 });
