@@ -7,7 +7,8 @@
 import { LeaseLostError } from "./errors.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunRecord, RunUsage } from "./run-record.js";
-import { assertFence, type RunStore, type TransitionOptions } from "./run-store.js";
+import { assertFence } from "./fence.js";
+import type { RunStore, TransitionOptions } from "./run-store.js";
 
 /** Lease durations come from here unless given: env `AGENTRT_LEASE_MS`, else 30 s. */
 export function defaultLeaseMs(env: NodeJS.ProcessEnv = process.env): number {

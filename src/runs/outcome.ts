@@ -4,7 +4,7 @@
  * @module
  */
 import { SystemError } from "../errors.js";
-import { assertFence } from "./run-store.js";
+import { assertFence } from "./fence.js";
 import type { RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
 

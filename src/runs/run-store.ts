@@ -7,7 +7,8 @@
 import type Database from "better-sqlite3";
 import { migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError, UserInputError } from "../errors.js";
-import { IllegalTransitionError, LeaseLostError, UnknownRunError, type LeaseLossReason } from "./errors.js";
+import { IllegalTransitionError, UnknownRunError } from "./errors.js";
+import { assertFence } from "./fence.js";
 import { defaultThreadId, newRunId } from "./ids.js";
 import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
@@ -304,18 +305,4 @@ function assertIntegers(input: CreateRunInput): void {
     }
   }
   if (input.maxAttempts !== undefined && input.maxAttempts < 1) throw new UserInputError("BAD_INPUT", "run maxAttempts must be at least 1");
-}
-
-/** Throws LeaseLostError unless `fence` is the run's current token on a RUNNING run. */
-export function assertFence(run: RunRecord, fence: number): void {
-  if (run.fencingToken === fence && run.status === "RUNNING") return;
-  throw new LeaseLostError({ runId: run.runId, token: fence, reason: lossReason(run, fence), status: run.status });
-}
-
-function lossReason(run: RunRecord, fence: number): LeaseLossReason {
-  if (run.fencingToken !== fence) return "taken-over";
-  if (run.status === "CANCELED") return "canceled";
-  if (run.status === "EXPIRED") return "deadline-expired";
-  if (run.status === "RETRYING" || run.status === "QUEUED") return "lease-expired";
-  return "finished";
 }
