@@ -8,6 +8,7 @@
 export type AgentrtErrorCode =
   // user input (CLI flags, HTTP bodies, approvals)
   | "BAD_INPUT"
+  | "DAG_INVALID"
   | "UNKNOWN_GRAPH"
   | "UNKNOWN_RUN"
   | "UNKNOWN_ACTION"
@@ -15,6 +16,12 @@ export type AgentrtErrorCode =
   | "APPROVER_NOT_ALLOWED"
   | "RUN_NOT_WAITING"
   | "RUN_FINISHED"
+  // server (HTTP API)
+  | "UNKNOWN_THREAD"
+  | "THREAD_BUSY"
+  | "THREAD_NOT_INTERRUPTED"
+  | "UNAUTHORIZED"
+  | "PAYLOAD_TOO_LARGE"
   // storage
   | "DB_OPEN_FAILED"
   | "DB_CORRUPT"

@@ -15,6 +15,7 @@ import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import type { PendingActionView } from "./run-view.js";
 import type { RuntimeListener } from "./runtime-events.js";
+import type { StreamBus } from "./stream-bus.js";
 
 /** What executing a run needs from the runtime. */
 export interface ExecutionDeps {
@@ -25,6 +26,8 @@ export interface ExecutionDeps {
   emit: RuntimeListener;
   recorder: (run: RunRecord) => TraceRecorder;
   pricing: PricingTable;
+  /** Live chunks for listeners (the server's SSE); runs stream only "updates" without it. @default none */
+  streams?: StreamBus;
 }
 
 /** The minimal surface of a compiled graph the executor drives. */
@@ -48,9 +51,11 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   try {
     const before = await graph.getState(config);
     const input = inputFor(run, before as never);
-    const stream = await graph.stream(input, { ...config, streamMode: "updates", durability: "sync", signal: lease.signal, recursionLimit: 100 });
-    for await (const _update of stream) {
+    const streamMode = deps.streams?.modes ?? ["updates"];
+    const stream = await graph.stream(input, { ...config, streamMode, durability: "sync", signal: lease.signal, recursionLimit: 100 });
+    for await (const chunk of stream) {
       lease.check();
+      deps.streams?.publish(run.runId, chunk);
     }
     const after = await graph.getState(config);
     return outcomeOf(run, after, deps.emit);
@@ -64,7 +69,8 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
 
 function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[] }): unknown {
   const started = snapshot.createdAt !== undefined;
-  if (!started) return run.input;
+  // A thread's later run (a new turn) brings new input on its first attempt; only a retry recovers.
+  if (!started || (run.attempts <= 1 && run.resume == null && run.input != null)) return run.input;
   const live = readPendingActions(snapshot);
   const decisions = (Array.isArray(run.resume) ? run.resume : run.resume == null ? [] : [run.resume]) as ApprovalResume[];
   // A resume already consumed before a crash must not be sent again: only still-pending actions get it.

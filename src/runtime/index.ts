@@ -6,3 +6,5 @@ export type { GraphEntry, RegisteredGraph } from "./graph-registry.js";
 export { toRunView } from "./run-view.js";
 export type { RunView, PendingActionView } from "./run-view.js";
 export type { RuntimeEvent, RuntimeListener } from "./runtime-events.js";
+export { StreamBus } from "./stream-bus.js";
+export type { StreamChunk, StreamListener, StreamBusOptions } from "./stream-bus.js";

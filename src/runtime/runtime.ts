@@ -18,6 +18,7 @@ import { GraphRegistry } from "./graph-registry.js";
 import { executeAndRecord, type ClaimDeps } from "./execute-claimed.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { RuntimeListener } from "./runtime-events.js";
+import type { StreamBus } from "./stream-bus.js";
 
 /** How to open a {@link Runtime}. */
 export interface RuntimeOptions {
@@ -33,6 +34,8 @@ export interface RuntimeOptions {
   onEvent?: RuntimeListener;
   /** Global and per-user caps on RUNNING runs. @default none */
   scheduler?: SchedulerOptions;
+  /** Publishes live stream chunks of runs executed here (for SSE). @default none */
+  streams?: StreamBus;
 }
 
 /** What to start; see {@link Runtime.submit}. */
@@ -92,6 +95,7 @@ export class Runtime {
       pricing: trace.pricing,
       leaseMs: options.leaseMs ?? defaultLeaseMs(),
       workerId: options.workerId ?? `rt_${newSortableId()}`,
+      streams: options.streams,
     };
   }
 
@@ -120,6 +124,14 @@ export class Runtime {
     });
     if (options.queue === true) return toRunView(run);
     return this.runHere(run.runId);
+  }
+
+  /**
+   * Runs a QUEUED (or waiting, with `resume` decisions) run here now and resolves when it
+   * rests; over a cap or running elsewhere it is left to a worker. Decisions are not re-checked.
+   */
+  async start(runId: string, resume?: ApprovalResume[]): Promise<RunView> {
+    return this.runHere(runId, resume);
   }
 
   /** The run as the CLI shows it; UNKNOWN_RUN (exit 2) for an unknown id. */

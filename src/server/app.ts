@@ -1,0 +1,77 @@
+/**
+ * The HTTP application: CORS (preflights answered before auth), API-key
+ * auth, a body size limit, the Agent Server API routes, agentrt's own
+ * routes and the run viewer, and one place where errors become responses.
+ * @module
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import { packageVersion } from "../version.js";
+import { authenticate, type ApiKey } from "./auth.js";
+import type { RouteDeps, ServerEnv } from "./context.js";
+import { errorResponse, HttpError } from "./http-error.js";
+import { approvalRoutes } from "./routes/approvals.js";
+import { assistantRoutes } from "./routes/assistants.js";
+import { runRoutes } from "./routes/runs.js";
+import { threadRoutes } from "./routes/threads.js";
+import { uiRoutes } from "./routes/ui.js";
+
+/** Options of {@link createApp}. */
+export interface AppOptions {
+  /** Accepted API keys; empty means no auth. @default [] */
+  keys?: readonly ApiKey[];
+  /** Origins allowed by CORS, or "*". @default ["https://smith.langchain.com"] */
+  corsOrigins?: readonly string[] | "*";
+  /** Largest accepted request body in bytes. @default 1048576 */
+  maxBodyBytes?: number;
+}
+
+/** Paths served without a key: liveness and the viewer's static page (its data calls need the key). */
+const OPEN_PATHS = /^\/(ok|ui(\/(assets\/.*)?)?)$/;
+
+/** Builds the Hono app over the run service. */
+export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<ServerEnv> {
+  const keys = options.keys ?? [];
+  const origins = options.corsOrigins ?? ["https://smith.langchain.com"];
+  const app = new Hono<ServerEnv>();
+  app.use("*", async (c, next) => {
+    await next();
+    // Studio is a public page calling a local server: Chrome asks for private-network consent.
+    if (c.req.method === "OPTIONS") c.res.headers.set("Access-Control-Allow-Private-Network", "true");
+  });
+  app.use("*", cors({
+    origin: origins === "*" ? "*" : [...origins],
+    allowHeaders: ["Content-Type", "Authorization", "X-Api-Key", "Last-Event-ID", "X-Auth-Scheme"],
+    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+    exposeHeaders: ["Content-Location", "Location"],
+    maxAge: 600,
+  }));
+  app.use("*", async (c, next) => {
+    const caller = OPEN_PATHS.test(c.req.path) ? { id: "anonymous", roles: [], authenticated: false }
+      : authenticate(keys, { apiKey: c.req.header("x-api-key"), authorization: c.req.header("authorization") });
+    if (caller === undefined) throw new HttpError(401, "UNAUTHORIZED", "missing or wrong API key (send x-api-key or Authorization: Bearer)");
+    c.set("caller", caller);
+    await next();
+  });
+  app.use("*", bodyLimit({
+    maxSize: options.maxBodyBytes ?? 1_048_576,
+    onError: () => {
+      throw new HttpError(413, "PAYLOAD_TOO_LARGE", `request body larger than ${options.maxBodyBytes ?? 1_048_576} bytes`);
+    },
+  }));
+  app.get("/ok", (c) => c.json({ ok: true }));
+  app.get("/info", (c) => c.json({ version: packageVersion(), langgraph_js_version: "1", flags: { assistants: true, crons: false, langsmith: false }, metadata: { server: "agentrt" } }));
+  app.route("/", assistantRoutes(deps));
+  app.route("/", threadRoutes(deps));
+  app.route("/", runRoutes(deps));
+  app.route("/", approvalRoutes(deps));
+  app.route("/", uiRoutes());
+  app.notFound((c) => c.json({ error: "NOT_FOUND", code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((error, c) => {
+    const { status, body } = errorResponse(error);
+    if (status >= 500) deps.log(`${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    return c.json(body, status as 400);
+  });
+  return app;
+}

@@ -1,0 +1,51 @@
+/**
+ * What every route handler shares: the run service, the stream bus, request
+ * body parsing (400 malformed JSON, 422 schema violations) and the caller.
+ * @module
+ */
+import type { Context } from "hono";
+import type { z } from "zod";
+import type { StreamBus } from "../runtime/index.js";
+import type { Caller } from "./auth.js";
+import { HttpError } from "./http-error.js";
+import type { RunService } from "./run-service.js";
+
+/** Hono environment of the server: the authenticated caller per request. */
+export interface ServerEnv {
+  Variables: { caller: Caller };
+}
+
+/** Dependencies of the routes. */
+export interface RouteDeps {
+  service: RunService;
+  bus: StreamBus;
+  /** Diagnostics, one line each. */
+  log: (line: string) => void;
+}
+
+/** Parses and validates a JSON body; an empty body counts as `{}`. */
+export async function readBody<S extends z.ZodType>(c: Context<ServerEnv>, schema: S): Promise<z.infer<S>> {
+  const text = await c.req.text();
+  let json: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new HttpError(400, "BAD_INPUT", `malformed JSON body: ${(error as Error).message}`);
+    }
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const reason = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");
+    throw new HttpError(422, "BAD_INPUT", `invalid request body: ${reason}`, { details: { issues: parsed.error.issues } });
+  }
+  return parsed.data;
+}
+
+/** A non-negative integer query parameter. */
+export function intParam(value: string | undefined, fallback: number, max = 1000): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new HttpError(422, "BAD_INPUT", `query parameter must be an integer in 0..${max}, got ${value}`);
+  return n;
+}

@@ -1,0 +1,45 @@
+/**
+ * Errors become HTTP responses here and only here: a stable `code`, a
+ * message, and the status chosen by who is to blame.
+ * @module
+ */
+import { AgentrtError, isUserInputError, type AgentrtErrorCode, type AgentrtErrorOptions } from "../errors.js";
+
+/** An error with an explicit HTTP status (400, 401, 404, 409, 413, 422). */
+export class HttpError extends AgentrtError {
+  readonly status: number;
+
+  constructor(status: number, code: AgentrtErrorCode, message: string, options: AgentrtErrorOptions = {}) {
+    super(code, message, options);
+    this.status = status;
+  }
+}
+
+const STATUS_BY_CODE: Partial<Record<AgentrtErrorCode, number>> = {
+  BAD_INPUT: 422,
+  UNKNOWN_GRAPH: 404,
+  UNKNOWN_RUN: 404,
+  UNKNOWN_THREAD: 404,
+  UNKNOWN_ACTION: 409,
+  ARGS_HASH_MISMATCH: 409,
+  APPROVER_NOT_ALLOWED: 403,
+  RUN_NOT_WAITING: 409,
+  RUN_FINISHED: 409,
+  THREAD_BUSY: 409,
+  THREAD_NOT_INTERRUPTED: 409,
+  ILLEGAL_TRANSITION: 409,
+  UNAUTHORIZED: 401,
+};
+
+/** The status and JSON body an error is answered with. */
+export function errorResponse(error: unknown): { status: number; body: { error: string; code: string; message: string; details?: unknown } } {
+  if (error instanceof HttpError) {
+    return { status: error.status, body: { error: error.code, code: error.code, message: error.message, details: error.details } };
+  }
+  if (error instanceof AgentrtError) {
+    const status = STATUS_BY_CODE[error.code] ?? (isUserInputError(error) ? 422 : 500);
+    return { status, body: { error: error.code, code: error.code, message: error.message, details: error.details } };
+  }
+  const message = error instanceof Error ? error.message.split("\n")[0] ?? "" : String(error);
+  return { status: 500, body: { error: "INTERNAL", code: "INTERNAL", message } };
+}

@@ -1,0 +1,66 @@
+/**
+ * agentrt's own endpoints: runs as the CLI shows them, their pending
+ * approvals with `action_id`/`args_hash`, approve/reject bound to the hash
+ * (the decider is the authenticated caller), and a run's trace and graph
+ * for the viewer.
+ * @module
+ */
+import { Hono, type Context } from "hono";
+import type { ApprovalResume } from "../../graph/approval.js";
+import { RUN_STATUSES, type RunStatus } from "../../runs/index.js";
+import { toRunView } from "../../runtime/index.js";
+import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
+import { HttpError } from "../http-error.js";
+import { DecisionBody } from "../schemas.js";
+
+async function decide(c: Context<ServerEnv>, deps: RouteDeps, kind: "approve" | "reject"): Promise<Response> {
+  const body = await readBody(c, DecisionBody);
+  const run = deps.service.runtime.runs.get(c.req.param("rid") ?? "");
+  const caller = c.get("caller");
+  const decision: ApprovalResume = {
+    action_id: body.action_id,
+    args_hash: body.args_hash,
+    decision: kind,
+    by: caller.authenticated ? caller.id : (body.by ?? run.userId),
+    roles: caller.authenticated ? caller.roles : (body.roles ?? []),
+    ...(body.reason === undefined ? {} : { comment: body.reason }),
+  };
+  const prepared = await deps.service.decide(run, [decision]);
+  prepared.kick();
+  const wait = c.req.query("wait") !== "false";
+  const after = wait ? await deps.service.waitResting(run.runId) : deps.service.runtime.runs.get(run.runId);
+  return c.json(toRunView(after));
+}
+
+/** Routes under /agentrt. */
+export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  const runtime = deps.service.runtime;
+  app.get("/agentrt/runs", (c) => {
+    const status = c.req.query("status");
+    if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
+      throw new HttpError(422, "BAD_INPUT", `unknown status ${status} (known: ${RUN_STATUSES.join(", ")})`);
+    }
+    return c.json(runtime.list({ status: status as RunStatus | undefined, limit: intParam(c.req.query("limit"), 100) }));
+  });
+  app.get("/agentrt/runs/:rid", (c) => c.json(runtime.get(c.req.param("rid"))));
+  app.get("/agentrt/runs/:rid/approvals", async (c) => {
+    const run = runtime.runs.get(c.req.param("rid"));
+    if (run.status !== "WAITING_APPROVAL") return c.json([]);
+    const pending = await deps.service.states.pending(run.graphId, run.threadId);
+    return c.json(pending.map(({ interrupt_id: _id, ...action }) => action));
+  });
+  app.post("/agentrt/runs/:rid/approve", (c) => decide(c, deps, "approve"));
+  app.post("/agentrt/runs/:rid/reject", (c) => decide(c, deps, "reject"));
+  app.get("/agentrt/runs/:rid/trace", (c) => {
+    const run = runtime.runs.get(c.req.param("rid"));
+    return c.json(runtime.trace.spans(run.runId));
+  });
+  app.get("/agentrt/runs/:rid/graph", async (c) => {
+    const run = runtime.runs.get(c.req.param("rid"));
+    const graph = await runtime.registry.load(run.graphId);
+    const drawable = await graph.getGraphAsync();
+    return c.json({ graph_id: run.graphId, mermaid: drawable.drawMermaid() });
+  });
+  return app;
+}

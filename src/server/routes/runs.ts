@@ -1,0 +1,81 @@
+/**
+ * Runs: create in the background, stream over SSE, wait, join, get, list,
+ * cancel — on a thread or stateless (a fresh thread per run).
+ * @module
+ */
+import { Hono, type Context } from "hono";
+import { isTerminal, type RunRecord } from "../../runs/index.js";
+import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
+import { HttpError } from "../http-error.js";
+import { RunCreate, requestedModes } from "../schemas.js";
+import { streamRun } from "../sse.js";
+import { runToWire, toWire } from "../wire.js";
+
+/** What `runs.wait` and `runs.join` return: the thread's values, with the interrupt or error if any. */
+async function finalValues(deps: RouteDeps, run: RunRecord): Promise<Record<string, unknown>> {
+  const snapshot = await deps.service.states.state(run.graphId, run.threadId);
+  const values = (snapshot === undefined ? {} : toWire(snapshot.values)) as Record<string, unknown>;
+  if (run.status === "WAITING_APPROVAL" && snapshot !== undefined) {
+    values.__interrupt__ = snapshot.tasks.filter((t) => t.result === undefined).flatMap((t) => t.interrupts.map((i) => ({ value: toWire(i.value), id: i.id })));
+  }
+  if (run.status === "FAILED" || run.status === "EXPIRED") {
+    values.__error__ = { error: run.errorCode ?? run.status, message: run.errorMessage ?? "" };
+  }
+  return values;
+}
+
+function runOfThread(deps: RouteDeps, threadId: string, runId: string): RunRecord {
+  const run = deps.service.runtime.runs.find(runId);
+  if (run === undefined || run.threadId !== threadId) throw new HttpError(404, "UNKNOWN_RUN", `no run ${runId} on thread ${threadId}`);
+  return run;
+}
+
+async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background" | "stream" | "wait"): Promise<Response> {
+  const body = await readBody(c, RunCreate);
+  const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"));
+  const { run } = prepared;
+  if (mode === "stream") return streamRun(c, deps, run, requestedModes(body), prepared.kick);
+  prepared.kick();
+  c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
+  if (mode === "background") return c.json(runToWire(deps.service.runtime.runs.get(run.runId)));
+  const rested = await deps.service.waitResting(run.runId);
+  return c.json(await finalValues(deps, rested));
+}
+
+/** Routes of runs. */
+export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  const runs = deps.service.runtime.runs;
+  for (const prefix of ["/threads/:tid", ""]) {
+    app.post(`${prefix}/runs`, (c) => create(c, deps, "background"));
+    app.post(`${prefix}/runs/stream`, (c) => create(c, deps, "stream"));
+    app.post(`${prefix}/runs/wait`, (c) => create(c, deps, "wait"));
+  }
+  app.get("/threads/:tid/runs", (c) => {
+    const threadId = c.req.param("tid");
+    deps.service.threads.get(threadId);
+    const limit = intParam(c.req.query("limit"), 10);
+    const offset = intParam(c.req.query("offset"), 0, 1_000_000);
+    const status = c.req.query("status");
+    const list = runs.list({ threadId }).reverse().map(runToWire).filter((r) => status === undefined || r.status === status);
+    return c.json(list.slice(offset, offset + limit));
+  });
+  app.get("/threads/:tid/runs/:rid", (c) => c.json(runToWire(runOfThread(deps, c.req.param("tid"), c.req.param("rid")))));
+  app.post("/threads/:tid/runs/:rid/cancel", async (c) => {
+    const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    if (!isTerminal(run.status)) deps.service.runtime.cancel(run.runId, { by: c.get("caller").id, reason: "canceled over the API" });
+    deps.service.notify(run.runId);
+    if (c.req.query("wait") === "true" || c.req.query("wait") === "1") await deps.service.waitResting(run.runId);
+    return c.body(null, 202);
+  });
+  app.get("/threads/:tid/runs/:rid/join", async (c) => {
+    const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    return c.json(await finalValues(deps, await deps.service.waitResting(run.runId)));
+  });
+  app.get("/threads/:tid/runs/:rid/stream", (c) => {
+    const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    const modes = c.req.queries("stream_mode") ?? ["values"];
+    return streamRun(c, deps, run, modes);
+  });
+  return app;
+}

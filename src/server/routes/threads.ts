@@ -1,0 +1,103 @@
+/**
+ * Threads: create, get, patch, search, delete, and their state and history
+ * read from the SQLite checkpoints through the thread's graph.
+ * @module
+ */
+import { Hono } from "hono";
+import { UserInputError } from "../../errors.js";
+import { isTerminal, type RunRecord } from "../../runs/index.js";
+import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
+import { newThreadId } from "../ids.js";
+import type { RunService } from "../run-service.js";
+import { HistoryQuery, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
+import type { ThreadRow } from "../thread-store.js";
+import { emptyState, stateToWire } from "../wire.js";
+
+/** The API's thread status, from the thread's newest run. */
+function threadStatus(runs: RunRecord[]): "idle" | "busy" | "interrupted" | "error" {
+  const last = runs.at(-1);
+  if (last === undefined) return "idle";
+  if (last.status === "WAITING_APPROVAL" || last.status === "WAITING_INPUT") return "interrupted";
+  if (!isTerminal(last.status)) return "busy";
+  return last.status === "FAILED" || last.status === "EXPIRED" ? "error" : "idle";
+}
+
+async function threadToWire(service: RunService, thread: ThreadRow, withValues: boolean): Promise<Record<string, unknown>> {
+  const runs = service.runtime.runs.list({ threadId: thread.threadId });
+  const graphId = service.graphOfThread(thread.threadId);
+  const snapshot = withValues && graphId !== undefined ? await service.states.state(graphId, thread.threadId) : undefined;
+  const state = snapshot === undefined ? undefined : stateToWire(snapshot);
+  return {
+    thread_id: thread.threadId,
+    created_at: new Date(thread.createdAt).toISOString(),
+    updated_at: new Date(Math.max(thread.updatedAt, runs.at(-1)?.updatedAt ?? 0)).toISOString(),
+    metadata: thread.metadata,
+    status: threadStatus(runs),
+    values: state?.values ?? {},
+    interrupts: state === undefined ? {} : Object.fromEntries((state.tasks as { id: string; interrupts: unknown[] }[]).filter((t) => t.interrupts.length > 0).map((t) => [t.id, t.interrupts])),
+  };
+}
+
+async function stateOf(service: RunService, threadId: string, checkpointId?: string): Promise<Record<string, unknown>> {
+  service.threads.get(threadId);
+  const graphId = service.graphOfThread(threadId);
+  if (graphId === undefined) return emptyState();
+  const snapshot = await service.states.state(graphId, threadId, checkpointId);
+  if (snapshot === undefined && checkpointId !== undefined) throw new UserInputError("BAD_INPUT", `thread ${threadId} has no checkpoint ${checkpointId}`);
+  return snapshot === undefined ? emptyState() : stateToWire(snapshot);
+}
+
+async function historyOf(service: RunService, threadId: string, limit: number, before?: string): Promise<unknown[]> {
+  service.threads.get(threadId);
+  const graphId = service.graphOfThread(threadId);
+  if (graphId === undefined) return [];
+  return (await service.states.history(graphId, threadId, { limit, before })).map(stateToWire);
+}
+
+/** Routes under /threads (runs excepted). */
+export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
+  const app = new Hono<ServerEnv>();
+  const { service } = deps;
+  app.post("/threads", async (c) => {
+    const body = await readBody(c, ThreadCreate);
+    const thread = service.threads.create(body.thread_id ?? newThreadId(), body.metadata, body.if_exists);
+    return c.json(await threadToWire(service, thread, false));
+  });
+  app.post("/threads/search", async (c) => {
+    const body = await readBody(c, ThreadSearch);
+    const rows = service.threads.search({ metadata: body.metadata, limit: body.status === undefined ? body.limit : 1000, offset: body.offset });
+    const threads = await Promise.all(rows.map((t) => threadToWire(service, t, true)));
+    return c.json(threads.filter((t) => body.status === undefined || t.status === body.status).slice(0, body.limit));
+  });
+  app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, service.threads.get(c.req.param("tid")), true)));
+  app.patch("/threads/:tid", async (c) => {
+    const body = await readBody(c, ThreadPatch);
+    return c.json(await threadToWire(service, service.threads.patch(c.req.param("tid"), body.metadata), true));
+  });
+  app.delete("/threads/:tid", async (c) => {
+    const threadId = c.req.param("tid");
+    service.threads.get(threadId);
+    const active = service.runtime.runs.list({ threadId }).filter((r) => !isTerminal(r.status));
+    for (const run of active) service.runtime.cancel(run.runId, { by: c.get("caller").id, reason: "thread deleted" });
+    await service.states.deleteThread(threadId);
+    service.threads.delete(threadId);
+    return c.body(null, 204);
+  });
+  app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"))));
+  app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.req.param("tid"), c.req.param("cid"))));
+  app.post("/threads/:tid/state/checkpoint", async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { checkpoint?: { checkpoint_id?: string } };
+    return c.json(await stateOf(service, c.req.param("tid"), body.checkpoint?.checkpoint_id));
+  });
+  app.get("/threads/:tid/history", async (c) => {
+    return c.json(await historyOf(service, c.req.param("tid"), intParam(c.req.query("limit"), 10), c.req.query("before")));
+  });
+  app.post("/threads/:tid/history", async (c) => {
+    const body = await readBody(c, HistoryQuery);
+    const before = typeof body.before === "string" ? body.before : body.before?.configurable.checkpoint_id;
+    return c.json(await historyOf(service, c.req.param("tid"), body.limit, before));
+  });
+  return app;
+}
+
+

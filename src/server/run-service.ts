@@ -1,0 +1,179 @@
+/**
+ * Runs of the HTTP API over the runtime: create (queued, then started here
+ * at once through the scheduler), resume an interrupt with `command.resume`
+ * bound to the pending action's args hash, and wait until a run rests.
+ * @module
+ */
+import type { z } from "zod";
+import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
+import { isTerminal, isWaiting, type RunRecord, type RunStatus } from "../runs/index.js";
+import type { Runtime, RuntimeEvent } from "../runtime/index.js";
+import type { Caller } from "./auth.js";
+import { HttpError } from "./http-error.js";
+import { assistantIdFor, newThreadId } from "./ids.js";
+import type { RunCreate } from "./schemas.js";
+import type { ThreadStateReader } from "./thread-state.js";
+import type { ThreadStore } from "./thread-store.js";
+
+const ACTIVE: RunStatus[] = ["QUEUED", "RUNNING", "RETRYING", "WAITING_APPROVAL", "WAITING_INPUT"];
+
+/** A run ready to go: call `kick` once listeners are attached. */
+export interface PreparedRun {
+  run: RunRecord;
+  kick: () => void;
+}
+
+/** True once a run waits for a person or has finished. */
+export function isResting(status: RunStatus): boolean {
+  return isTerminal(status) || isWaiting(status);
+}
+
+/** The run operations the routes call. */
+export class RunService {
+  private readonly watchers = new Map<string, Set<() => void>>();
+
+  constructor(
+    readonly runtime: Runtime,
+    readonly threads: ThreadStore,
+    readonly states: ThreadStateReader,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
+  onRuntimeEvent(event: RuntimeEvent): void {
+    if (event.type === "status" && event.status !== "RUNNING") this.notify(event.runId);
+  }
+
+  /** The graph id an assistant id names: the graph id itself or its derived uuid. */
+  graphOf(assistantId: string): string {
+    if (this.runtime.registry.entries.has(assistantId)) return assistantId;
+    const graphId = this.runtime.registry.ids().find((id) => assistantIdFor(id) === assistantId);
+    if (graphId === undefined) throw new HttpError(404, "UNKNOWN_GRAPH", `no assistant or graph ${assistantId}`);
+    return graphId;
+  }
+
+  /** The graph a thread runs (from its metadata or its latest run); undefined for a fresh thread. */
+  graphOfThread(threadId: string): string | undefined {
+    const fromMeta = this.threads.find(threadId)?.metadata.graph_id;
+    if (typeof fromMeta === "string") return fromMeta;
+    return this.runtime.runs.list({ threadId }).at(-1)?.graphId;
+  }
+
+  /** Validates and stores a new run (or the resume of the thread's waiting one). */
+  async prepare(body: z.infer<typeof RunCreate>, pathThreadId: string | undefined, caller: Caller): Promise<PreparedRun> {
+    const graphId = this.graphOf(body.assistant_id);
+    await this.runtime.registry.load(graphId);
+    const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
+    const active = this.runtime.runs.list({ threadId, status: ACTIVE });
+    if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
+    if (active.length > 0) {
+      const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
+      throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; resume or cancel it first`);
+    }
+    const view = await this.runtime.submit({ graph: graphId, input: body.input ?? null, threadId, user: caller.id, queue: true });
+    return { run: this.runtime.runs.get(view.run_id), kick: () => this.start(view.run_id) };
+  }
+
+  /** Starts (or resumes) a run in this process without waiting for it. */
+  start(runId: string, resume?: ApprovalResume[]): void {
+    this.runtime.start(runId, resume).then(
+      () => this.notify(runId),
+      (error: unknown) => {
+        this.log(`run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
+        this.notify(runId);
+      },
+    );
+  }
+
+  /** Checks decisions against the live pending actions and resumes the run in the background. */
+  async decide(run: RunRecord, decisions: ApprovalResume[]): Promise<PreparedRun> {
+    if (run.status !== "WAITING_APPROVAL") {
+      throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `run ${run.runId} is ${run.status}, not waiting for approval`);
+    }
+    const pending = await this.states.pending(run.graphId, run.threadId);
+    for (const decision of decisions) {
+      const check = validateResume(pending, decision);
+      if (!check.ok) throw check.error;
+    }
+    return { run, kick: () => this.start(run.runId, decisions) };
+  }
+
+  /** Resolves when the run waits or has finished (or `signal` aborts). */
+  async waitResting(runId: string, signal?: AbortSignal): Promise<RunRecord> {
+    for (;;) {
+      const run = this.runtime.runs.get(runId);
+      if (isResting(run.status) || signal?.aborted === true) return run;
+      await this.nextChange(runId, signal);
+    }
+  }
+
+  /** Wakes the waiters of one run. */
+  notify(runId: string): void {
+    const set = this.watchers.get(runId);
+    if (set === undefined) return;
+    this.watchers.delete(runId);
+    for (const wake of set) wake();
+  }
+
+  private nextChange(runId: string, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.watchers.get(runId);
+      if (set === undefined) {
+        set = new Set();
+        this.watchers.set(runId, set);
+      }
+      // A run finished by another process sends no event here: look again now and then.
+      const timer = setTimeout(done, 500);
+      const owner = set;
+      function done(): void {
+        clearTimeout(timer);
+        owner.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      }
+      set.add(done);
+      signal?.addEventListener("abort", done);
+    });
+  }
+
+  private threadFor(pathThreadId: string | undefined, ifNotExists: "create" | "reject", graphId: string): string {
+    if (pathThreadId === undefined) return this.threads.create(newThreadId(), { graph_id: graphId }).threadId;
+    const thread = this.threads.find(pathThreadId);
+    if (thread === undefined) {
+      if (ifNotExists !== "create") throw new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${pathThreadId}`);
+      return this.threads.create(pathThreadId, { graph_id: graphId }).threadId;
+    }
+    if (thread.metadata.graph_id === undefined) this.threads.patch(pathThreadId, { graph_id: graphId });
+    return pathThreadId;
+  }
+
+  private async prepareResume(threadId: string, active: RunRecord[], resume: unknown, caller: Caller): Promise<PreparedRun> {
+    const waiting = active.find((r) => r.status === "WAITING_APPROVAL");
+    if (waiting === undefined) {
+      throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);
+    }
+    const pending = await this.states.pending(waiting.graphId, threadId);
+    return this.decide(waiting, decisionsFrom(resume, pending, caller, waiting.userId));
+  }
+}
+
+/**
+ * `command.resume` as decisions: one decision, a list, or a map keyed by interrupt id.
+ * The decider is the authenticated caller; without auth, the body's `by` or the run's user.
+ */
+export function decisionsFrom(resume: unknown, pending: readonly PendingAction[], caller: Caller, runUser: string): ApprovalResume[] {
+  let raw: unknown[];
+  if (Array.isArray(resume)) raw = resume;
+  else if (resume !== null && typeof resume === "object" && !("action_id" in resume)) {
+    raw = Object.entries(resume).map(([interruptId, value]) => {
+      const action = pending.find((p) => p.interrupt_id === interruptId);
+      return action === undefined || value === null || typeof value !== "object" ? value : { action_id: action.action_id, ...value };
+    });
+  } else raw = [resume];
+  return raw.map((d) => {
+    const decision = (d !== null && typeof d === "object" ? d : {}) as Partial<ApprovalResume>;
+    const by = caller.authenticated ? caller.id : (decision.by ?? runUser);
+    const roles = caller.authenticated ? caller.roles : (decision.roles ?? []);
+    return { ...decision, by, roles } as ApprovalResume;
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * zod schemas of the request bodies the server accepts. Unknown fields are
+ * allowed (the SDK sends many optional ones); known fields are checked.
+ * @module
+ */
+import { z } from "zod";
+
+const metadata = z.record(z.string(), z.unknown());
+
+/** POST /assistants/search */
+export const AssistantSearch = z.object({
+  graph_id: z.string().optional(),
+  name: z.string().optional(),
+  metadata: metadata.optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+}).loose();
+
+/** POST /threads */
+export const ThreadCreate = z.object({
+  thread_id: z.string().min(1).max(200).optional(),
+  metadata: metadata.default({}),
+  if_exists: z.enum(["raise", "do_nothing"]).default("raise"),
+}).loose();
+
+/** PATCH /threads/{thread_id} */
+export const ThreadPatch = z.object({ metadata: metadata.default({}) }).loose();
+
+/** POST /threads/search */
+export const ThreadSearch = z.object({
+  metadata: metadata.optional(),
+  status: z.enum(["idle", "busy", "interrupted", "error"]).optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+}).loose();
+
+/** POST /threads/{thread_id}/history */
+export const HistoryQuery = z.object({
+  limit: z.number().int().min(1).max(1000).default(10),
+  before: z.union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).loose() }).loose()]).nullish(),
+}).loose();
+
+const streamModes = z.enum(["values", "updates", "messages", "messages-tuple", "custom", "debug", "events", "tasks", "checkpoints"]);
+
+/** POST /runs, /runs/stream, /runs/wait and their /threads/{thread_id}/… forms. */
+export const RunCreate = z.object({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  command: z.object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() }).loose().nullish(),
+  metadata: metadata.nullish(),
+  config: z.object({}).loose().nullish(),
+  stream_mode: z.union([streamModes, z.array(streamModes)]).nullish(),
+  if_not_exists: z.enum(["create", "reject"]).nullish(),
+  multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
+  checkpoint_id: z.string().nullish(),
+  interrupt_before: z.unknown().optional(),
+  interrupt_after: z.unknown().optional(),
+}).loose();
+
+/** One decision on a pending action, as the approvals endpoints take it. */
+export const DecisionBody = z.object({
+  action_id: z.string().min(1),
+  args_hash: z.string().min(1),
+  reason: z.string().max(2000).optional(),
+  /** Ignored when the caller is authenticated: the identity comes from the key. */
+  by: z.string().min(1).optional(),
+  roles: z.array(z.string()).optional(),
+}).strict();
+
+/** The stream modes a run body asks for. */
+export function requestedModes(body: z.infer<typeof RunCreate>): string[] {
+  const mode = body.stream_mode ?? "values";
+  return Array.isArray(mode) ? mode : [mode];
+}

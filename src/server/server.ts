@@ -1,0 +1,109 @@
+/**
+ * `agentrt serve`: the Agent Server API over one SQLite file. Opens the
+ * runtime with a stream bus, runs a worker in-process for queued and
+ * recovered runs, and listens with @hono/node-server.
+ * @module
+ */
+import type { AddressInfo } from "node:net";
+import { serve, type ServerType } from "@hono/node-server";
+import { SqliteSaver } from "../../checkpointers/index.js";
+import { UserInputError } from "../errors.js";
+import { Runtime, StreamBus } from "../runtime/index.js";
+import { isLoopback, parseApiKeys } from "./auth.js";
+import { createApp } from "./app.js";
+import { RunService } from "./run-service.js";
+import { ThreadStateReader } from "./thread-state.js";
+import { ThreadStore } from "./thread-store.js";
+
+/** Options of {@link startServer}. */
+export interface ServeOptions {
+  /** @default 2024 */
+  port?: number;
+  /** @default "127.0.0.1" */
+  host?: string;
+  /** SQLite file. @default "./agentrt.db" */
+  db?: string;
+  /** langgraph.json. @default env AGENTRT_CONFIG, else "./langgraph.json" */
+  config?: string;
+  /** Accepted keys (see parseApiKeys). @default env AGENTRT_API_KEY */
+  apiKey?: string;
+  /** CORS origins, or "*". @default env AGENTRT_CORS_ORIGINS (comma-separated), else ["https://smith.langchain.com"] */
+  corsOrigins?: readonly string[] | "*";
+  /** @default 1048576 */
+  maxBodyBytes?: number;
+  /** Runs the in-process worker executes at once (queued and recovered runs). @default 16 */
+  workerConcurrency?: number;
+  /** Diagnostics. @default one line on stderr */
+  log?: (line: string) => void;
+}
+
+/** A listening server. */
+export interface AgentServer {
+  readonly url: string;
+  readonly port: number;
+  readonly runtime: Runtime;
+  /** Stops listening, releases the worker's runs and closes the database. */
+  close(): Promise<void>;
+}
+
+function corsFromEnv(): readonly string[] | "*" | undefined {
+  const value = process.env.AGENTRT_CORS_ORIGINS;
+  if (value === undefined || value.trim() === "") return undefined;
+  return value.trim() === "*" ? "*" : value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+/**
+ * Starts the server; refuses a non-loopback host without an API key.
+ * @example const server = await startServer({ port: 0, db: "/tmp/a.db" }); console.log(server.url);
+ */
+export async function startServer(options: ServeOptions = {}): Promise<AgentServer> {
+  const host = options.host ?? "127.0.0.1";
+  const keys = parseApiKeys(options.apiKey ?? process.env.AGENTRT_API_KEY);
+  if (!isLoopback(host) && keys.length === 0) {
+    throw new UserInputError("BAD_INPUT", `refusing to listen on ${host} without AGENTRT_API_KEY: anyone on the network could run graphs and approve actions`);
+  }
+  const log = options.log ?? ((line: string) => process.stderr.write(`agentrt serve: ${line}\n`));
+  const bus = new StreamBus();
+  let service: RunService | undefined;
+  const runtime = Runtime.open({ db: options.db, config: options.config ?? process.env.AGENTRT_CONFIG, streams: bus, onEvent: (e) => service?.onRuntimeEvent(e) });
+  try {
+    service = new RunService(runtime, ThreadStore.open(runtime.db), new ThreadStateReader(runtime.registry, new SqliteSaver(runtime.db)), log);
+  } catch (error) {
+    runtime.close();
+    throw error;
+  }
+  const app = createApp({ service, bus, log }, { keys, corsOrigins: options.corsOrigins ?? corsFromEnv(), maxBodyBytes: options.maxBodyBytes });
+  const worker = runtime.worker({ concurrency: options.workerConcurrency ?? 16, pollMs: 100 });
+  const working = worker.run();
+  let server: ServerType;
+  try {
+    server = await listen(app.fetch, options.port ?? 2024, host);
+  } catch (error) {
+    await worker.stop({ abort: true });
+    runtime.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    port,
+    runtime,
+    close: () => (closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open SSE streams would hold close() forever.
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      await closed;
+      await worker.stop({ abort: true });
+      await working;
+      runtime.close();
+    })()),
+  };
+}
+
+function listen(fetch: (request: Request) => Response | Promise<Response>, port: number, hostname: string): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, port, hostname }, () => resolve(server));
+    server.once("error", reject);
+  });
+}

@@ -1,0 +1,115 @@
+/**
+ * Streams one run over Server-Sent Events in the Agent Server's format:
+ * `metadata` first, then one event per chunk of each requested mode, then
+ * `error` if the run failed. A client that disconnects only stops its own
+ * stream; the run goes on.
+ * @module
+ */
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { RunRecord } from "../runs/index.js";
+import type { StreamChunk } from "../runtime/index.js";
+import type { RouteDeps, ServerEnv } from "./context.js";
+import { toWire } from "./wire.js";
+
+interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+/** The SSE event a chunk becomes for a client that asked for `modes`; undefined to skip it. */
+export function eventFor(chunk: StreamChunk, modes: readonly string[]): SseEvent | undefined {
+  switch (chunk.mode) {
+    case "values":
+    case "updates":
+    case "custom":
+      return modes.includes(chunk.mode) ? { event: chunk.mode, data: toWire(chunk.payload) } : undefined;
+    case "messages": {
+      if (!modes.includes("messages-tuple") && !modes.includes("messages")) return undefined;
+      const [message, metadata] = Array.isArray(chunk.payload) ? (chunk.payload as [unknown, unknown]) : [chunk.payload, {}];
+      return { event: "messages", data: [toWire(message), plainMetadata(metadata)] };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function plainMetadata(metadata: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (metadata === null || typeof metadata !== "object") return out;
+  for (const [key, value] of Object.entries(metadata)) {
+    if (value === null || ["string", "number", "boolean"].includes(typeof value)) out[key] = value;
+  }
+  return out;
+}
+
+/** Answers with the run's SSE stream; `kick` starts the run once the stream listens. */
+export function streamRun(c: Context<ServerEnv>, deps: RouteDeps, run: RecordLike, modes: readonly string[], kick?: () => void): Response {
+  c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
+  return streamSSE(c, async (stream) => {
+    const queue: SseEvent[] = [];
+    let wake: (() => void) | undefined;
+    let closed = false;
+    let finished = false;
+    const unsubscribe = deps.bus.subscribe(run.runId, (chunk) => {
+      const event = eventFor(chunk, modes);
+      if (event === undefined) return;
+      queue.push(event);
+      wake?.();
+    });
+    stream.onAbort(() => {
+      closed = true;
+      wake?.();
+    });
+    kick?.();
+    const abort = new AbortController();
+    const resting = deps.service.waitResting(run.runId, abort.signal).then((r) => {
+      finished = true;
+      wake?.();
+      return r;
+    });
+    try {
+      await stream.writeSSE({ event: "metadata", data: JSON.stringify({ run_id: run.runId, thread_id: run.threadId, attempt: 1 }) });
+      let sent = 0;
+      while (!closed) {
+        const next = queue.shift();
+        if (next !== undefined) {
+          await writeEvent(stream, next);
+          sent++;
+          continue;
+        }
+        if (finished) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      if (!closed) await finish(stream, deps, await resting, modes, sent === 0);
+    } finally {
+      unsubscribe();
+      abort.abort();
+    }
+  });
+}
+
+type RecordLike = Pick<RunRecord, "runId" | "threadId">;
+type SseWriter = Parameters<Parameters<typeof streamSSE>[1]>[0];
+
+async function writeEvent(stream: SseWriter, event: SseEvent): Promise<void> {
+  let data: string;
+  try {
+    data = JSON.stringify(event.data);
+  } catch {
+    return; // An unserialisable chunk is skipped rather than ending the stream.
+  }
+  await stream.writeSSE({ event: event.event, data });
+}
+
+/** After the run rests: its values when nothing was streamed live (a late join), and the error if it failed. */
+async function finish(stream: SseWriter, deps: RouteDeps, run: RunRecord, modes: readonly string[], nothingSent: boolean): Promise<void> {
+  if (nothingSent && modes.includes("values")) {
+    const snapshot = await deps.service.states.state(run.graphId, run.threadId);
+    if (snapshot !== undefined) await writeEvent(stream, { event: "values", data: toWire(snapshot.values) });
+  }
+  if (run.status === "FAILED" || run.status === "EXPIRED" || run.status === "CANCELED") {
+    await writeEvent(stream, { event: "error", data: { error: run.errorCode ?? run.status, message: run.errorMessage ?? run.status.toLowerCase() } });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Reads a thread's state and history through its graph and the shared SQLite
+ * checkpointer, so tasks, `next` and interrupts are computed by LangGraph.
+ * @module
+ */
+import type { StateSnapshot } from "@langchain/langgraph";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { GraphRegistry, RegisteredGraph } from "../runtime/index.js";
+import { readPendingActions, type PendingAction } from "../graph/approval.js";
+
+interface StatefulGraph extends RegisteredGraph {
+  getState(config: object): Promise<StateSnapshot>;
+  getStateHistory(config: object, options?: { limit?: number; before?: object }): AsyncIterable<StateSnapshot>;
+}
+
+/** State, history and pending approvals of threads. */
+export class ThreadStateReader {
+  constructor(
+    private readonly registry: GraphRegistry,
+    private readonly checkpointer: BaseCheckpointSaver,
+  ) {}
+
+  /** The graph with the runtime's persistence attached. */
+  async graph(graphId: string): Promise<StatefulGraph> {
+    const graph = (await this.registry.load(graphId)) as StatefulGraph;
+    graph.checkpointer = this.checkpointer;
+    return graph;
+  }
+
+  /** The newest state (or the one at `checkpointId`); undefined when the thread has no checkpoint. */
+  async state(graphId: string, threadId: string, checkpointId?: string): Promise<StateSnapshot | undefined> {
+    const graph = await this.graph(graphId);
+    const configurable = checkpointId === undefined ? { thread_id: threadId } : { thread_id: threadId, checkpoint_id: checkpointId };
+    const snapshot = await graph.getState({ configurable });
+    return snapshot.createdAt === undefined ? undefined : snapshot;
+  }
+
+  /** Past states, newest first. */
+  async history(graphId: string, threadId: string, options: { limit: number; before?: string }): Promise<StateSnapshot[]> {
+    const graph = await this.graph(graphId);
+    const before = options.before === undefined ? undefined : { configurable: { thread_id: threadId, checkpoint_id: options.before } };
+    const out: StateSnapshot[] = [];
+    for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit: options.limit, before })) {
+      out.push(snapshot);
+    }
+    return out;
+  }
+
+  /** Removes every checkpoint of the thread. */
+  async deleteThread(threadId: string): Promise<void> {
+    await this.checkpointer.deleteThread(threadId);
+  }
+
+  /** Approvals the thread is waiting on, live from its newest checkpoint. */
+  async pending(graphId: string, threadId: string): Promise<PendingAction[]> {
+    const snapshot = await this.state(graphId, threadId);
+    return snapshot === undefined ? [] : readPendingActions(snapshot);
+  }
+}

@@ -1,0 +1,1 @@
+export const VIEWER_HTML = "<!doctype html><title>agentrt</title>";

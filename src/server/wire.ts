@@ -1,0 +1,109 @@
+/**
+ * The JSON shapes of the Agent Server API: state values with LangChain
+ * messages as plain dicts (not the `lc` constructor form), thread states
+ * from LangGraph snapshots, and run statuses in the API's vocabulary.
+ * @module
+ */
+import { isBaseMessage, type BaseMessage } from "@langchain/core/messages";
+import type { StateSnapshot } from "@langchain/langgraph";
+import type { RunRecord, RunStatus } from "../runs/index.js";
+import { assistantIdFor } from "./ids.js";
+
+/** A message as the API and Studio show it. */
+function messageToDict(message: BaseMessage): Record<string, unknown> {
+  const m = message as BaseMessage & { tool_calls?: unknown; tool_call_id?: unknown; invalid_tool_calls?: unknown; usage_metadata?: unknown };
+  const dict: Record<string, unknown> = {
+    type: message.getType(),
+    content: message.content,
+    id: message.id ?? null,
+    name: message.name ?? null,
+    additional_kwargs: message.additional_kwargs,
+    response_metadata: message.response_metadata,
+  };
+  for (const key of ["tool_calls", "tool_call_id", "invalid_tool_calls", "usage_metadata"] as const) {
+    if (m[key] !== undefined) dict[key] = m[key];
+  }
+  return dict;
+}
+
+/** A JSON-safe copy of graph values: messages become dicts, class instances their own fields. */
+export function toWire(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== "object") return typeof value === "bigint" ? value.toString() : value;
+  if (depth > 64) return null;
+  if (isBaseMessage(value)) return messageToDict(value);
+  if (Array.isArray(value)) return value.map((v) => toWire(v, depth + 1));
+  if (value instanceof Date) return value.toISOString();
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== "function" && v !== undefined) out[key] = toWire(v, depth + 1);
+  }
+  return out;
+}
+
+/** The API's run status for an agentrt status. */
+export function apiRunStatus(status: RunStatus): "pending" | "running" | "success" | "error" | "interrupted" | "timeout" {
+  switch (status) {
+    case "QUEUED":
+    case "RETRYING":
+      return "pending";
+    case "RUNNING":
+      return "running";
+    case "SUCCEEDED":
+      return "success";
+    case "FAILED":
+      return "error";
+    case "EXPIRED":
+      return "timeout";
+    default:
+      return "interrupted";
+  }
+}
+
+/** A run as the API returns it, with agentrt's own status alongside. */
+export function runToWire(run: RunRecord): Record<string, unknown> {
+  return {
+    run_id: run.runId,
+    thread_id: run.threadId,
+    assistant_id: assistantIdFor(run.graphId),
+    created_at: new Date(run.createdAt).toISOString(),
+    updated_at: new Date(run.updatedAt).toISOString(),
+    status: apiRunStatus(run.status),
+    metadata: { ...run.metadata, graph_id: run.graphId, user: run.userId, agentrt_status: run.status },
+    multitask_strategy: "reject",
+    kwargs: {},
+  };
+}
+
+function checkpointOf(config: StateSnapshot["config"] | undefined): Record<string, unknown> | null {
+  const c = config?.configurable;
+  if (c?.checkpoint_id === undefined) return null;
+  return { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns ?? "", checkpoint_id: c.checkpoint_id, checkpoint_map: null };
+}
+
+/** A thread state (current or one history entry) as the API returns it. */
+export function stateToWire(snapshot: StateSnapshot): Record<string, unknown> {
+  const tasks = snapshot.tasks.map((t) => ({
+    id: t.id,
+    name: t.name,
+    error: t.error === undefined || t.error === null ? null : String((t.error as Error).message ?? t.error),
+    interrupts: t.interrupts.map((i) => ({ value: toWire(i.value), id: i.id })),
+    checkpoint: null,
+    state: null,
+    ...(t.result === undefined ? {} : { result: toWire(t.result) }),
+  }));
+  return {
+    values: toWire(snapshot.values),
+    next: snapshot.next,
+    tasks,
+    checkpoint: checkpointOf(snapshot.config),
+    metadata: toWire(snapshot.metadata ?? {}),
+    created_at: snapshot.createdAt ?? null,
+    parent_checkpoint: checkpointOf(snapshot.parentConfig),
+    interrupts: tasks.filter((t) => !("result" in t)).flatMap((t) => t.interrupts),
+  };
+}
+
+/** The state of a thread that has no checkpoint yet. */
+export function emptyState(): Record<string, unknown> {
+  return { values: {}, next: [], tasks: [], checkpoint: null, metadata: {}, created_at: null, parent_checkpoint: null, interrupts: [] };
+}

@@ -1,0 +1,36 @@
+// Shared setup of the server tests: a temp SQLite file, a langgraph.json naming the repo's ops_rollback graph, a server on port 0.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { startServer, type AgentServer, type ServeOptions } from "../../src/server/server.js";
+
+/** Absolute path of a repo graph file. */
+export const graphFile = (name: string): string => fileURLToPath(new URL(`../../graphs/${name}.ts`, import.meta.url));
+
+/** A fresh directory with a langgraph.json listing ops_rollback (and a graph whose file is missing). */
+export function tempProject(): { dir: string; db: string; config: string } {
+  const dir = mkdtempSync(join(tmpdir(), "agentrt-server-"));
+  const config = join(dir, "langgraph.json");
+  writeFileSync(config, JSON.stringify({ graphs: { ops_rollback: `${graphFile("ops_rollback")}:graph`, broken: "./missing.ts:graph" } }));
+  return { dir, db: join(dir, "agentrt.db"), config };
+}
+
+/** Starts a server over a fresh project. */
+export async function startTestServer(options: ServeOptions = {}): Promise<{ server: AgentServer; client: Client; project: ReturnType<typeof tempProject> }> {
+  const project = tempProject();
+  const server = await startServer({ port: 0, db: project.db, config: project.config, log: () => undefined, apiKey: "", ...options });
+  return { server, client: new Client({ apiUrl: server.url, apiKey: options.apiKey ?? null }), project };
+}
+
+/** The user message that makes ops_rollback ask for a rollback. */
+export const ROLLBACK_INPUT = { messages: [{ role: "user", content: "Why did the payments deploy fail? Roll back if needed." }] };
+
+/** A pending approval as it appears in interrupts. */
+export interface Approval {
+  action_id: string;
+  args_hash: string;
+  tool: string;
+  args: Record<string, unknown>;
+}

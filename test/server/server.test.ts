@@ -1,0 +1,99 @@
+// The server driven by the official @langchain/langgraph-sdk Client, as Studio and user apps drive it.
+import type { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import type { AgentServer } from "../../src/server/server.js";
+import { ROLLBACK_INPUT, startTestServer, type Approval } from "./harness.js";
+
+let server: AgentServer;
+let client: Client;
+
+beforeAll(async () => {
+  ({ server, client } = await startTestServer());
+});
+afterAll(async () => {
+  await server.close();
+});
+
+function pendingOf(state: { tasks: { interrupts: { value?: unknown }[] }[] }): Approval[] {
+  return state.tasks.flatMap((t) => t.interrupts.map((i) => i.value as Approval));
+}
+
+describe("agentrt serve with the official SDK client", () => {
+  it("lists one assistant per graph, by uuid and by graph id, and draws its graph", async () => {
+    const assistants = await client.assistants.search();
+    expect(assistants.map((a) => a.graph_id)).toEqual(["ops_rollback", "broken"]);
+    const byId = await client.assistants.get("ops_rollback");
+    expect(byId.assistant_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await client.assistants.get(byId.assistant_id)).graph_id).toBe("ops_rollback");
+    const graph = await client.assistants.getGraph(byId.assistant_id, { xray: true });
+    expect((graph.nodes as { id: string }[]).map((n) => n.id)).toEqual(expect.arrayContaining(["__start__", "model", "tools"]));
+    const schemas = await client.assistants.getSchemas("ops_rollback");
+    expect(Object.keys((schemas.state_schema as { properties: object }).properties)).toContain("messages");
+  });
+
+  it("streams a run to its interrupt, refuses a wrong args_hash, resumes with the right one, and keeps history", async () => {
+    const thread = await client.threads.create({ metadata: { team: "ops" } });
+    const events: { event: string; data: unknown }[] = [];
+    for await (const part of client.runs.stream(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, streamMode: ["values", "updates"] })) {
+      events.push(part);
+    }
+    expect(events[0]?.event).toBe("metadata");
+    expect(events.some((e) => e.event === "updates")).toBe(true);
+    expect(events.some((e) => e.event === "values")).toBe(true);
+
+    const waiting = await client.threads.getState(thread.thread_id);
+    const [approval] = pendingOf(waiting);
+    expect(approval?.tool).toBe("rollback_deployment");
+    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+
+    const wrong = { action_id: approval?.action_id, args_hash: "0".repeat(64), decision: "approve" };
+    await expect(client.runs.wait(thread.thread_id, "ops_rollback", { command: { resume: wrong } })).rejects.toThrow(/409|args_hash/);
+    expect(pendingOf((await client.threads.getState(thread.thread_id)) as never)).toHaveLength(1);
+
+    const right = { action_id: approval?.action_id, args_hash: approval?.args_hash, decision: "approve" };
+    const resumed: string[] = [];
+    for await (const part of client.runs.stream(thread.thread_id, "ops_rollback", { command: { resume: right }, streamMode: "values" })) {
+      resumed.push(part.event);
+    }
+    expect(resumed[0]).toBe("metadata");
+    expect(resumed).toContain("values");
+
+    const done = await client.threads.getState<{ messages: { type: string; content: string }[] }>(thread.thread_id);
+    expect(done.next).toEqual([]);
+    expect(done.values.messages.at(-1)?.content).toMatch(/Rolled back to/);
+    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+
+    const runs = await client.runs.list(thread.thread_id);
+    expect(runs.map((r) => r.status)).toEqual(["success"]);
+    expect((await client.runs.get(thread.thread_id, runs[0]!.run_id)).status).toBe("success");
+
+    const history = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    expect(history.length).toBeGreaterThan(4);
+    expect(history[0]?.checkpoint.checkpoint_id).toBe(done.checkpoint.checkpoint_id);
+    const earlier = history.at(-1)!;
+    const past = await client.threads.getState(thread.thread_id, earlier.checkpoint.checkpoint_id!);
+    expect(past.checkpoint.checkpoint_id).toBe(earlier.checkpoint.checkpoint_id);
+    expect((await client.threads.search({ metadata: { team: "ops" } })).map((t) => t.thread_id)).toEqual([thread.thread_id]);
+  });
+
+  it("waits for a run, creates a background run and joins it, and cancels", async () => {
+    // The simulated world lives in the database: a fresh one still has the failed deploy.
+    const fresh = await startTestServer();
+    const client = fresh.client;
+    onTestFinished(() => fresh.server.close());
+    const values = await client.runs.wait(null, "ops_rollback", { input: ROLLBACK_INPUT });
+    expect((values as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
+
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+    expect(["pending", "running"]).toContain(run.status);
+    const joined = await client.runs.join(thread.thread_id, run.run_id);
+    expect((joined as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe("interrupted");
+
+    await client.runs.cancel(thread.thread_id, run.run_id);
+    expect((await client.runs.get(thread.thread_id, run.run_id)).metadata).toMatchObject({ agentrt_status: "CANCELED" });
+    await client.threads.delete(thread.thread_id);
+    await expect(client.threads.get(thread.thread_id)).rejects.toThrow(/404/);
+  });
+});
