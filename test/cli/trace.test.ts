@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { openDatabase } from "../../src/db/index.js";
 import { openTraceStore } from "../../src/trace/index.js";
-import { seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
+import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
 
 async function cli(args: string[]) {
   const out: string[] = [];
@@ -45,6 +45,19 @@ describe("agentrt trace", () => {
     expect(parsed.spans).toHaveLength(13);
     expect(parsed.spans[0]).toMatchObject({ kind: "invoke_agent", parent_id: null, run_id: "run_01", status: "ok", duration_ms: 1000 });
     expect(parsed.spans.find((s) => s.tool === "query_logs")).toMatchObject({ args: { service: "payments", token: "[redacted]" }, result_size: 800, attempt: 1 });
+  });
+
+  it("draws a waiting run up to now, its wait still running", async () => {
+    const path = tempDbPath();
+    const db = openDatabase(path);
+    const rec = openTraceStore(db, { otel: false }).recorder("run_wait", { graph: "ops_rollback", startTime: T0 });
+    rec.recordStateChange("RUNNING", "WAITING_APPROVAL", { at: T0 + 5, waitName: "approval_wait rollback_deployment" });
+    rec.close();
+    db.close();
+    const { code, out } = await cli(["trace", "run_wait", "--db", path]);
+    expect(code).toBe(0);
+    expect(out.split("\n")[0]).toContain("status WAITING_APPROVAL  running");
+    expect(out).toMatch(/approval_wait rollback_deployment +running +\S+\+/);
   });
 
   it("exits 2 with a one-line reason for an unknown run id", async () => {

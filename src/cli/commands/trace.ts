@@ -33,7 +33,9 @@ export const traceCommand: Command = {
       return 0;
     }
     ctx.out(summaryLine(runId, spans));
-    ctx.out(renderTraceTree(spans, { width }));
+    // A run still open (waiting for a person) is drawn up to now, so the wait shows its true length.
+    const open = spans.some((s) => s.parentId === null && s.endMs === null);
+    ctx.out(renderTraceTree(spans, { width, ...(open ? { now: Math.max(Date.now(), ...spans.map((s) => s.endMs ?? s.startMs)) } : {}) }));
     return 0;
   },
 };
