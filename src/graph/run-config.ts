@@ -81,6 +81,7 @@ export function resolveRunScope(config: LangGraphRunnableConfig | undefined): Ru
     actionVersion: Number.isInteger(version) && version > 0 ? version : 1,
     db: context.db,
     hooks: context.hooks ?? {},
-    signal: context.signal,
+    // LangGraph's own run signal (e.g. a Studio cancel) also stops tool calls.
+    signal: context.signal && config?.signal ? AbortSignal.any([context.signal, config.signal]) : context.signal ?? config?.signal,
   };
 }

@@ -190,4 +190,18 @@ describe("tool fan-out", () => {
     expect(out.steps.map((s) => [s.toolCallId, s.status])).toEqual([["dup", "done"], ["call_t1_1", "done"]]);
     expect(toolMessages(out.messages).map((m) => readEnvelope(m)?.data)).toEqual(["a", "b"]);
   });
+
+  it("cancels in-flight tool calls when the run's context signal aborts", async () => {
+    const controller = new AbortController();
+    const wait = defineTool({
+      name: "wait", description: "waits", risk: "read", schema: z.object({}),
+      execute: (_args, ctx) => new Promise((_, reject) => {
+        ctx.signal.addEventListener("abort", () => reject(new Error("stopped")));
+        controller.abort();
+      }),
+    });
+    const { invoke } = run([wait], [{ name: "wait" }]);
+    const out = await invoke({}, { signal: controller.signal });
+    expect(out.steps[0]).toMatchObject({ status: "failed", error: { code: "CANCELED" } });
+  });
 });
