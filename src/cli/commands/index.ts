@@ -10,9 +10,10 @@ import { workerCommand } from "./worker.js";
 import { worldCommand } from "./world.js";
 import { statsCommand } from "./stats.js";
 import { traceCommand } from "./trace.js";
+import { evalCommand } from "./eval.js";
 import { serveCommand } from "./serve.js";
 
 /** Every `agentrt` sub-command, in the order `--help` lists them. */
 export const commands: readonly Command[] = [
-  runCommand, approveCommand, statusCommand, runsCommand, cancelCommand, workerCommand, graphCommand, worldCommand, traceCommand, statsCommand, serveCommand, infoCommand,
+  runCommand, approveCommand, statusCommand, runsCommand, cancelCommand, workerCommand, graphCommand, worldCommand, traceCommand, statsCommand, evalCommand, serveCommand, infoCommand,
 ];
