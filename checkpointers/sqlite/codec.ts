@@ -32,12 +32,23 @@ export class Codec {
 
   /** Serializes one value with the serde, deflating it when large and compressible. */
   async dump(value: unknown): Promise<StoredValue> {
+    const primitive = this.plainJsonPrimitive(value);
+    if (primitive !== undefined) return primitive;
     const [type, bytes] = await this.serde.dumpsTyped(value);
     if (bytes.byteLength >= COMPRESS_FROM_BYTES) {
       const packed = deflateRawSync(bytes, { level: constants.Z_BEST_SPEED });
       if (packed.byteLength <= bytes.byteLength - bytes.byteLength / 8) return { type: DEFLATED + type, value: packed };
     }
     return { type, value: bytes };
+  }
+
+  /** JsonPlusSerializer writes a string, finite number, boolean or null exactly as JSON.stringify does. */
+  private plainJsonPrimitive(value: unknown): StoredValue | undefined {
+    if (!this.plainJson) return undefined;
+    if (value === null || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value)) || (typeof value === "string" && value.length < COMPRESS_FROM_BYTES / 4)) {
+      return { type: "json", value: Buffer.from(JSON.stringify(value)) };
+    }
+    return undefined;
   }
 
   /** Serializes metadata as is (never deflated: SQL filters read it as JSON text). */
@@ -47,7 +58,7 @@ export class Codec {
   }
 
   /** Deserializes bytes (or text) that `dump` or `dumpPlain` produced. */
-  async load(type: string, data: Uint8Array | string): Promise<unknown> {
+  load(type: string, data: Uint8Array | string): unknown {
     if (type.startsWith(DEFLATED)) return this.load(type.slice(DEFLATED.length), inflateRawSync(data));
     if (this.plainJson && type === "json") {
       if (typeof data === "string") {
@@ -61,6 +72,7 @@ export class Codec {
       // Callers stored a Uint8Array; hand back one, not a Buffer view of SQLite's memory.
       return new Uint8Array(data);
     }
+    // A promise only when the serde itself has to revive objects; callers await the result either way.
     return this.serde.loadsTyped(type, data);
   }
 }

@@ -19,24 +19,28 @@ interface SeedRow {
 
 type Params = { thread: string; ns: string; id: string; channels: string };
 
-/** The ancestors of :id (its parent at depth 1, up to the root), each with its checkpoint skeleton. */
+/**
+ * The ancestors of :id (its parent at depth 1, up to the root), each with its checkpoint skeleton.
+ * CROSS JOINs pin the join order so every step is a primary-key probe driven by the chain; left to
+ * itself the planner scans the whole thread once per ancestor.
+ */
 const ANCESTORS = `
   chain(id, depth) AS (
     SELECT parent_checkpoint_id, 1 FROM checkpoints
      WHERE thread_id = :thread AND checkpoint_ns = :ns AND checkpoint_id = :id AND parent_checkpoint_id IS NOT NULL
     UNION ALL
     SELECT c.parent_checkpoint_id, chain.depth + 1 FROM chain
-      JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.id
+      CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.id
      WHERE c.parent_checkpoint_id IS NOT NULL AND chain.depth < 1000000
   ),
   ancestors AS (
     SELECT chain.id, chain.depth, c.checkpoint FROM chain
-      JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.id
+      CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.id
   ),
   wanted(channel) AS (SELECT value FROM json_each(:channels)),
   seeds AS (
-    SELECT wanted.channel AS channel, MIN(a.depth) AS depth FROM wanted JOIN ancestors a
-      JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = wanted.channel
+    SELECT wanted.channel AS channel, MIN(a.depth) AS depth FROM wanted CROSS JOIN ancestors a
+      CROSS JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = wanted.channel
        AND b.version = CAST(json_extract(a.checkpoint, '$.channel_versions."' || wanted.channel || '"') AS TEXT)
      GROUP BY wanted.channel
   )`;
@@ -55,13 +59,13 @@ export class DeltaHistoryQuery {
     this.history = db.prepare(`WITH RECURSIVE ${ANCESTORS}
       SELECT 'seed' AS kind, s.channel AS channel, s.depth AS depth, NULL AS task_id, b.type AS type, b.value AS value,
              '' AS task_path, 0 AS idx
-        FROM seeds s JOIN ancestors a ON a.depth = s.depth
-        JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = s.channel
+        FROM seeds s CROSS JOIN ancestors a ON a.depth = s.depth
+        CROSS JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = s.channel
          AND b.version = CAST(json_extract(a.checkpoint, '$.channel_versions."' || s.channel || '"') AS TEXT)
       UNION ALL
       SELECT 'write', w.channel, a.depth, w.task_id, w.type, w.value, w.task_path, w.idx
         FROM ancestors a
-        JOIN checkpoint_writes w ON w.thread_id = :thread AND w.checkpoint_ns = :ns AND w.checkpoint_id = a.id
+        CROSS JOIN checkpoint_writes w ON w.thread_id = :thread AND w.checkpoint_ns = :ns AND w.checkpoint_id = a.id
         JOIN wanted ON wanted.channel = w.channel
         LEFT JOIN seeds s ON s.channel = w.channel
        WHERE s.depth IS NULL OR a.depth <= s.depth

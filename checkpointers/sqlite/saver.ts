@@ -23,8 +23,8 @@ import { ListQueries, type ListCursor, type ListSelection } from "./list-query.j
 import type { PruneOptions, SqliteSaverOptions } from "./options.js";
 import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
-import { prepareStatements, type Statements } from "./statements.js";
-import { checkpointConfig, readTuple } from "./tuple.js";
+import { prepareStatements, type CheckpointRow, type PartRow, type Statements } from "./statements.js";
+import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { nextChannelVersion } from "./versions.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
@@ -35,6 +35,8 @@ const MAX_PAGE = 256;
 type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
 /** thread, namespace, checkpoint id, task id, task path. */
 type WriteKey = [string, string, string, string, string];
+
+const partKey = (row: CheckpointRow) => JSON.stringify([row.thread_id, row.checkpoint_ns, row.checkpoint_id]);
 
 interface WriteRecord {
   idx: number;
@@ -124,9 +126,10 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = getCheckpointId(config);
-    const row = id ? this.statements.checkpointById.get(thread, ns, id) : this.statements.latestCheckpoint.get(thread, ns);
-    if (row === undefined) return undefined;
-    return readTuple(this.statements, this.codec, row, id ? config : undefined);
+    const rows = id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns });
+    const split = splitParts(rows);
+    if (split === undefined) return undefined;
+    return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined);
   }
 
   /**
@@ -143,15 +146,22 @@ export class SqliteSaver extends BaseCheckpointSaver {
       before: options.before?.configurable?.checkpoint_id || undefined,
       filter: options.filter,
     };
+    if (selection.threadId !== undefined && selection.checkpointNs === undefined) {
+      // The usual thread has one namespace; pinning it lets SQLite walk the primary key in order instead of sorting.
+      const namespaces = this.statements.namespacesOf.all(selection.threadId, 2);
+      if (namespaces.length === 1) selection.checkpointNs = namespaces[0];
+    }
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
     let cursor: ListCursor | undefined;
     let pageSize = FIRST_PAGE;
     while (remaining > 0) {
       const requested = Math.min(pageSize, remaining);
       const rows = this.lists.page(selection, cursor, requested);
+      const parts = this.pageParts(rows);
       for (const row of rows) {
         remaining -= 1;
-        yield await readTuple(this.statements, this.codec, row, undefined);
+        const key = { thread: row.thread_id, ns: row.checkpoint_ns };
+        yield await readTuple(this.statements, this.codec, key, headOf(row), parts.get(partKey(row)) ?? [], undefined);
       }
       const last = rows.at(-1);
       if (last === undefined || rows.length < requested) return;
@@ -159,6 +169,27 @@ export class SqliteSaver extends BaseCheckpointSaver {
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
       await nextMacrotask();
     }
+  }
+
+  /** Values and writes of a page of rows, one statement per (thread, namespace) in the page. */
+  private pageParts(rows: CheckpointRow[]): Map<string, PartRow[]> {
+    const groups = new Map<string, { thread: string; ns: string; ids: string[] }>();
+    for (const row of rows) {
+      const group = JSON.stringify([row.thread_id, row.checkpoint_ns]);
+      const entry = groups.get(group) ?? { thread: row.thread_id, ns: row.checkpoint_ns, ids: [] };
+      entry.ids.push(row.checkpoint_id);
+      groups.set(group, entry);
+    }
+    const parts = new Map<string, PartRow[]>();
+    for (const { thread, ns, ids } of groups.values()) {
+      for (const part of this.statements.partsOfIds.all({ thread, ns, ids: JSON.stringify(ids) })) {
+        const key = JSON.stringify([thread, ns, part.cid]);
+        const list = parts.get(key) ?? [];
+        list.push(part);
+        parts.set(key, list);
+      }
+    }
+    return parts;
   }
 
   /** Stores the checkpoint skeleton plus only the channels in `newVersions`, in one transaction. */

@@ -8,7 +8,11 @@ import type { ModuleSchema } from "../../src/db/index.js";
  *   `metadata` is JSON text so `list()` filters run in SQL.
  * - `checkpoint_blobs`: one row per (channel, version); a checkpoint finds its
  *   values through its `channel_versions`, so an unchanged channel is shared,
- *   never rewritten.
+ *   never rewritten. The key leads with the version: a step gives all the
+ *   channels it changes one version, so a put touches one index page, not one
+ *   per channel (every page touched is a WAL frame written).
+ *
+ * No secondary indexes: each would be one more page written per put.
  * - `checkpoint_writes`: pending writes, ordered like live execution applies
  *   them: (task_path, task_id, idx), BINARY collation = code point order.
  */
@@ -26,7 +30,6 @@ export const CHECKPOINT_SCHEMA: ModuleSchema = {
        metadata BLOB NOT NULL,
        PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
      );
-     CREATE INDEX checkpoints_by_thread ON checkpoints (thread_id, checkpoint_id);
      CREATE TABLE checkpoint_blobs (
        thread_id TEXT NOT NULL,
        checkpoint_ns TEXT NOT NULL DEFAULT '',
@@ -34,7 +37,7 @@ export const CHECKPOINT_SCHEMA: ModuleSchema = {
        version TEXT NOT NULL,
        type TEXT NOT NULL,
        value BLOB,
-       PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+       PRIMARY KEY (thread_id, checkpoint_ns, version, channel)
      );
      CREATE TABLE checkpoint_writes (
        thread_id TEXT NOT NULL,

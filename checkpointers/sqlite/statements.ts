@@ -12,11 +12,19 @@ export interface CheckpointRow {
   metadata: Buffer | string;
 }
 
-/** One stored channel value. */
-export interface BlobRow {
-  channel: string;
+/**
+ * One row of a checkpoint read in a single statement: part 0 is the checkpoint
+ * (a = id, b = parent, skeleton, metadata as type/value), part 1 a channel value
+ * (a = channel), part 2 a pending write (a = task id, b = channel).
+ */
+export interface PartRow {
+  cid: string;
+  part: 0 | 1 | 2;
+  a: string;
+  b: string | null;
+  skeleton: string | null;
   type: string;
-  value: Buffer | null;
+  value: Buffer | string | null;
 }
 
 /** One stored pending write. */
@@ -27,6 +35,37 @@ export interface WriteRow {
   value: Buffer | null;
 }
 
+/** Values (part 1) and writes (part 2) of the checkpoint `target` names, writes in writesSortKey order. */
+const PARTS = `
+  SELECT t.id AS cid, 1 AS part, b.channel AS a, NULL AS b, NULL AS skeleton, b.type AS type, b.value AS value,
+         NULL AS k1, NULL AS k2, NULL AS k3
+    FROM target t CROSS JOIN checkpoints c CROSS JOIN json_each(c.checkpoint, '$.channel_versions') v
+    CROSS JOIN checkpoint_blobs b
+   WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id
+     AND b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.version = CAST(v.value AS TEXT) AND b.channel = v.key
+  UNION ALL
+  SELECT t.id, 2, w.task_id, w.channel, NULL, w.type, w.value, w.task_path, w.task_id, w.idx
+    FROM target t CROSS JOIN checkpoint_writes w
+   WHERE w.thread_id = :thread AND w.checkpoint_ns = :ns AND w.checkpoint_id = t.id`;
+
+/** A whole checkpoint tuple in one statement: the row, its values, its writes. */
+function tupleSql(target: string): string {
+  return `WITH target(id) AS (${target})
+    SELECT t.id AS cid, 0 AS part, c.checkpoint_id AS a, c.parent_checkpoint_id AS b, c.checkpoint AS skeleton,
+           c.metadata_type AS type, c.metadata AS value, NULL AS k1, NULL AS k2, NULL AS k3
+      FROM target t CROSS JOIN checkpoints c
+     WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id
+    UNION ALL ${PARTS}
+    ORDER BY part, k1, k2, k3`;
+}
+
+/** Named parameters of the tuple statements. */
+export interface TupleKey {
+  thread: string;
+  ns: string;
+  id?: string;
+}
+
 const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata";
 
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
@@ -35,10 +74,11 @@ export interface Statements {
   insertBlob: Statement<[string, string, string, string, string, Uint8Array | null]>;
   insertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
   upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
-  checkpointById: Statement<[string, string, string], CheckpointRow>;
-  latestCheckpoint: Statement<[string, string], CheckpointRow>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
-  blobsOf: Statement<[string, string, string], BlobRow>;
+  namespacesOf: Statement<[string, number], string>;
+  tupleById: Statement<[TupleKey], PartRow>;
+  tupleLatest: Statement<[TupleKey], PartRow>;
+  partsOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
   writesOf: Statement<[string, string, string], WriteRow>;
   sendsOf: Statement<[string, string, string], { type: string; value: Buffer | null }>;
   deleteCheckpoints: Statement<[string]>;
@@ -69,23 +109,16 @@ export function prepareStatements(db: SqliteDatabase): Statements {
       `${writeSql} DO UPDATE SET channel = excluded.channel, type = excluded.type,
          value = excluded.value, task_path = excluded.task_path`,
     ),
-    checkpointById: db.prepare(
-      `SELECT ${ROW_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
+    tupleById: db.prepare(tupleSql("SELECT :id")),
+    tupleLatest: db.prepare(
+      tupleSql("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 1"),
     ),
-    latestCheckpoint: db.prepare(
-      `SELECT ${ROW_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
-       ORDER BY checkpoint_id DESC LIMIT 1`,
-    ),
+    // One statement for a whole list() page: values and writes of every checkpoint in :ids (a JSON array).
+    partsOfIds: db.prepare(`WITH target(id) AS (SELECT value FROM json_each(:ids)) ${PARTS} ORDER BY cid, part, k1, k2, k3`),
+    namespacesOf: db.prepare<[string, number], string>("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? LIMIT ?").pluck(),
     latestId: db.prepare(
       `SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
        ORDER BY checkpoint_id DESC LIMIT 1`,
-    ),
-    blobsOf: db.prepare(
-      `SELECT b.channel, b.type, b.value
-         FROM checkpoints c, json_each(c.checkpoint, '$.channel_versions') v
-         JOIN checkpoint_blobs b ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-          AND b.channel = v.key AND b.version = CAST(v.value AS TEXT)
-        WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.checkpoint_id = ?`,
     ),
     writesOf: db.prepare(
       `SELECT task_id, channel, type, value FROM checkpoint_writes

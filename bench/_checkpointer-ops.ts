@@ -1,0 +1,94 @@
+// Micro benchmarks of checkpoint savers: put, putWrites, getTuple (latest), list. The savers are
+// measured in interleaved rounds, so load drifting on a shared machine hits each of them alike.
+import { uuid6, type BaseCheckpointSaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import type { RunnableConfig } from "@langchain/core/runnables";
+
+/** Operations per second of each contestant: `total` calls each, in `rounds` alternating slices, after a warmup slice. */
+export async function interleaved<K extends string>(
+  contestants: Record<K, (i: number) => Promise<unknown>>,
+  total: number,
+  rounds = 10,
+): Promise<Record<K, number>> {
+  const names = Object.keys(contestants) as K[];
+  const slice = Math.max(1, Math.floor(total / rounds));
+  const elapsed = Object.fromEntries(names.map((name) => [name, 0])) as Record<K, number>;
+  let call = 0;
+  for (let round = -1; round < rounds; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const op = contestants[name];
+      const start = performance.now();
+      for (let i = 0; i < slice; i++) await op(call + i);
+      if (round >= 0) elapsed[name] += performance.now() - start;
+    }
+    call += slice;
+  }
+  return Object.fromEntries(names.map((name) => [name, (slice * rounds * 1000) / elapsed[name]])) as Record<K, number>;
+}
+
+/**
+ * A checkpoint shaped like a small agent's: a few messages, a counter, routing
+ * channels; step `i` changes three of its five channels, as a graph step does.
+ */
+function agentCheckpoint(step: number): { checkpoint: Checkpoint; newVersions: Record<string, number> } {
+  const versions = { __start__: 1, messages: step + 1, counter: step + 1, "branch:to:agent": step + 1, context: 1 };
+  const messages = Array.from({ length: 4 }, (_, i) => ({ role: i % 2 ? "ai" : "user", content: `message ${i} of step ${step}: ${"lorem ipsum ".repeat(8)}` }));
+  return {
+    checkpoint: {
+      v: 4,
+      id: uuid6(step),
+      ts: new Date().toISOString(),
+      channel_values: { __start__: { input: "hi" }, messages, counter: step, "branch:to:agent": null, context: { user: "ann", tz: "UTC", tags: ["a", "b"] } },
+      channel_versions: versions,
+      versions_seen: { agent: { "branch:to:agent": step }, __input__: {} },
+    },
+    newVersions: step === 0 ? versions : { messages: step + 1, counter: step + 1, "branch:to:agent": step + 1 },
+  };
+}
+
+/** Figures of the four micro benchmarks, per saver. */
+export interface OpFigures {
+  put: number;
+  putWrites: number;
+  getTuple: number;
+  list200: number;
+}
+
+async function fillThread(saver: BaseCheckpointSaver, threadId: string, count: number): Promise<RunnableConfig> {
+  let config: RunnableConfig = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+  for (let i = 0; i < count; i++) {
+    const { checkpoint, newVersions } = agentCheckpoint(i);
+    config = await saver.put(config, checkpoint, { source: "loop", step: i, parents: {} }, newVersions);
+  }
+  return config;
+}
+
+/** Runs the four micro benchmarks on every saver, interleaved. */
+export async function measureOps<K extends string>(savers: Record<K, BaseCheckpointSaver>, count: number): Promise<Record<K, OpFigures>> {
+  const names = Object.keys(savers) as K[];
+  const each = <T>(make: (saver: BaseCheckpointSaver, name: K) => T) => Object.fromEntries(names.map((n) => [n, make(savers[n], n)])) as Record<K, T>;
+  const parents = each(() => ({ configurable: { thread_id: "bench-put", checkpoint_ns: "" } }) as RunnableConfig);
+  const put = await interleaved(
+    each((saver, name) => async (i: number) => {
+      const { checkpoint, newVersions } = agentCheckpoint(i + 1);
+      parents[name] = await saver.put(parents[name], checkpoint, { source: "loop", step: i, parents: {} }, newVersions);
+    }),
+    count,
+  );
+  // getTuple before putWrites: the latest checkpoint then carries no pile of bench writes to load.
+  const getTuple = await interleaved(each((saver) => () => saver.getTuple({ configurable: { thread_id: "bench-put" } })), count);
+  const putWrites = await interleaved(
+    each((saver, name) => (i: number) => saver.putWrites(parents[name], [["messages", [{ role: "ai", content: `write ${i}` }]], ["counter", i]], `task-${i}`)),
+    count,
+  );
+  for (const name of names) await fillThread(savers[name], "bench-list", 200);
+  const list200 = await interleaved(
+    each((saver) => async () => {
+      let n = 0;
+      for await (const _ of saver.list({ configurable: { thread_id: "bench-list" } })) n += 1;
+      if (n !== 200) throw new Error(`list returned ${n} checkpoints, expected 200`);
+    }),
+    Math.max(10, Math.floor(count / 100)),
+    5,
+  );
+  return each((_, name) => ({ put: put[name], putWrites: putWrites[name], getTuple: getTuple[name], list200: list200[name] }));
+}
