@@ -9,6 +9,7 @@ export type AgentrtErrorCode =
   // user input (CLI flags, HTTP bodies, approvals)
   | "BAD_INPUT"
   | "DAG_INVALID"
+  | "DAG_INVALID"
   | "UNKNOWN_GRAPH"
   | "UNKNOWN_RUN"
   | "UNKNOWN_ACTION"

@@ -1,0 +1,98 @@
+/**
+ * Compiles a planned DAG to LangGraph's functional API: one `entrypoint`
+ * that calls one `task` per node. Every task is called at once, in the fixed
+ * topological order, and awaits its dependencies inside; so each node starts
+ * the moment its inputs are done (no superstep barrier), and the task ids,
+ * which LangGraph derives from name and call order, are the same in every
+ * run and every resume however the nodes finished.
+ * @module
+ */
+import { GraphInterrupt, entrypoint, task } from "@langchain/langgraph";
+import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
+import { ConcurrencyLimiter } from "../../tools/concurrency.js";
+import { withRetry } from "../../tools/retry.js";
+import { drawableDag } from "./draw.js";
+import { applyUpdates, initialState } from "./merge.js";
+import type { DagNodeDef, DagStateSpec } from "./spec.js";
+import type { DagPlan } from "./validate.js";
+
+/** How a declared DAG is compiled. */
+export interface DagCompileOptions {
+  /** Where each finished node's result is saved. @default none (no resume) */
+  checkpointer?: BaseCheckpointSaver;
+  /** Long-term memory store handed to LangGraph. @default none */
+  store?: BaseStore;
+  /** At most this many nodes of one run execute at once (waiting for inputs does not count). @default Infinity */
+  maxConcurrency?: number;
+  /** A cap shared by every run of the graph (and anything else holding it). @default none */
+  limiter?: ConcurrencyLimiter;
+}
+
+/** Everything the compiler needs from the builder. */
+export interface DagCompileInput<S> {
+  name: string;
+  state: DagStateSpec<S>;
+  nodes: ReadonlyMap<string, DagNodeDef<S>>;
+  plan: DagPlan;
+}
+
+/** A node that cannot run because an ancestor did not finish; an empty interrupt records nothing, so resume re-runs it. */
+const skipped = (): GraphInterrupt => new GraphInterrupt([]);
+
+function isEmptyInterrupt(error: unknown): boolean {
+  return error instanceof GraphInterrupt && error.interrupts.length === 0;
+}
+
+/** Builds the entrypoint; its drawing is replaced by the declared DAG. */
+export function compileDag<S>(input: DagCompileInput<S>, options: DagCompileOptions = {}) {
+  const { name, state: spec, nodes, plan } = input;
+  const compiled = entrypoint<Partial<S> | null, Promise<S>>(
+    { name, ...(options.checkpointer === undefined ? {} : { checkpointer: options.checkpointer }), ...(options.store === undefined ? {} : { store: options.store }) },
+    async (runInput) => {
+      const base = initialState(spec, runInput);
+      const perRun = new ConcurrencyLimiter(options.maxConcurrency ?? Infinity);
+      const results = new Map<string, Promise<Partial<S>>>();
+      const inOrder = (names: ReadonlySet<string>) => plan.order.filter((n) => names.has(n));
+      for (const nodeName of plan.order) {
+        const def = nodes.get(nodeName) as DagNodeDef<S>;
+        const ancestors = inOrder(plan.ancestors.get(nodeName) ?? new Set());
+        const run = task<[], Promise<Partial<S>>>(nodeName, async () => {
+          const done = await Promise.all(ancestors.map((a) => results.get(a) as Promise<Partial<S>>)).catch(() => {
+            throw skipped();
+          });
+          const view = applyUpdates(spec, base, ancestors.map((a, i) => [a, done[i] as Partial<S>] as const), plan.ancestors);
+          return runNode(def, view, [perRun, options.limiter, def.limiter]);
+        });
+        // LangGraph types the call as Promise<Promise<T>>; at run time it is one promise.
+        results.set(nodeName, run() as unknown as Promise<Partial<S>>);
+      }
+      const settled = await Promise.allSettled(plan.order.map((n) => results.get(n) as Promise<Partial<S>>));
+      const reasons = settled.flatMap((s) => (s.status === "rejected" && !isEmptyInterrupt(s.reason) ? [s.reason as unknown] : []));
+      const failure = reasons.find((r) => !(r instanceof GraphInterrupt));
+      if (failure !== undefined) throw failure as Error;
+      // Every paused branch's interrupt surfaces on the entrypoint, as when a plain functional-API task interrupts.
+      if (reasons.length > 0) throw new GraphInterrupt(reasons.flatMap((r) => (r as GraphInterrupt).interrupts));
+      const updates = plan.order.map((n, i) => [n, (settled[i] as PromiseFulfilledResult<Partial<S>>).value] as const);
+      return applyUpdates(spec, base, updates, plan.ancestors);
+    },
+  );
+  const drawing = () => drawableDag(plan.order, new Map([...nodes].map(([n, d]) => [n, d.after])));
+  Object.assign(compiled, { getGraph: drawing, getGraphAsync: () => Promise.resolve(drawing()) });
+  return compiled;
+}
+
+/** Runs one node holding every applicable slot, under its retry policy; retries wait without a slot. */
+async function runNode<S>(def: DagNodeDef<S>, view: S, limiters: readonly (ConcurrencyLimiter | undefined)[]): Promise<Partial<S>> {
+  return withRetry(
+    async (attempt, signal) => {
+      const releases: (() => void)[] = [];
+      try {
+        for (const limiter of limiters) if (limiter !== undefined) releases.push(await limiter.acquire(signal));
+        return (await def.fn(view, { node: def.name, attempt, signal })) ?? {};
+      } finally {
+        for (const release of releases.reverse()) release();
+      }
+    },
+    def.retry ?? {},
+  );
+}
