@@ -7,7 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentrtError } from "../errors.js";
+import { AgentrtError, isUserInputError } from "../errors.js";
 import { actionIdFor } from "../graph/approval.js";
 import { Runtime, type RunView, type RuntimeEvent } from "../runtime/index.js";
 import { openWorld } from "../testing/sim-open.js";
@@ -88,8 +88,15 @@ async function decideApprovals(runtime: Runtime, first: RunView, approvals: read
     next++;
     const by = approval.by ?? view.user;
     const decision = { actionId: action.action_id, argsHash: action.args_hash, by, reason: approval.reason };
+    try {
+      view = approval.decision === "approve" ? await runtime.approve(view.run_id, decision) : await runtime.reject(view.run_id, decision);
+    } catch (error) {
+      // A refused decision (wrong approver, say) changes nothing: the run stays waiting, which the case may expect.
+      if (!isUserInputError(error)) throw error;
+      log.notes.push(`${approval.decision} by ${by} refused: ${error.message} [${error.code}]`);
+      break;
+    }
     log.decisions.push({ tool: action.tool, actionId: action.action_id, decision: approval.decision, by });
-    view = approval.decision === "approve" ? await runtime.approve(view.run_id, decision) : await runtime.reject(view.run_id, decision);
   }
   for (const action of view.pending) if (!log.requested.includes(action.tool)) log.requested.push(action.tool);
   if (next < approvals.length) log.notes.push(`${approvals.length - next} scripted approval(s) unused`);
