@@ -9,7 +9,6 @@ export type AgentrtErrorCode =
   // user input (CLI flags, HTTP bodies, approvals)
   | "BAD_INPUT"
   | "DAG_INVALID"
-  | "DAG_INVALID"
   | "UNKNOWN_GRAPH"
   | "UNKNOWN_RUN"
   | "UNKNOWN_ACTION"
