@@ -48,12 +48,12 @@ describe("recording one run from several processes", () => {
 
   it("processes recording the same new run at once share one root and lose no span", async () => {
     const path = tempDbPath();
-    const results = await Promise.all([1, 2, 3].map(() => record([path, "run_par", "burst", "100"])));
+    const results = await Promise.all([1, 2].map(() => record([path, "run_par", "burst", "100"])));
     expect(new Set(results.map((r) => r.rootId)).size).toBe(1);
     expect(results.filter((r) => !r.resumed).length).toBeLessThanOrEqual(1);
     const spans = openTraceStore(openDatabase(path, { readonly: true })).spans("run_par");
     expect(spans.filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
-    expect(spans.filter((s) => s.kind === "tool_call")).toHaveLength(300);
-    expect(spans.filter((s) => s.kind === "step")).toHaveLength(3);
+    expect(spans.filter((s) => s.kind === "tool_call")).toHaveLength(200);
+    expect(spans.filter((s) => s.kind === "step")).toHaveLength(2);
   });
 });
