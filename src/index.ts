@@ -25,12 +25,12 @@ export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunOutcome, L
 export type { LedgerEntry, LedgerStatus } from "./tools/ledger.js";
 export {
   defineTool, ToolRegistry, argsHash, canonicalJson, validateToolCall, executeTool, idempotencyKey,
-  toolResultMessage, readEnvelope, createResilientExecutor, toolContext, asToolError,
+  toolResultMessage, readEnvelope, createResilientExecutor, toolContext, asToolError, ToolIndex,
 } from "./tools/index.js";
 export type {
   AgentTool, ToolContext, ToolRetryPolicy, ToolRisk, ToolSpec, ToolDefinition, RawToolCall, ValidatedCall,
   ToolCallScope, ToolOutcome, ExternalDataEnvelope, ToolResultMessageOptions, ToolStepStatus, ToolExecutor,
-  ResilientExecutorOptions,
+  ResilientExecutorOptions, ToolSelectOptions,
 } from "./tools/index.js";
 export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER } from "./policy/index.js";
 export type {
@@ -43,7 +43,7 @@ export {
 } from "./graph/index.js";
 export type {
   AgentLimits, DefineAgentOptions, AgentStateUpdate, AgentStateValue, AgentStopError, ToolStep, Usage,
-  ModelTurnOptions, ToolNodeOptions, ToolTask, ApprovalRequest, ApprovalResume, PendingAction,
+  ModelTurnOptions, ToolSelection, ToolNodeOptions, ToolTask, ApprovalRequest, ApprovalResume, PendingAction,
   ResumeCheck, AgentConfigurable, AgentRunConfig, AgentRunContext, RunScope, AgentHooks, ModelCallEvent,
   ToolCallEvent, ToolRetryEvent,
 } from "./graph/index.js";

@@ -9,7 +9,7 @@ import type { Policy } from "../policy/policy.js";
 import type { AgentTool } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { AgentHooks } from "./hooks.js";
-import { createModelTurnNode } from "./model-turn.js";
+import { createModelTurnNode, type ToolSelection } from "./model-turn.js";
 import { AgentState } from "./state.js";
 import type { ToolExecutor } from "../tools/execute-tool.js";
 import { createToolNode, routeToolCalls } from "./tool-fanout.js";
@@ -34,6 +34,8 @@ export interface DefineAgentOptions {
   instructions?: string;
   /** Observers of every run of this agent; per-run hooks go in `config.context.hooks`. @default {} */
   hooks?: AgentHooks;
+  /** Offer only the `max` tools most relevant to the request (plus `pinned`). @default all tools every turn */
+  toolSelection?: ToolSelection;
   /** Replaces the executor, e.g. to add the ledger. @default createResilientExecutor() */
   execute?: ToolExecutor;
 }
@@ -56,7 +58,7 @@ export function defineAgent(options: DefineAgentOptions) {
   const registry = ToolRegistry.create(options.tools);
   const modelTurn = createModelTurnNode({
     model: options.model, registry, instructions: options.instructions,
-    maxTurns: options.limits?.maxTurns, hooks: options.hooks,
+    maxTurns: options.limits?.maxTurns, hooks: options.hooks, toolSelection: options.toolSelection,
   });
   const toolNode = createToolNode({ registry, policy: options.policy, execute: options.execute, hooks: options.hooks });
   const graph = new StateGraph(AgentState)

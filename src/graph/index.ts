@@ -8,7 +8,7 @@ export type { AgentLimits, DefineAgentOptions } from "./define-agent.js";
 export { AgentState } from "./state.js";
 export type { AgentStateUpdate, AgentStateValue, AgentStopError, ToolStep, Usage } from "./state.js";
 export { createModelTurnNode, buildContext, readUsage } from "./model-turn.js";
-export type { ModelTurnOptions } from "./model-turn.js";
+export type { ModelTurnOptions, ToolSelection } from "./model-turn.js";
 export { createToolNode, routeToolCalls, toolTasksFrom } from "./tool-fanout.js";
 export type { ToolNodeOptions, ToolTask } from "./tool-fanout.js";
 export {

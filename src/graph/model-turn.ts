@@ -5,7 +5,9 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, isAIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import type { Runnable } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { ToolIndex } from "../tools/discovery.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { emit, type AgentHooks } from "./hooks.js";
 import { resolveRunScope } from "./run-config.js";
@@ -21,6 +23,16 @@ export interface ModelTurnOptions {
   maxTurns?: number;
   /** @default {} */
   hooks?: AgentHooks;
+  /** Offer the model only the tools relevant to the request (for large tool sets). @default all tools */
+  toolSelection?: ToolSelection;
+}
+
+/** How many and which tools a turn offers; see {@link ToolIndex}. */
+export interface ToolSelection {
+  /** Most tools found by search. */
+  max: number;
+  /** Always offered. @default [] */
+  pinned?: string[];
 }
 
 /** Token counts of one model response, from `usage_metadata` or provider metadata. */
@@ -95,6 +107,21 @@ function finalText(message: AIMessage): string {
   return message.content.map((part) => (part.type === "text" && typeof part.text === "string" ? part.text : "")).join("");
 }
 
+/** Binds all tools, or per turn only those relevant to the request plus those already used in this run. */
+function toolBinder(options: ModelTurnOptions): (messages: readonly BaseMessage[]) => Runnable<BaseMessage[], BaseMessage> {
+  const bindAll = options.model.bindTools?.(options.registry.definitions()) ?? options.model;
+  const selection = options.toolSelection;
+  if (!selection || !options.model.bindTools) return () => bindAll;
+  const index = ToolIndex.create(options.registry.list());
+  return (messages) => {
+    const lastHuman = messages.findLastIndex((m) => m.getType() === "human");
+    const query = lastHuman >= 0 ? String(messages[lastHuman]?.text ?? "") : "";
+    const used = messages.slice(lastHuman + 1).flatMap((m) => (isAIMessage(m) ? (m.tool_calls ?? []).map((c) => c.name) : []));
+    const names = [...new Set([...index.select(query, selection).map((t) => t.name), ...used])];
+    return options.model.bindTools!(options.registry.definitions(names));
+  };
+}
+
 /** Model turns since the last human message, i.e. within the current run of a thread. */
 function turnsSinceInput(messages: readonly BaseMessage[]): number {
   let count = 0;
@@ -111,14 +138,14 @@ export function createModelTurnNode(options: ModelTurnOptions) {
   const maxTurns = options.maxTurns ?? 10;
   const hooks = options.hooks ?? {};
   const name = modelName(options.model);
-  const bound = options.model.bindTools?.(options.registry.definitions()) ?? options.model;
+  const bindTools = toolBinder(options);
   return async (state: { messages: BaseMessage[]; turns: number }, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     if (turnsSinceInput(state.messages) >= maxTurns) {
       return { error: { code: "MAX_STEPS_EXCEEDED", message: `stopped after ${maxTurns} model turns without a final answer` } };
     }
     const turn = state.turns + 1;
     const startedAt = Date.now();
-    const raw: BaseMessage = await bound.invoke(buildContext(state.messages, options.instructions), config);
+    const raw: BaseMessage = await bindTools(state.messages).invoke(buildContext(state.messages, options.instructions), config);
     const endedAt = Date.now();
     const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);
     const usage = readUsage(reply);

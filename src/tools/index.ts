@@ -16,3 +16,5 @@ export { createResilientExecutor } from "./resilient-executor.js";
 export type { ResilientExecutorOptions } from "./resilient-executor.js";
 export { toolResultMessage, readEnvelope } from "./tool-message.js";
 export type { ExternalDataEnvelope, ToolResultMessageOptions, ToolStepStatus } from "./tool-message.js";
+export { ToolIndex } from "./discovery.js";
+export type { ToolSelectOptions } from "./discovery.js";

@@ -49,9 +49,10 @@ export class ToolRegistry {
     return [...this.#tools.keys()];
   }
 
-  /** The definitions to pass to `model.bindTools`. */
-  definitions(): ToolDefinition[] {
-    return this.list().map((tool) => ({
+  /** The definitions to pass to `model.bindTools`: all tools, or only those named. */
+  definitions(names?: readonly string[]): ToolDefinition[] {
+    const tools = names ? this.list().filter((t) => names.includes(t.name)) : this.list();
+    return tools.map((tool) => ({
       type: "function",
       function: {
         name: tool.name,

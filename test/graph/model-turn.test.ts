@@ -68,6 +68,26 @@ describe("model turn", () => {
     }
   });
 
+  it("offers only the relevant tools per turn when toolSelection is set", async () => {
+    const weather = defineTool({
+      name: "get_weather", description: "Current weather for a city", risk: "read", schema: z.object({ city: z.string() }), execute: () => "sunny",
+    });
+    const noise = Array.from({ length: 100 }, (_, i) =>
+      defineTool({ name: `util_${i}`, description: `Unrelated utility ${i}`, risk: "read", schema: z.object({}), execute: () => null }));
+    const model = new ScriptedChatModel({
+      script: ({ turn, tools }) => (turn === 1 && tools.includes("get_weather")
+        ? { toolCalls: [{ name: "get_weather", args: { city: "Oslo" } }] } : { content: "done" }),
+    });
+    const graph = defineAgent({ model, tools: [...noise, weather, ping], toolSelection: { max: 2, pinned: ["ping"] } })
+      .compile({ checkpointer: new MemorySaver() });
+    const out = await graph.invoke({ messages: [new HumanMessage("weather in Oslo?")] }, { configurable: { thread_id: "t" } });
+    expect(out.result).toBe("done");
+    expect(model.calls[0]!.tools).toContain("get_weather");
+    expect(model.calls[0]!.tools).toContain("ping");
+    expect(model.calls[0]!.tools.length).toBeLessThanOrEqual(2);
+    expect(model.calls[1]!.tools).toContain("get_weather");
+  });
+
   it("puts instructions first and drops stray system messages from the thread", () => {
     const context = buildContext([new SystemMessage("old"), new HumanMessage("hi")], "rules");
     expect(context.map((m) => [m.getType(), m.content])).toEqual([["system", "rules"], ["human", "hi"]]);
