@@ -22,7 +22,7 @@ async function serve(db: string, config: string): Promise<{ child: ChildProcess;
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(server);
-  const lines = createInterface({ input: server.stdout! });
+  const lines = createInterface({ input: server.stdout });
   for await (const line of lines) {
     return { child: server, url: (JSON.parse(line) as { url: string }).url };
   }
