@@ -41,7 +41,7 @@ const ANCESTORS = `
   seeds AS (
     SELECT wanted.channel AS channel, MIN(a.depth) AS depth FROM wanted CROSS JOIN ancestors a
       CROSS JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = wanted.channel
-       AND b.version = CAST(json_extract(a.checkpoint, '$.channel_versions."' || wanted.channel || '"') AS TEXT)
+       AND b.version = json_extract(a.checkpoint, '$.channel_versions."' || wanted.channel || '"')
      GROUP BY wanted.channel
   )`;
 
@@ -61,7 +61,7 @@ export class DeltaHistoryQuery {
              '' AS task_path, 0 AS idx
         FROM seeds s CROSS JOIN ancestors a ON a.depth = s.depth
         CROSS JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = s.channel
-         AND b.version = CAST(json_extract(a.checkpoint, '$.channel_versions."' || s.channel || '"') AS TEXT)
+         AND b.version = json_extract(a.checkpoint, '$.channel_versions."' || s.channel || '"')
       UNION ALL
       SELECT 'write', w.channel, a.depth, w.task_id, w.type, w.value, w.task_path, w.idx
         FROM ancestors a

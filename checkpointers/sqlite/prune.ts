@@ -32,7 +32,7 @@ function pruneNamespace(db: SqliteDatabase, deltas: DeltaHistoryQuery, thread: s
     .run(thread, ns, keepFrom);
   db.prepare(
     `DELETE FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND (channel, version) NOT IN (
-       SELECT v.key, CAST(v.value AS TEXT) FROM checkpoints c, json_each(c.checkpoint, '$.channel_versions') v
+       SELECT v.key, v.value FROM checkpoints c, json_each(c.checkpoint, '$.channel_versions') v
         WHERE c.thread_id = ? AND c.checkpoint_ns = ?)`,
   ).run(thread, ns, thread, ns);
   return changes;

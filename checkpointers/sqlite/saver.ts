@@ -62,7 +62,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly statements: Statements;
   private readonly lists: ListQueries;
   private readonly deltas: DeltaHistoryQuery;
-  private readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: [string, string, StoredValue][]) => void>;
+  private readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => void>;
   private readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
   private readonly deleteTransaction: Transaction<(threadId: string) => void>;
 
@@ -81,7 +81,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.lists = new ListQueries(db);
     this.deltas = new DeltaHistoryQuery(db);
     const st = this.statements;
-    this.putTransaction = db.transaction((row: CheckpointInsert, blobs: [string, string, StoredValue][]) => {
+    this.putTransaction = db.transaction((row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => {
       st.insertCheckpoint.run(...row);
       for (const [channel, version, stored] of blobs) st.insertBlob.run(row[0], row[1], channel, version, stored.type, stored.value);
     });
@@ -202,11 +202,11 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = String(configurable.checkpoint_ns ?? "");
     const parentId: string | null = configurable.checkpoint_id || null;
     const { channel_values: values, ...skeleton } = checkpoint;
-    const blobs: [string, string, StoredValue][] = [];
+    const blobs: [string, string | number, StoredValue][] = [];
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
       if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
-      blobs.push([channel, String(version), await this.codec.dump(values[channel])]);
+      blobs.push([channel, version, await this.codec.dump(values[channel])]);
     }
     const meta = await this.codec.dumpPlain(metadata);
     try {

@@ -12,6 +12,10 @@ import type { ModuleSchema } from "../../src/db/index.js";
  *   channels it changes one version, so a put touches one index page, not one
  *   per channel (every page touched is a WAL frame written).
  *
+ * `version` has no declared type on purpose: it keeps the number or string
+ * LangGraph gave, so it compares equal to `json_each`/`json_extract` output
+ * without a CAST (a CAST there stops SQLite from probing the key).
+ *
  * No secondary indexes: each would be one more page written per put.
  * - `checkpoint_writes`: pending writes, ordered like live execution applies
  *   them: (task_path, task_id, idx), BINARY collation = code point order.
@@ -34,7 +38,7 @@ export const CHECKPOINT_SCHEMA: ModuleSchema = {
        thread_id TEXT NOT NULL,
        checkpoint_ns TEXT NOT NULL DEFAULT '',
        channel TEXT NOT NULL,
-       version TEXT NOT NULL,
+       version NOT NULL,
        type TEXT NOT NULL,
        value BLOB,
        PRIMARY KEY (thread_id, checkpoint_ns, version, channel)

@@ -42,7 +42,7 @@ const PARTS = `
     FROM target t CROSS JOIN checkpoints c CROSS JOIN json_each(c.checkpoint, '$.channel_versions') v
     CROSS JOIN checkpoint_blobs b
    WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id
-     AND b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.version = CAST(v.value AS TEXT) AND b.channel = v.key
+     AND b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.version = v.value AND b.channel = v.key
   UNION ALL
   SELECT t.id, 2, w.task_id, w.channel, NULL, w.type, w.value, w.task_path, w.task_id, w.idx
     FROM target t CROSS JOIN checkpoint_writes w
@@ -71,7 +71,7 @@ const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
 export interface Statements {
   insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array]>;
-  insertBlob: Statement<[string, string, string, string, string, Uint8Array | null]>;
+  insertBlob: Statement<[string, string, string, string | number, string, Uint8Array | null]>;
   insertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
   upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
