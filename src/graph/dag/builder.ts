@@ -5,7 +5,7 @@
  * @module
  */
 import { END, START } from "@langchain/langgraph";
-import { type DagCompileOptions, compileDag } from "./compile.js";
+import { type CompiledDag, type DagCompileOptions, compileDag } from "./compile.js";
 import { drawableDag } from "./draw.js";
 import { DagCompileError } from "./errors.js";
 import type { DagNodeDef, DagNodeFn, DagNodeOptions, DagStateSpec } from "./spec.js";
@@ -73,7 +73,7 @@ export class DagBuilder<S> {
   }
 
   /** Compiles to a LangGraph graph (`invoke`, `stream`, `getGraphAsync` drawing the declared DAG). */
-  compile(options: DagCompileOptions = {}) {
+  compile(options: DagCompileOptions = {}): CompiledDag<S> {
     return compileDag({ name: this.#name, state: this.#state, nodes: this.#nodes, plan: this.plan() }, options);
   }
 

@@ -7,7 +7,7 @@
  * run and every resume however the nodes finished.
  * @module
  */
-import { GraphInterrupt, entrypoint, task } from "@langchain/langgraph";
+import { type BaseChannel, GraphInterrupt, type Pregel, type PregelNode, entrypoint, task } from "@langchain/langgraph";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { ConcurrencyLimiter } from "../../tools/concurrency.js";
 import { withRetry } from "../../tools/retry.js";
@@ -28,6 +28,9 @@ export interface DagCompileOptions {
   limiter?: ConcurrencyLimiter;
 }
 
+/** A compiled declared DAG: a LangGraph graph taking a partial state (or `null` / a `Command` to resume) and returning the final state. */
+export type CompiledDag<S> = Pregel<Record<string, PregelNode>, Record<string, BaseChannel>, Record<string, unknown>, Partial<S> | null, S>;
+
 /** Everything the compiler needs from the builder. */
 export interface DagCompileInput<S> {
   name: string;
@@ -44,7 +47,7 @@ function isEmptyInterrupt(error: unknown): boolean {
 }
 
 /** Builds the entrypoint; its drawing is replaced by the declared DAG. */
-export function compileDag<S>(input: DagCompileInput<S>, options: DagCompileOptions = {}) {
+export function compileDag<S>(input: DagCompileInput<S>, options: DagCompileOptions = {}): CompiledDag<S> {
   const { name, state: spec, nodes, plan } = input;
   const compiled = entrypoint<Partial<S> | null, Promise<S>>(
     { name, ...(options.checkpointer === undefined ? {} : { checkpointer: options.checkpointer }), ...(options.store === undefined ? {} : { store: options.store }) },
@@ -78,7 +81,7 @@ export function compileDag<S>(input: DagCompileInput<S>, options: DagCompileOpti
   );
   const drawing = () => drawableDag(plan.order, new Map([...nodes].map(([n, d]) => [n, d.after])));
   Object.assign(compiled, { getGraph: drawing, getGraphAsync: () => Promise.resolve(drawing()) });
-  return compiled;
+  return compiled as unknown as CompiledDag<S>;
 }
 
 /** Runs one node holding every applicable slot, under its retry policy; retries wait without a slot. */

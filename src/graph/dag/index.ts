@@ -4,7 +4,7 @@
  */
 export { defineDag, DagBuilder } from "./builder.js";
 export type { DefineDagOptions } from "./builder.js";
-export type { DagCompileOptions } from "./compile.js";
+export type { CompiledDag, DagCompileOptions } from "./compile.js";
 export { DagCompileError, DagStateConflictError } from "./errors.js";
 export type { DagProblem, DagCompileErrorOptions } from "./errors.js";
 export type { DagNodeContext, DagNodeFn, DagNodeOptions, DagStateField, DagStateSpec } from "./spec.js";
