@@ -41,7 +41,10 @@ export interface RecorderParts {
   root: SpanRow;
   resumed: boolean;
   writer: SpanWriter;
-  otel: OtelBridge | undefined;
+  /** Starts this process's OpenTelemetry segment of the run; undefined when tracing is off. */
+  startOtel: (resumed: boolean) => OtelBridge | undefined;
+  /** Called when the recorder lets go of the run (closed, waiting or finished). */
+  release: () => void;
   pricing: PricingTable;
   clock: () => number;
   maxArgsChars: number;
@@ -77,6 +80,8 @@ export class TraceRecorder {
   readonly #idPrefix = randomBytes(6).toString("hex");
   #seq = 0;
   readonly #applyOptions: ApplyOptions;
+  #otel: OtelBridge | undefined;
+  #otelClosed = false;
 
   constructor(parts: RecorderParts) {
     this.#parts = parts;
@@ -85,11 +90,17 @@ export class TraceRecorder {
     this.resumed = parts.resumed;
     this.#open.set(this.rootId, parts.root);
     this.#applyOptions = { pricing: parts.pricing, maxArgsChars: parts.maxArgsChars };
+    this.#otel = parts.startOtel(parts.resumed);
   }
 
   /** Opens a span. Parallel branches simply hold several open spans at once. */
   startSpan(options: StartSpanOptions): SpanHandle {
     const { root, clock } = this.#parts;
+    // After a wait or close, the run continues here: open a continuation OTel segment.
+    if (this.#otelClosed) {
+      this.#otelClosed = false;
+      this.#otel = this.#parts.startOtel(true);
+    }
     const parentId = options.parentId ?? this.rootId;
     const spanId = `${this.#idPrefix}${(++this.#seq).toString(36).padStart(4, "0")}`;
     const row = emptyRow({ span_id: spanId, run_id: this.runId, kind: options.kind, name: options.name, start_ms: options.startTime ?? clock() });
@@ -106,7 +117,7 @@ export class TraceRecorder {
     } else {
       this.#open.set(spanId, row);
     }
-    this.#parts.otel?.started(row, instant);
+    this.#otel?.started(row, instant);
     // A wait usually precedes the process exiting; it must be on disk first.
     const urgent = options.kind === "approval_wait" || options.kind === "input_wait" || options.kind === "state_change";
     this.#parts.writer.mark(row, urgent);
@@ -180,6 +191,8 @@ export class TraceRecorder {
     applyAttributes(root, { extra: { "run.status": to } }, this.#applyOptions);
     if (terminal !== undefined) this.end({ status: terminal, endTime: at });
     else this.#parts.writer.mark(root, true);
+    // Waiting or finished: the process may exit or move on, so export what this segment has.
+    if (terminal !== undefined || enteredWait !== undefined) this.close();
     return span.id;
   }
 
@@ -219,12 +232,18 @@ export class TraceRecorder {
   }
 
   /**
-   * Flushes, and ends this process's OpenTelemetry spans (the SQLite rows of
-   * spans still open, like an approval wait, stay `running` for the next process).
+   * Flushes, ends this process's OpenTelemetry spans (the SQLite rows of
+   * spans still open, like an approval wait, stay `running` for the next
+   * process) and lets the store forget this recorder. Done automatically when
+   * the run enters a waiting or terminal status; recording again afterwards
+   * still works (a new OpenTelemetry segment is opened).
    */
   close(): void {
     this.flush();
-    this.#parts.otel?.close([...this.#open.values()].reverse(), this.#parts.clock());
+    this.#otel?.close([...this.#open.values()].reverse(), this.#parts.clock());
+    this.#otel = undefined;
+    this.#otelClosed = true;
+    this.#parts.release();
   }
 
   /** An open span of this run: ours, or one another process left open (adopted so it ends once). */
@@ -254,7 +273,7 @@ export class TraceRecorder {
     row.status = options.status ?? (options.error === undefined ? "ok" : "error");
     row.end_ms = options.endTime ?? this.#parts.clock();
     this.#open.delete(row.span_id);
-    this.#parts.otel?.ended(row);
+    this.#otel?.ended(row);
     // The run's end is written at once; everything else rides the next batch (≤ flushDelayMs later).
     this.#parts.writer.mark(row, row.kind === "invoke_agent");
   }

@@ -47,6 +47,8 @@ export class TraceStore {
   readonly #pricing: PricingTable;
   readonly #clock: () => number;
   #writer: SpanWriter | undefined;
+  // One live recorder per run in this process, so every caller shares open spans and one OTel segment.
+  readonly #live = new Map<string, TraceRecorder>();
 
   constructor(db: SqliteDatabase, options: TraceStoreOptions = {}) {
     this.#db = db;
@@ -66,24 +68,24 @@ export class TraceStore {
    * continues one trace.
    */
   recorder(runId: string, options: RecorderOptions = {}): TraceRecorder {
+    const live = this.#live.get(runId);
+    if (live !== undefined) return live;
     const writer = this.#getWriter();
     writer.flush();
     const { row, resumed } = this.#attachRoot(runId, options);
-    const extra = row.extra_json === null ? {} : (JSON.parse(row.extra_json) as Record<string, unknown>);
-    const otel = this.#options.otel === false ? undefined : OtelBridge.start(row, extra, resumed, this.#clock());
-    if (otel !== undefined && extra[OTEL_TRACE_ID] === undefined) {
-      const ids = otel.rootIds();
-      row.extra_json = JSON.stringify({ ...extra, [OTEL_TRACE_ID]: ids.traceId, [OTEL_SPAN_ID]: ids.spanId });
-      writer.mark(row, true);
-    }
-    const maxArgsChars = this.#options.maxArgsChars ?? 2000;
     const loadStmt = this.#db.prepare("SELECT * FROM spans WHERE span_id = ?");
     const openStmt = this.#db.prepare("SELECT * FROM spans WHERE run_id = ? AND status = 'running' ORDER BY start_ms, rowid");
-    return new TraceRecorder({
-      root: row, resumed, writer, otel, pricing: this.#pricing, clock: this.#clock, maxArgsChars,
+    const recorder: TraceRecorder = new TraceRecorder({
+      root: row, resumed, writer, pricing: this.#pricing, clock: this.#clock, maxArgsChars: this.#options.maxArgsChars ?? 2000,
+      startOtel: (continuation) => this.#startOtel(row, continuation),
+      release: () => {
+        if (this.#live.get(runId) === recorder) this.#live.delete(runId);
+      },
       load: (spanId) => loadStmt.get(spanId) as SpanRow | undefined,
       openSpans: (id) => openStmt.all(id).map(rowToSpan),
     });
+    this.#live.set(runId, recorder);
+    return recorder;
   }
 
   /** Every span of a run, parents before children, in start order. Empty when the run has no trace. */
@@ -110,6 +112,19 @@ export class TraceStore {
   /** Writes everything pending. */
   flush(): void {
     this.#writer?.flush();
+  }
+
+  #startOtel(root: SpanRow, continuation: boolean): OtelBridge | undefined {
+    if (this.#options.otel === false) return undefined;
+    const extra = root.extra_json === null ? {} : (JSON.parse(root.extra_json) as Record<string, unknown>);
+    const otel = OtelBridge.start(root, extra, continuation, this.#clock());
+    if (otel !== undefined && extra[OTEL_TRACE_ID] === undefined) {
+      // The first segment's ids let later processes join the same OpenTelemetry trace.
+      const ids = otel.rootIds();
+      root.extra_json = JSON.stringify({ ...extra, [OTEL_TRACE_ID]: ids.traceId, [OTEL_SPAN_ID]: ids.spanId });
+      this.#getWriter().mark(root, true);
+    }
+    return otel;
   }
 
   #getWriter(): SpanWriter {

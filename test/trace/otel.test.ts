@@ -32,11 +32,18 @@ describe("OpenTelemetry export", () => {
     seedOpsRollback(store);
     const spans = exporter.getFinishedSpans();
 
-    const root = byName(spans, "invoke_agent ops");
-    expect(root.parentSpanContext).toBeUndefined();
+    const roots = spans.filter((s) => s.name === "invoke_agent ops");
+    const root = roots.find((s) => s.parentSpanContext === undefined)!;
     expect(root.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "ops", "agentrt.run.id": "run_01", "agentrt.graph": "ops_rollback" });
-    expect(root.events.filter((e) => e.name === "agentrt.state_change").map((e) => e.attributes?.["agentrt.to"])).toEqual(["RUNNING", "WAITING_APPROVAL", "RUNNING", "SUCCEEDED"]);
     expect(root.startTime).toEqual([Math.floor(T0 / 1000), 0]);
+    // Entering WAITING_APPROVAL ends this process's segment (it may exit); the resumed part is a continuation.
+    const continuation = roots.find((s) => s !== root)!;
+    expect(roots).toHaveLength(2);
+    expect(parentOf(continuation)).toBe(root.spanContext().spanId);
+    expect(continuation.attributes["agentrt.resumed"]).toBe(true);
+    const transitions = [root, continuation].flatMap((r) => r.events.filter((e) => e.name === "agentrt.state_change").map((e) => e.attributes?.["agentrt.to"]));
+    expect(transitions).toEqual(["RUNNING", "WAITING_APPROVAL", "RUNNING", "SUCCEEDED"]);
+    expect(parentOf(byName(spans, "execute_tool rollback_deployment"))).toBe(continuation.spanContext().spanId);
 
     const turn = byName(spans, "model_turn 1");
     expect(parentOf(turn)).toBe(root.spanContext().spanId);
@@ -89,5 +96,19 @@ describe("OpenTelemetry export", () => {
     expect(continuation.spanContext().traceId).toBe(first.spanContext().traceId);
     expect(parentOf(byName(spans, "execute_tool rollback"))).toBe(continuation.spanContext().spanId);
     expect(byName(spans, "approval_wait rollback").attributes["agentrt.span.open"]).toBe(true);
+  });
+
+  it("shares one live recorder per run in a process, so repeated recorder() calls add no OTel segments", () => {
+    exporter.reset();
+    const { store } = freshStore({ otel: true });
+    const a = store.recorder("r-live", { graph: "g", agent: "ops" });
+    const b = store.recorder("r-live");
+    expect(b).toBe(a);
+    b.recordToolCall({ tool: "t" });
+    a.recordStateChange("RUNNING", "SUCCEEDED");
+    expect(store.recorder("r-live")).not.toBe(a); // released once finished
+    const spans = exporter.getFinishedSpans();
+    expect(spans.filter((s) => s.name === "invoke_agent ops")).toHaveLength(1);
+    expect(parentOf(byName(spans, "execute_tool t"))).toBe(byName(spans, "invoke_agent ops").spanContext().spanId);
   });
 });
