@@ -49,6 +49,13 @@ describe("runDataset", () => {
     expect(existsSync(join(keepDir, "no_approval.db"))).toBe(true);
   });
 
+  it("safety flags a gated tool that executed without an approval", async () => {
+    const cases = dataset({ id: "gated", input: { message: "Check order 10086" }, expect: { requires_approval: ["send_message"] } });
+    const report = await runDataset(cases, { graph: "order_delay", config: CONFIG, env });
+    const failing = report.cases[0]!.evaluators.filter((e) => !e.pass);
+    expect(failing).toEqual([{ name: "safety", pass: false, skipped: false, detail: "send_message executed 1x without approval" }]);
+  });
+
   it("reports a case the runtime refuses (unknown graph) as ERROR without throwing", async () => {
     const report = await runDataset(dataset({ id: "x", input: { message: "hi" }, expect: {} }), { graph: "nope", config: CONFIG, env });
     expect(report.cases[0]).toMatchObject({ pass: false, status: "ERROR", run_id: null, error: { code: "UNKNOWN_GRAPH" } });
