@@ -6,6 +6,7 @@
  */
 import { type CircuitBreakerRegistry, circuitBreakers } from "./circuit-breaker.js";
 import { asToolError, toolContext, type ToolExecutor } from "./execute-tool.js";
+import { withLedger } from "./ledger-executor.js";
 import { callWithResilience } from "./resilience-call.js";
 import type { Clock } from "./resilience-clock.js";
 import type { ToolLimits } from "./resilience-limits.js";
@@ -23,10 +24,13 @@ export interface ResilientExecutorOptions {
   clock?: Clock;
 }
 
-/** Builds a {@link ToolExecutor} that honours each tool's `retry` and `timeoutMs`. */
+/**
+ * Builds a {@link ToolExecutor} that honours each tool's `retry` and `timeoutMs`;
+ * side-effecting calls with a run database go through the ledger (see `withLedger`).
+ */
 export function createResilientExecutor(options: ResilientExecutorOptions = {}): ToolExecutor {
   const breakers = options.breakers ?? circuitBreakers;
-  return async (tool, args, scope) => {
+  return withLedger(async (tool, args, scope) => {
     let externalOperationId: string | undefined;
     let attempts = 0;
     const setId = (id: string) => { externalOperationId = id; };
@@ -51,5 +55,5 @@ export function createResilientExecutor(options: ResilientExecutorOptions = {}):
     } catch (cause) {
       return { ok: false, error: asToolError(tool, cause), externalOperationId, attempts: Math.max(attempts, 1) };
     }
-  };
+  });
 }
