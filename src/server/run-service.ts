@@ -65,6 +65,7 @@ export class RunService {
     await this.runtime.registry.load(graphId);
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
     const active = this.runtime.runs.list({ threadId, status: ACTIVE });
+    if (body.checkpoint_id != null) await this.assertNewest(graphId, threadId, body.checkpoint_id);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
     if (active.length > 0) {
       const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
@@ -134,6 +135,14 @@ export class RunService {
       set.add(done);
       signal?.addEventListener("abort", done);
     });
+  }
+
+  /** Runs always continue from the thread's newest checkpoint; an older one must be forked first. */
+  private async assertNewest(graphId: string, threadId: string, checkpointId: string): Promise<void> {
+    const newest = (await this.states.state(graphId, threadId))?.config.configurable?.checkpoint_id;
+    if (newest !== checkpointId) {
+      throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId} is not the thread's newest (${String(newest)}): fork it with POST /threads/${threadId}/state first`);
+    }
   }
 
   private threadFor(pathThreadId: string | undefined, ifNotExists: "create" | "reject", graphId: string): string {

@@ -40,6 +40,14 @@ export const HistoryQuery = z.object({
   before: z.union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).loose() }).loose()]).nullish(),
 }).loose();
 
+/** POST /threads/{thread_id}/state: update the state, at an earlier checkpoint to fork. */
+export const StateUpdate = z.object({
+  values: z.unknown(),
+  as_node: z.string().min(1).nullish(),
+  checkpoint_id: z.string().min(1).nullish(),
+  checkpoint: z.object({ checkpoint_id: z.string().min(1).nullish() }).loose().nullish(),
+}).loose();
+
 const streamModes = z.enum(["values", "updates", "messages", "messages-tuple", "custom", "debug", "events", "tasks", "checkpoints"]);
 
 /** POST /runs, /runs/stream, /runs/wait and their /threads/{thread_id}/… forms. */

@@ -10,6 +10,7 @@ import { readPendingActions, type PendingAction } from "../graph/approval.js";
 
 interface StatefulGraph extends RegisteredGraph {
   getState(config: object): Promise<StateSnapshot>;
+  updateState(config: object, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
   getStateHistory(config: object, options?: { limit?: number; before?: object }): AsyncIterable<StateSnapshot>;
 }
 
@@ -44,6 +45,14 @@ export class ThreadStateReader {
       out.push(snapshot);
     }
     return out;
+  }
+
+  /** Writes `values` as if `asNode` returned them, on top of `checkpointId` (a fork) or the newest checkpoint. */
+  async update(graphId: string, threadId: string, values: unknown, options: { asNode?: string; checkpointId?: string }): Promise<Record<string, unknown>> {
+    const graph = await this.graph(graphId);
+    const configurable = options.checkpointId === undefined ? { thread_id: threadId } : { thread_id: threadId, checkpoint_id: options.checkpointId, checkpoint_ns: "" };
+    const next = await graph.updateState({ configurable }, values, options.asNode);
+    return next.configurable ?? {};
   }
 
   /** Removes every checkpoint of the thread. */

@@ -74,6 +74,26 @@ describe("agentrt serve with the official SDK client", () => {
     const past = await client.threads.getState(thread.thread_id, earlier.checkpoint.checkpoint_id!);
     expect(past.checkpoint.checkpoint_id).toBe(earlier.checkpoint.checkpoint_id);
     expect((await client.threads.search({ metadata: { team: "ops" } })).map((t) => t.thread_id)).toEqual([thread.thread_id]);
+
+    // Fork: rewrite the question at the checkpoint before the first model turn, then run from the fork.
+    type Msg = { type: string; content: string; id: string };
+    const beforeModel = history.find((h) => h.next.includes("model") && (h.values as { messages: Msg[] }).messages.length === 1)!;
+    const question = (beforeModel.values as { messages: Msg[] }).messages[0]!;
+    const fork = await client.threads.updateState(thread.thread_id, {
+      values: { messages: [{ type: "human", content: "Is the search deploy healthy?", id: question.id }] },
+      checkpointId: beforeModel.checkpoint.checkpoint_id!,
+    });
+    const forkId = (fork as { checkpoint: { checkpoint_id: string } }).checkpoint.checkpoint_id;
+    const forked = await client.threads.getState(thread.thread_id);
+    expect(forked.checkpoint.checkpoint_id).toBe(forkId);
+    expect(forked.parent_checkpoint?.checkpoint_id).toBe(beforeModel.checkpoint.checkpoint_id);
+    await expect(client.runs.wait(thread.thread_id, "ops_rollback", { input: null, checkpointId: beforeModel.checkpoint.checkpoint_id! })).rejects.toThrow(/422|newest/);
+    await client.runs.wait(thread.thread_id, "ops_rollback", { input: null });
+    const branch = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
+    expect(branch.values.messages[0]?.content).toBe("Is the search deploy healthy?");
+    expect(branch.values.messages.filter((m) => m.type === "ai").map((m) => m.content).join(" ")).toMatch(/search/);
+    const lineage = await client.threads.getHistory(thread.thread_id, { limit: 200 });
+    expect(lineage.map((h) => h.checkpoint.checkpoint_id)).toContain(forkId);
   });
 
   it("waits for a run, creates a background run and joins it, and cancels", async () => {

@@ -9,7 +9,8 @@ import { isTerminal, type RunRecord } from "../../runs/index.js";
 import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { newThreadId } from "../ids.js";
 import type { RunService } from "../run-service.js";
-import { HistoryQuery, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
+import { HttpError } from "../http-error.js";
+import { HistoryQuery, StateUpdate, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
 import type { ThreadRow } from "../thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
 
@@ -84,6 +85,20 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     return c.body(null, 204);
   });
   app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"))));
+  app.post("/threads/:tid/state", async (c) => {
+    const threadId = c.req.param("tid");
+    const body = await readBody(c, StateUpdate);
+    service.threads.get(threadId);
+    const graphId = service.graphOfThread(threadId);
+    if (graphId === undefined) throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has never run; there is no state to update`);
+    const active = service.runtime.runs.list({ threadId }).filter((r) => !isTerminal(r.status));
+    // A waiting or running run owns the thread's head: changing it under the run would orphan its approvals.
+    if (active.length > 0) throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run ${active[0]?.runId} (${active[0]?.status}); cancel it first`);
+    const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+    const configurable = await service.states.update(graphId, threadId, body.values ?? null, { asNode: body.as_node ?? undefined, checkpointId });
+    const checkpoint = { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: configurable.checkpoint_id };
+    return c.json({ checkpoint, configurable: checkpoint });
+  });
   app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.req.param("tid"), c.req.param("cid"))));
   app.post("/threads/:tid/state/checkpoint", async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { checkpoint?: { checkpoint_id?: string } };
