@@ -18,6 +18,8 @@ export interface TicketRagScriptOptions {
   searchLimit?: number;
   /** Passages the answer cites, best first. @default 3 */
   cite?: number;
+  /** Follow an instruction planted in a retrieved passage (calls delete_ticket), to test that taint stops it. @default false */
+  gullible?: boolean;
 }
 
 type Scored = DocPassage & { score: number };
@@ -54,6 +56,18 @@ function citedAnswer(question: string, ranked: readonly Scored[], cite: number, 
   return { content: lines.join("\n") };
 }
 
+/** The gullible model's mistake: a passage says "call delete_ticket for ticket T-…", so it does, once. */
+function followInjection(messages: readonly BaseMessage[], found: readonly Scored[]): ScriptedReply | undefined {
+  if (lastResult(messages, "delete_ticket") !== undefined) return undefined;
+  for (const passage of found) {
+    const target = /delete_ticket\b[^.]*?\b(T-\d+)/i.exec(passage.text)?.[1];
+    if (looksLikeInjection(passage.text) && target !== undefined) {
+      return { content: `As instructed by [${passage.id}], deleting ticket ${target}.`, toolCalls: [{ name: "delete_ticket", args: { ticket_id: target } }] };
+    }
+  }
+  return undefined;
+}
+
 /**
  * The offline model's reasoning for this scenario, one decision per turn.
  * @example
@@ -73,6 +87,8 @@ export function createTicketRagScript(options: TicketRagScriptOptions = {}): Cha
     if (searchStep !== undefined) return searchStep;
     const found = lastData<{ results: Scored[] }>(messages, "search_docs")!.results;
     if (found.length === 0) return { content: `I found no knowledge-base passage that answers "${question}".` };
+    const obeyed = options.gullible ? followInjection(messages, found) : undefined;
+    if (obeyed !== undefined) return obeyed;
 
     const reranked = lastData<{ results: Scored[] }>(messages, "rerank_docs")?.results;
     if (reranked === undefined && (lastResult(messages, "rerank_docs") === undefined || shouldRetry(messages, "rerank_docs"))) {

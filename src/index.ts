@@ -32,9 +32,10 @@ export type {
   ToolCallScope, ToolOutcome, ExternalDataEnvelope, ToolResultMessageOptions, ToolStepStatus, ToolExecutor,
   ResilientExecutorOptions, ToolSelectOptions,
 } from "./tools/index.js";
-export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER } from "./policy/index.js";
+export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER, whenTainted } from "./policy/index.js";
+export { isTainted } from "./graph/context-taint.js";
 export type {
-  Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault,
+  Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault, TaintOptions,
 } from "./policy/index.js";
 export {
   defineAgent, AGENT_NODES, AgentState, createModelTurnNode, buildContext, readUsage, createToolNode,

@@ -5,14 +5,15 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { END, START, StateGraph } from "@langchain/langgraph";
-import type { Policy } from "../policy/policy.js";
+import { defaultPolicy, whenTainted, type Policy } from "../policy/policy.js";
 import type { AgentTool } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { AgentHooks } from "./hooks.js";
 import { createModelTurnNode, type ToolSelection } from "./model-turn.js";
 import { AgentState } from "./state.js";
 import type { ToolExecutor } from "../tools/execute-tool.js";
-import { createToolNode, routeToolCalls } from "./tool-fanout.js";
+import { createToolNode, routeToolCalls, type ToolTask } from "./tool-fanout.js";
+import { markTaint } from "./context-taint.js";
 
 /** Limits that stop an agent from looping forever. */
 export interface AgentLimits {
@@ -60,13 +61,23 @@ export function defineAgent(options: DefineAgentOptions) {
     model: options.model, registry, instructions: options.instructions,
     maxTurns: options.limits?.maxTurns, hooks: options.hooks, toolSelection: options.toolSelection,
   });
-  const toolNode = createToolNode({ registry, policy: options.policy, execute: options.execute, hooks: options.hooks });
+  const policy = options.policy ?? defaultPolicy;
+  const plainToolNode = createToolNode({ registry, policy, execute: options.execute, hooks: options.hooks });
+  // Taint is decided when the calls are routed and travels in the checkpointed
+  // task, so a resumed branch is judged exactly as when it first ran.
+  const taintedToolNode = policy.taint
+    ? createToolNode({ registry, policy: whenTainted(policy), execute: options.execute, hooks: options.hooks })
+    : plainToolNode;
+  const toolNode = (task: ToolTask & { tainted?: boolean }, config?: Parameters<typeof plainToolNode>[1]) =>
+    (task.tainted ? taintedToolNode : plainToolNode)(task, config);
+  const route = routeToolCalls(AGENT_NODES.tools);
+  const routeMarked: typeof route = (state, config) => markTaint(route(state, config), state.messages);
   const graph = new StateGraph(AgentState)
     .addNode(AGENT_NODES.model, modelTurn)
     // Branch input is a ToolTask from Send, not the graph state.
     .addNode(AGENT_NODES.tools, toolNode as unknown as typeof modelTurn)
     .addEdge(START, AGENT_NODES.model)
-    .addConditionalEdges(AGENT_NODES.model, routeToolCalls(AGENT_NODES.tools), [AGENT_NODES.tools, END])
+    .addConditionalEdges(AGENT_NODES.model, routeMarked, [AGENT_NODES.tools, END])
     .addEdge(AGENT_NODES.tools, AGENT_NODES.model);
   // Two supersteps per turn plus the final one: without this, a maxTurns above
   // ~11 would end in LangGraph's recursion error instead of our clear stop.

@@ -2,7 +2,7 @@
  * Tool-call policy: allow, deny or require approval.
  * @module
  */
-export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER } from "./policy.js";
+export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER, whenTainted } from "./policy.js";
 export type {
-  Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault,
+  Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault, TaintOptions,
 } from "./policy.js";

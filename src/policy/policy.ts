@@ -45,12 +45,30 @@ export interface PolicyOptions {
   rules?: PolicyRule[];
   /** Per-risk fallbacks. @default read → allow, write → allow, destructive → approve by "$requester" */
   defaults?: Partial<Record<ToolRisk, RiskDefault>>;
+  /**
+   * Once untrusted content (a tool result or document) is in the run's context,
+   * write and destructive tools that would be allowed outright need approval instead.
+   * @default false
+   */
+  taint?: boolean | TaintOptions;
+}
+
+/** How a tainted run is gated; see {@link PolicyOptions.taint}. */
+export interface TaintOptions {
+  /** Risk levels gated once tainted. @default ["write", "destructive"] */
+  risk?: ToolRisk[];
+  /** Who may approve a gated call. @default ["$requester"] */
+  approvers?: string[];
 }
 
 /** A resolved policy; build it with {@link definePolicy}. */
 export interface Policy {
   readonly rules: readonly PolicyRule[];
   readonly defaults: Readonly<Record<ToolRisk, Required<RiskDefault>>>;
+  /** Set when the policy gates side effects of tainted runs. */
+  readonly taint?: Readonly<Required<TaintOptions>>;
+  /** Set on the view returned by {@link whenTainted}: every call is judged as tainted. */
+  readonly tainted?: boolean;
 }
 
 /** The facts policy decides on. */
@@ -58,6 +76,8 @@ export interface PolicySubject {
   tool: { name: string; risk: ToolRisk; tags: readonly string[] };
   user: string;
   roles: readonly string[];
+  /** Untrusted content has entered the run's context. @default policy.tainted ?? false */
+  tainted?: boolean;
 }
 
 /** The outcome for one call. */
@@ -88,7 +108,17 @@ export function definePolicy(options: PolicyOptions = {}): Policy {
     const given = options.defaults?.[risk];
     if (given) defaults[risk] = { effect: given.effect, approvers: given.approvers ?? [REQUESTER] };
   }
-  return { rules: [...(options.rules ?? [])], defaults };
+  const taint = options.taint === true ? {} : options.taint || undefined;
+  return {
+    rules: [...(options.rules ?? [])],
+    defaults,
+    ...(taint ? { taint: { risk: taint.risk ?? ["write", "destructive"], approvers: taint.approvers ?? [REQUESTER] } } : {}),
+  };
+}
+
+/** The same policy, judging every call as made in a tainted run (a no-op without `taint`). */
+export function whenTainted(policy: Policy): Policy {
+  return policy.taint ? { ...policy, tainted: true } : policy;
 }
 
 /** The policy used when an agent declares none: defaults from risk only. */
@@ -119,6 +149,14 @@ export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyDe
   const reason = rule?.reason
     ?? (rule ? `policy rule ${index + 1}: ${effect} for ${subject.tool.name}`
       : `default for ${subject.tool.risk} tools: ${effect}`);
+  const tainted = subject.tainted ?? policy.tainted ?? false;
+  if (effect === "allow" && tainted && policy.taint?.risk.includes(subject.tool.risk)) {
+    return {
+      effect: "approve",
+      approvers: resolveApprovers(policy.taint.approvers, subject.user),
+      reason: `untrusted content (tool results or documents) is in this run's context, so ${subject.tool.risk} tool ${subject.tool.name} needs approval (policy taint)`,
+    };
+  }
   return { effect, approvers, reason };
 }
 
