@@ -76,6 +76,16 @@ function langgraphGraph(dag: RandomDag) {
   return graph.compile({ checkpointer: new MemorySaver() });
 }
 
+/** The same DAG as bare promises: the floor this machine's timers and load allow, no framework at all. */
+async function barePromises(dag: RandomDag): Promise<void> {
+  const done: Promise<void>[] = [];
+  dag.latency.forEach((ms, i) => {
+    const inputs = (dag.parents[i] ?? []).map((p) => done[p] as Promise<void>);
+    done.push(Promise.all(inputs).then(async () => void (await sleep(ms * SCALE))));
+  });
+  await Promise.all(done);
+}
+
 async function makespan(run: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await run();
@@ -105,9 +115,9 @@ async function orderCheckReact(): Promise<{ modelCalls: number; wallMs: number }
 
 async function main(): Promise<void> {
   const random = prng(SEED);
-  const rows: { cp: number; dag: number; lg: number }[] = [];
+  const rows: { cp: number; dag: number; lg: number; bare: number }[] = [];
   process.stdout.write(`50 DAGs × ${NODES} nodes, latencies 10–200 ms × scale ${SCALE}, seed ${SEED}\n`);
-  process.stdout.write(" #  crit.path(ms)  agentrt/cp  langgraph/cp\n");
+  process.stdout.write(" #  crit.path(ms)  agentrt/cp  langgraph/cp  promises/cp\n");
   for (let d = 0; d < DAGS; d++) {
     const dag = randomDag(random);
     const cp = criticalPath(dag) * SCALE;
@@ -116,14 +126,18 @@ async function main(): Promise<void> {
     const config = (t: string) => ({ configurable: { thread_id: `${t}-${d}` }, recursionLimit: 200 });
     const dagMs = await makespan(() => ours.invoke({}, config("dag")));
     const lgMs = await makespan(() => theirs.invoke({}, config("lg")));
-    rows.push({ cp, dag: dagMs / cp, lg: lgMs / cp });
-    process.stdout.write(`${String(d + 1).padStart(2)}  ${cp.toFixed(0).padStart(13)}  ${(dagMs / cp).toFixed(3).padStart(10)}  ${(lgMs / cp).toFixed(3).padStart(12)}\n`);
+    const bareMs = await makespan(() => barePromises(dag));
+    rows.push({ cp, dag: dagMs / cp, lg: lgMs / cp, bare: bareMs / cp });
+    const cells = [dagMs / cp, lgMs / cp, bareMs / cp].map((x) => x.toFixed(3).padStart(12)).join("");
+    process.stdout.write(`${String(d + 1).padStart(2)}  ${cp.toFixed(0).padStart(13)}${cells}\n`);
   }
   const summary = (xs: number[]) => ({ median: r3(median(xs)), max: r3(Math.max(...xs)), over110: r3(xs.filter((x) => x > 1.1).length / xs.length) });
   const ours = summary(rows.map((r) => r.dag));
   const theirs = summary(rows.map((r) => r.lg));
   process.stdout.write(`agentrt   / critical path: median ${ours.median}, max ${ours.max}, share over 1.10: ${(ours.over110 * 100).toFixed(0)} %\n`);
   process.stdout.write(`langgraph / critical path: median ${theirs.median}, max ${theirs.max}, share over 1.10: ${(theirs.over110 * 100).toFixed(0)} %\n`);
+  const floor = summary(rows.map((r) => r.bare));
+  process.stdout.write(`promises  / critical path: median ${floor.median}, max ${floor.max} (this machine's floor: timers and load)\n`);
   const react = await orderCheckReact();
   process.stdout.write(`order_check (ReAct via Runtime): ${react.modelCalls} model calls, ${react.wallMs.toFixed(0)} ms; planned tool DAG: not built yet\n`);
   process.stdout.write(
