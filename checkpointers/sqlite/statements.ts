@@ -27,14 +27,6 @@ export interface PartRow {
   value: Buffer | string | null;
 }
 
-/** One stored pending write. */
-export interface WriteRow {
-  task_id: string;
-  channel: string;
-  type: string;
-  value: Buffer | null;
-}
-
 /** Values (part 1) and writes (part 2) of the checkpoint `target` names, writes in writesSortKey order. */
 const PARTS = `
   SELECT t.id AS cid, 1 AS part, b.channel AS a, NULL AS b, NULL AS skeleton, b.type AS type, b.value AS value,
@@ -79,7 +71,6 @@ export interface Statements {
   tupleById: Statement<[TupleKey], PartRow>;
   tupleLatest: Statement<[TupleKey], PartRow>;
   partsOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
-  writesOf: Statement<[string, string, string], WriteRow>;
   sendsOf: Statement<[string, string, string], { type: string; value: Buffer | null }>;
   deleteCheckpoints: Statement<[string]>;
   deleteBlobs: Statement<[string]>;
@@ -119,11 +110,6 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     latestId: db.prepare(
       `SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
        ORDER BY checkpoint_id DESC LIMIT 1`,
-    ),
-    writesOf: db.prepare(
-      `SELECT task_id, channel, type, value FROM checkpoint_writes
-        WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?
-        ORDER BY task_path, task_id, idx`,
     ),
     sendsOf: db.prepare(
       `SELECT type, value FROM checkpoint_writes
