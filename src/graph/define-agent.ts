@@ -59,7 +59,7 @@ export function defineAgent(options: DefineAgentOptions) {
   const registry = ToolRegistry.create(options.tools);
   const modelTurn = createModelTurnNode({
     model: options.model, registry, instructions: options.instructions,
-    maxTurns: options.limits?.maxTurns, hooks: options.hooks, toolSelection: options.toolSelection,
+    maxTurns: options.limits?.maxTurns, hooks: options.hooks, toolSelection: options.toolSelection, policy: options.policy,
   });
   const policy = options.policy ?? defaultPolicy;
   const plainToolNode = createToolNode({ registry, policy, execute: options.execute, hooks: options.hooks });

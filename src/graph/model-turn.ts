@@ -7,7 +7,9 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, isAIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
+import { defaultPolicy, evaluatePolicy, type Policy } from "../policy/policy.js";
 import { ToolIndex } from "../tools/discovery.js";
+import type { AgentTool } from "../tools/define-tool.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { emit, type AgentHooks } from "./hooks.js";
 import { resolveRunScope } from "./run-config.js";
@@ -25,6 +27,8 @@ export interface ModelTurnOptions {
   hooks?: AgentHooks;
   /** Offer the model only the tools relevant to the request (for large tool sets). @default all tools */
   toolSelection?: ToolSelection;
+  /** With `toolSelection`, tools this policy denies to the run's user are never offered. @default defaultPolicy */
+  policy?: Policy;
 }
 
 /** How many and which tools a turn offers; see {@link ToolIndex}. */
@@ -108,16 +112,20 @@ function finalText(message: AIMessage): string {
 }
 
 /** Binds all tools, or per turn only those relevant to the request plus those already used in this run. */
-function toolBinder(options: ModelTurnOptions): (messages: readonly BaseMessage[]) => Runnable<BaseMessage[], BaseMessage> {
+function toolBinder(options: ModelTurnOptions): (messages: readonly BaseMessage[], config?: LangGraphRunnableConfig) => Runnable<BaseMessage[], BaseMessage> {
   const bindAll = options.model.bindTools?.(options.registry.definitions()) ?? options.model;
   const selection = options.toolSelection;
   if (!selection || !options.model.bindTools) return () => bindAll;
   const index = ToolIndex.create(options.registry.list());
-  return (messages) => {
+  const policy = options.policy ?? defaultPolicy;
+  return (messages, config) => {
+    const { user, roles } = resolveRunScope(config);
+    const visible = (tool: AgentTool) => evaluatePolicy(policy, { tool, user, roles }).effect !== "deny";
     const lastHuman = messages.findLastIndex((m) => m.getType() === "human");
     const query = lastHuman >= 0 ? String(messages[lastHuman]?.text ?? "") : "";
     const used = messages.slice(lastHuman + 1).flatMap((m) => (isAIMessage(m) ? (m.tool_calls ?? []).map((c) => c.name) : []));
-    const names = [...new Set([...index.select(query, selection).map((t) => t.name), ...used])];
+    const again = used.filter((n) => { const t = options.registry.get(n); return t !== undefined && visible(t); });
+    const names = [...new Set([...index.select(query, { ...selection, visible }).map((t) => t.name), ...again])];
     return options.model.bindTools!(options.registry.definitions(names));
   };
 }
@@ -145,7 +153,7 @@ export function createModelTurnNode(options: ModelTurnOptions) {
     }
     const turn = state.turns + 1;
     const startedAt = Date.now();
-    const raw: BaseMessage = await bindTools(state.messages).invoke(buildContext(state.messages, options.instructions), config);
+    const raw: BaseMessage = await bindTools(state.messages, config).invoke(buildContext(state.messages, options.instructions), config);
     const endedAt = Date.now();
     const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);
     const usage = readUsage(reply);

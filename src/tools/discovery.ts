@@ -15,6 +15,8 @@ export interface ToolSelectOptions {
   pinned?: readonly string[];
   /** Offer only tools carrying one of these tags. @default any tags */
   tags?: readonly string[];
+  /** Tools the caller may see at all (e.g. not denied by policy); others are never offered, pinned or not. @default every tool */
+  visible?: (tool: AgentTool) => boolean;
 }
 
 interface Doc {
@@ -44,11 +46,12 @@ export class ToolIndex {
 
   /** The tools most relevant to `query`, best first, pinned ones first of all. */
   select(query: string, options: ToolSelectOptions): AgentTool[] {
-    const allowed = (t: AgentTool) => !options.tags || t.tags.some((tag) => options.tags?.includes(tag));
+    const visible = options.visible ?? (() => true);
+    const allowed = (t: AgentTool) => visible(t) && (!options.tags || t.tags.some((tag) => options.tags?.includes(tag)));
     const chosen = new Map<string, AgentTool>();
     for (const name of options.pinned ?? []) {
       const tool = this.#tools.get(name);
-      if (tool) chosen.set(name, tool);
+      if (tool && visible(tool)) chosen.set(name, tool);
     }
     const hits = this.#search.search(query, { prefix: true, fuzzy: 0.2, boost: { words: 2, tags: 1.5 } });
     for (const hit of hits) {
