@@ -51,7 +51,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   try {
     const before = await graph.getState(config);
     const input = inputFor(run, before as never);
-    const streamMode = deps.streams?.modes ?? ["updates"];
+    const streamMode = deps.streams?.modesFor(run.runId) ?? ["updates"];
     const stream = await graph.stream(input, { ...config, streamMode, durability: "sync", signal: lease.signal, recursionLimit: 100 });
     for await (const chunk of stream) {
       lease.check();

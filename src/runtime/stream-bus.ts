@@ -1,8 +1,8 @@
 /**
  * Live LangGraph stream chunks of the runs this process executes, fanned out
  * to whoever listens (the HTTP server's SSE streams). Nothing is buffered:
- * a listener sees chunks from the moment it subscribes; durable state stays
- * in the checkpoints.
+ * a listener sees chunks from the moment it subscribes (a run started with
+ * no listener streams only "updates"); durable state stays in the checkpoints.
  * @module
  */
 
@@ -29,6 +29,11 @@ export class StreamBus {
 
   constructor(options: StreamBusOptions = {}) {
     this.modes = options.modes ?? ["values", "updates", "messages", "custom"];
+  }
+
+  /** Modes to execute a run with: only "updates" (the cheapest) while nobody listens to it. */
+  modesFor(runId: string): readonly string[] {
+    return this.listeners.has(runId) ? this.modes : ["updates"];
   }
 
   /** Listens to one run's chunks; returns the unsubscribe function. */
