@@ -112,8 +112,11 @@ interface Seen extends DecisionLog {
 function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen): CaseObservation {
   runtime.trace.flush();
   const approved = new Map(seen.decisions.filter((d) => d.decision === "approve").map((d) => [d.actionId, d.by]));
-  const toolCalls: ObservedToolCall[] = runtime.trace.spans(view.run_id)
-    .filter((span) => span.kind === "tool_call" && span.tool !== null)
+  const spans = runtime.trace.spans(view.run_id).filter((span) => span.kind === "tool_call" && span.tool !== null);
+  // One entry per tool call: a step recorded again (say, after recovery) keeps its last record.
+  const last = new Map(spans.map((span, index) => [span.toolCallId ?? `#${index}`, index]));
+  const toolCalls: ObservedToolCall[] = spans
+    .filter((span, index) => last.get(span.toolCallId ?? `#${index}`) === index)
     .map((span) => {
       const toolCallId = span.toolCallId ?? "";
       const status = seen.statuses.get(toolCallId) ?? (span.status === "ok" ? "done" : "failed");
