@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { Annotation, BaseCheckpointSaver, END, MessagesDeltaValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
+import { Annotation, BaseCheckpointSaver, DeltaValue, END, MessagesDeltaValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "agentrt/checkpointers";
@@ -115,16 +115,23 @@ describe("SqliteSaver", () => {
 
   it("rebuilds MessagesDeltaValue state from SQL history, identical to the base walk, and prunes it safely", async () => {
     const saver = SqliteSaver.create({ path: join(dir, "delta.db") });
-    const State = new StateSchema({ messages: MessagesDeltaValue });
+    // Snapshot every 2 updates so the thread has seeds to find (the default is every 100).
+    const messages = new DeltaValue(MessagesDeltaValue.valueSchema, {
+      inputSchema: MessagesDeltaValue.inputSchema,
+      reducer: MessagesDeltaValue.reducer,
+      snapshotFrequency: 2,
+    });
+    const State = new StateSchema({ messages });
     const graph = new StateGraph(State)
       .addNode("say", (state) => ({ messages: [new HumanMessage({ id: `m${state.messages.length}`, content: `hello ${state.messages.length}` })] }))
       .addEdge(START, "say")
       .addEdge("say", END)
       .compile({ checkpointer: saver });
     const config = { configurable: { thread_id: "d" } };
-    for (let turn = 0; turn < 5; turn++) await graph.invoke({ messages: [] }, config);
+    const expected = [0, 1, 2, 3, 4, 5, 6].map((i) => `hello ${i}`);
+    for (let turn = 0; turn < expected.length; turn++) await graph.invoke({ messages: [] }, config);
     const state = await graph.getState(config);
-    expect(state.values.messages.map((m: HumanMessage) => m.content)).toEqual([0, 1, 2, 3, 4].map((i) => `hello ${i}`));
+    expect(state.values.messages.map((m: HumanMessage) => m.content)).toEqual(expected);
 
     const latest = (await saver.getTuple(config))!.config;
     const ours = await saver.getDeltaChannelHistory({ config: latest, channels: ["messages"] });
@@ -132,9 +139,14 @@ describe("SqliteSaver", () => {
     expect(ours).toEqual(walked);
     expect(ours.messages?.writes.length).toBeGreaterThan(0);
 
-    await saver.prune({ threadId: "d", keepLast: 2 });
+    const before = count(saver, "checkpoints");
+    const deleted = await saver.prune({ threadId: "d", keepLast: 2 });
+    expect(deleted).toBeGreaterThan(0);
+    // The seed ancestor the kept checkpoints replay from survived the prune.
+    expect(count(saver, "checkpoints")).toBeGreaterThan(2);
+    expect(count(saver, "checkpoints")).toBe(before - deleted);
     const after = await graph.getState(config);
-    expect(after.values.messages.map((m: HumanMessage) => m.content)).toEqual([0, 1, 2, 3, 4].map((i) => `hello ${i}`));
+    expect(after.values.messages.map((m: HumanMessage) => m.content)).toEqual(expected);
     saver.close();
   });
 
