@@ -64,6 +64,9 @@ function printEvent(ctx: CommandContext, event: RuntimeEvent): void {
       ctx.out(`    ${event.status === "done" ? "✓" : "✗"} ${event.tool} ${event.status} in ${event.ms} ms${op}${error}`);
       return;
     }
+    case "tool_retry":
+      ctx.out(`    ↻ ${event.tool} attempt ${event.attempt} failed; retrying in ${event.delayMs} ms`);
+      return;
     case "approval_requested":
       ctx.out(`  ⏸ ${event.action.tool} needs approval (${event.action.reason ?? "policy"})`);
       return;

@@ -34,11 +34,19 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   }
   try {
     const after = applyOutcome(lease, outcome);
-    recorder.recordStateChange("RUNNING", after.status, { reason: after.errorMessage ?? undefined });
+    const waitingFor = outcome.status === "WAITING_APPROVAL" ? pendingTools(outcome.pending) : undefined;
+    recorder.recordStateChange("RUNNING", after.status, {
+      reason: after.errorMessage ?? undefined,
+      ...(waitingFor === undefined ? {} : { waitName: `approval_wait ${waitingFor}` }),
+    });
     deps.emit({ type: "status", runId: run.runId, status: after.status });
   } finally {
     recorder.flush();
   }
+}
+
+function pendingTools(pending: unknown): string {
+  return Array.isArray(pending) ? pending.map((p: { tool?: string }) => p.tool ?? "?").join(", ") : "";
 }
 
 function failure(error: unknown): RunOutcome {

@@ -36,6 +36,8 @@ interface RunnableGraph extends RegisteredGraph {
   stream(input: unknown, options: object): Promise<AsyncIterable<unknown>>;
 }
 
+const SPAN_STATUS = { done: "ok", failed: "error", denied: "canceled", rejected: "canceled" } as const;
+
 /** Runs `run` under `lease` until the graph finishes or waits; never throws for graph-level failures. */
 export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease): Promise<RunOutcome> {
   const graph = (await deps.registry.load(run.graphId)) as RunnableGraph;
@@ -121,7 +123,8 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
     onToolCall: (e) => {
       recorder.recordToolCall({
         tool: e.tool, toolCallId: e.toolCallId, args: e.args, startTime: e.startedAt, endTime: e.endedAt,
-        status: e.status === "done" ? "ok" : "error", error: e.error?.message, externalOperationId: e.externalOperationId,
+        // Denied and rejected calls never ran: they are not tool failures.
+        status: SPAN_STATUS[e.status], error: e.error?.message, externalOperationId: e.externalOperationId,
       });
       lease.addUsage({ steps: 1 });
       emit({
@@ -129,6 +132,14 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
         ...(e.error === undefined ? {} : { error: e.error.message }),
         ...(e.externalOperationId === undefined ? {} : { externalOperationId: e.externalOperationId }),
       });
+    },
+    onToolRetry: (e) => {
+      const now = Date.now();
+      recorder.startSpan({
+        kind: "retry", name: `retry ${e.tool}`, startTime: now,
+        attributes: { tool: e.tool, toolCallId: e.toolCallId, attempt: e.attempt + 1, error: e.error instanceof Error ? e.error.message : String(e.error) },
+      }).end({ endTime: now + e.delayMs });
+      emit({ type: "tool_retry", runId: run.runId, tool: e.tool, toolCallId: e.toolCallId, attempt: e.attempt, delayMs: e.delayMs });
     },
   };
 }

@@ -20,6 +20,7 @@ export type RuntimeEvent =
       error?: string;
       externalOperationId?: string;
     }
+  | { type: "tool_retry"; runId: string; tool: string; toolCallId: string; attempt: number; delayMs: number }
   | { type: "approval_requested"; runId: string; action: PendingActionView };
 
 /** Receives runtime events; must not throw. */
