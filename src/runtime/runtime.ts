@@ -68,6 +68,8 @@ export interface DecisionOptions {
   roles?: string[];
   /** Kept with the decision; shown to the model on reject. */
   reason?: string;
+  /** Store the decision and leave the run QUEUED for a worker instead of resuming it here. @default false */
+  queue?: boolean;
 }
 
 /** The agentrt runtime over one database file. */
@@ -203,6 +205,7 @@ export class Runtime {
     const pending = await this.livePending(run);
     const check = validateResume(pending, resume);
     if (!check.ok) throw check.error;
+    if (decision.queue === true) return toRunView(this.runs.resume(runId, { resume: [resume] }));
     return this.runHere(runId, [resume]);
   }
 
