@@ -8,3 +8,14 @@ export type { CompiledDag, DagCompileOptions } from "./compile.js";
 export { DagCompileError, DagStateConflictError } from "./errors.js";
 export type { DagProblem, DagCompileErrorOptions } from "./errors.js";
 export type { DagNodeContext, DagNodeFn, DagNodeOptions, DagStateField, DagStateSpec } from "./spec.js";
+export {
+  ToolRefError,
+  describeProblem,
+  findRefs,
+  isToolRef,
+  parseRefPath,
+  planToolCalls,
+  readyCalls,
+  resolveArgs,
+} from "./tool-refs.js";
+export type { PlannedCall, ToolCallPlan, ToolRef, ToolRefProblem } from "./tool-refs.js";

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import {
+  ToolRefError,
+  findRefs,
+  isToolRef,
+  parseRefPath,
+  planToolCalls,
+  readyCalls,
+  resolveArgs,
+  type PlannedCall,
+} from "../../../src/graph/dag/tool-refs.js";
+
+const call = (id: string, name: string, args: Record<string, unknown>): PlannedCall => ({ id, name, args });
+
+describe("tool call references", () => {
+  it("recognises only exact reference objects, at any depth", () => {
+    expect(isToolRef({ $ref: "call_1", path: "items[0].sku" })).toBe(true);
+    expect(isToolRef({ $ref: "call_1", extra: 1 })).toBe(false);
+    expect(isToolRef({ $ref: 3 })).toBe(false);
+    expect(findRefs({ a: [{ $ref: "x" }, { b: { $ref: "y", path: "z" } }], c: "plain" }).map((r) => r.$ref)).toEqual(["x", "y"]);
+    expect(parseRefPath("items[0].sku")).toEqual(["items", 0, "sku"]);
+    expect(parseRefPath("")).toEqual([]);
+  });
+
+  it("plans get_order → (check_inventory ∥ check_logistics) and releases calls as their references succeed", () => {
+    const plan = planToolCalls([
+      call("call_1", "get_order", { order_id: "10086" }),
+      call("call_2", "check_inventory", { sku: { $ref: "call_1", path: "items[0].sku" } }),
+      call("call_3", "check_logistics", { order_id: { $ref: "call_1", path: "id" } }),
+    ]);
+    expect(plan.problems.size).toBe(0);
+    expect(readyCalls(plan, new Set(), new Set())).toEqual(["call_1"]);
+    expect(readyCalls(plan, new Set(), new Set(["call_1"]))).toEqual([]);
+    expect(readyCalls(plan, new Set(["call_1"]), new Set(["call_1"]))).toEqual(["call_2", "call_3"]);
+  });
+
+  it("reports a missing reference and a cycle as structured problems, and blocks their dependents only", () => {
+    const plan = planToolCalls([
+      call("a", "t", { x: { $ref: "ghost" } }),
+      call("b", "t", { x: { $ref: "c" } }),
+      call("c", "t", { x: { $ref: "b" } }),
+      call("d", "t", { x: { $ref: "a" } }),
+      call("e", "t", { x: 1 }),
+    ]);
+    expect(plan.problems.get("a")).toEqual({ kind: "missing_ref", callId: "a", ref: "ghost" });
+    expect(plan.problems.get("b")).toEqual({ kind: "cycle", callId: "b", cycle: ["b", "c", "b"] });
+    expect(plan.problems.get("c")?.kind).toBe("cycle");
+    expect(plan.problems.get("d")).toEqual({ kind: "ref_failed", callId: "d", ref: "a" });
+    expect(plan.problems.has("e")).toBe(false);
+    expect(readyCalls(plan, new Set(), new Set())).toEqual(["e"]);
+  });
+
+  it("substitutes resolved values and refuses absent paths or unfinished references with a structured error", () => {
+    const results = new Map<string, unknown>([["call_1", { id: "10086", items: [{ sku: "PRN-80" }] }]]);
+    expect(resolveArgs("call_2", { sku: { $ref: "call_1", path: "items[0].sku" }, all: { $ref: "call_1" }, n: 2 }, results)).toEqual({
+      sku: "PRN-80",
+      all: { id: "10086", items: [{ sku: "PRN-80" }] },
+      n: 2,
+    });
+    const bad = () => resolveArgs("call_2", { sku: { $ref: "call_1", path: "items[3].sku" } }, results);
+    expect(bad).toThrow(ToolRefError);
+    try {
+      bad();
+    } catch (error) {
+      expect((error as ToolRefError).code).toBe("MODEL_OUTPUT_INVALID");
+      expect((error as ToolRefError).details).toEqual({ kind: "bad_path", callId: "call_2", ref: "call_1", path: "items[3].sku" });
+    }
+    expect(() => resolveArgs("call_3", { x: { $ref: "call_9" } }, results)).toThrow(/did not succeed/);
+  });
+});
