@@ -48,6 +48,14 @@ export type {
   ResumeCheck, AgentConfigurable, AgentRunConfig, AgentRunContext, RunScope, AgentHooks, ModelCallEvent,
   ToolCallEvent, ToolRetryEvent,
 } from "./graph/index.js";
+export {
+  defineDag, DagBuilder, DagCompileError, DagStateConflictError, ToolRefError, planToolCalls, readyCalls, resolveArgs,
+  findRefs, isToolRef, parseRefPath, describeProblem,
+} from "./graph/dag/index.js";
+export type {
+  CompiledDag, DagCompileOptions, DagNodeContext, DagNodeFn, DagNodeOptions, DagProblem, DagStateField, DagStateSpec,
+  DefineDagOptions, PlannedCall, ToolCallPlan, ToolRef, ToolRefProblem,
+} from "./graph/dag/index.js";
 export { ScriptedChatModel } from "./models/scripted-model.js";
 export type { ChatScript, ScriptedReply, ScriptedToolCall, ScriptInput } from "./models/scripted-model.js";
 export { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "./models/openai-model.js";
