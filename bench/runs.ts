@@ -1,0 +1,108 @@
+/**
+ * Runs bench (issue 4): (a) overhead of agentrt's full run path (run record,
+ * lease, checkpoints, trace) on 300 sequential city_weather runs against
+ * LangGraph's createReactAgent with the official SqliteSaver and a stateless
+ * scripted model; (b) 1,000 queued runs with 50 ms simulated tool latency
+ * through one in-process worker at concurrency 200.
+ * Last line: {"runs_per_s", "p99_ms", "overhead_vs_langgraph"}.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ToolMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { SqliteSaver as OfficialSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import { z } from "zod";
+import { Runtime } from "../src/runtime/index.js";
+import { ScriptedChatModel } from "../src/testing/index.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CONFIG = join(ROOT, "langgraph.json");
+const MESSAGE = "Weather for Beijing, Shanghai and Shenzhen";
+const CITIES = ["Beijing", "Shanghai", "Shenzhen"];
+const SEQUENTIAL = Number(process.env.BENCH_RUNS ?? 300);
+const QUEUED = Number(process.env.BENCH_QUEUED ?? 1000);
+const WARMUP = 10;
+
+const tempDb = (name: string) => join(mkdtempSync(join(tmpdir(), "agentrt-bench-runs-")), name);
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+async function timeSequential(runs: number, once: (i: number) => Promise<void>): Promise<number> {
+  for (let i = 0; i < WARMUP; i++) await once(-1 - i);
+  const start = performance.now();
+  for (let i = 0; i < runs; i++) await once(i);
+  return (performance.now() - start) / runs;
+}
+
+/** agentrt: submit runs here (run record, lease, SqliteSaver checkpoints, trace) until SUCCEEDED. */
+async function agentrtMsPerRun(): Promise<number> {
+  process.env.AGENTRT_SIM_LATENCY_MS = "0";
+  const runtime = Runtime.open({ db: tempDb("agentrt.db"), config: CONFIG });
+  try {
+    return await timeSequential(SEQUENTIAL, async () => {
+      const view = await runtime.submit({ graph: "city_weather", message: MESSAGE });
+      if (view.status !== "SUCCEEDED") throw new Error(`city_weather ended ${view.status}`);
+    });
+  } finally {
+    runtime.close();
+  }
+}
+
+/** The baseline: createReactAgent + the official SqliteSaver, same two turns and three calls, a stateless script. */
+async function langgraphMsPerRun(): Promise<number> {
+  const getWeather = tool(async ({ city }: { city: string }) => JSON.stringify({ city, tempC: 21, condition: "sunny" }), {
+    name: "get_weather", description: "Current weather for a city", schema: z.object({ city: z.string() }),
+  });
+  const model = new ScriptedChatModel({
+    script: ({ messages }) => messages.some((m) => m instanceof ToolMessage)
+      ? { content: "Sunny in all three cities." }
+      : { toolCalls: CITIES.map((city) => ({ name: "get_weather", args: { city } })) },
+  });
+  const checkpointer = OfficialSqliteSaver.fromConnString(tempDb("langgraph.db"));
+  const agent = createReactAgent({ llm: model, tools: [getWeather], checkpointSaver: checkpointer });
+  return timeSequential(SEQUENTIAL, async (i) => {
+    await agent.invoke({ messages: [{ role: "user", content: MESSAGE }] }, { configurable: { thread_id: `t${i}` } });
+  });
+}
+
+/** Scale: queue QUEUED runs, one worker at concurrency 200, 50 ms per tool call. */
+async function scale(): Promise<{ runsPerS: number; p50: number; p99: number }> {
+  process.env.AGENTRT_SIM_LATENCY_MS = "50";
+  const runtime = Runtime.open({ db: tempDb("scale.db"), config: CONFIG });
+  try {
+    await runtime.registry.load("city_weather");
+    const ids: string[] = [];
+    for (let i = 0; i < QUEUED; i++) ids.push((await runtime.submit({ graph: "city_weather", message: MESSAGE, queue: true })).run_id);
+    const start = Date.now();
+    const stats = await runtime.worker({ concurrency: 200, once: true, pollMs: 20 }).run();
+    const seconds = (Date.now() - start) / 1000;
+    const runs = ids.map((id) => runtime.runs.get(id));
+    const failed = runs.filter((r) => r.status !== "SUCCEEDED").length;
+    if (failed > 0) throw new Error(`${failed} runs did not succeed (${JSON.stringify(stats)})`);
+    // Latency of a run once it was claimed: first RUNNING event to finish.
+    const latencies = runs.map((r) => {
+      const started = runtime.runs.events(r.runId).find((e) => e.to === "RUNNING");
+      return (r.finishedAt ?? 0) - (started?.at ?? start);
+    }).sort((a, b) => a - b);
+    return { runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  } finally {
+    runtime.close();
+  }
+}
+
+const lg1 = await langgraphMsPerRun();
+const rt1 = await agentrtMsPerRun();
+// Interleaved second round so a burst of load on the shared machine hits both sides.
+const lg2 = await langgraphMsPerRun();
+const rt2 = await agentrtMsPerRun();
+const lg = Math.min(lg1, lg2);
+const rt = Math.min(rt1, rt2);
+console.log(`overhead: ${SEQUENTIAL} sequential city_weather runs (2 turns, 3 tool calls), best of 2 rounds`);
+console.log(`  createReactAgent + official SqliteSaver: ${lg.toFixed(2)} ms/run (${(1000 / lg).toFixed(0)} runs/s)  rounds ${lg1.toFixed(2)} / ${lg2.toFixed(2)}`);
+console.log(`  agentrt full path (run record, lease, checkpoints, trace): ${rt.toFixed(2)} ms/run (${(1000 / rt).toFixed(0)} runs/s)  rounds ${rt1.toFixed(2)} / ${rt2.toFixed(2)}`);
+console.log("  trace on/off: not measured; the Runtime has no switch to turn its trace recorder off");
+const s = await scale();
+console.log(`scale: ${QUEUED} queued runs, 50 ms per tool call, worker concurrency 200: ${s.runsPerS.toFixed(1)} runs/s, p50 ${s.p50} ms, p99 ${s.p99} ms`);
+console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)) }));
