@@ -24,7 +24,7 @@ function recorder() {
     return update;
   };
   const span = (name: string) => spans.get(name) as Span;
-  return { spans, timed, span };
+  return { spans, timed, span, tick };
 }
 
 interface S {
@@ -36,11 +36,25 @@ const state = { log: { default: () => [] as string[], reducer: (a: string[], b: 
 describe("defineDag scheduling", () => {
   it("starts E as soon as C is done, while the slow B still runs (A → (B ∥ C → E) → D)", async () => {
     const r = recorder();
+    let eEnded = (): void => undefined;
+    const eDone = new Promise<void>((resolve) => (eEnded = resolve));
+    // B is slow: it ends only after E has ended (or after 5 s). Under a superstep barrier E would wait for B instead.
+    const slowB = async () => {
+      const span = { start: r.tick(), end: Infinity };
+      r.spans.set("B", span);
+      await Promise.race([eDone, pause(5000)]);
+      span.end = r.tick();
+      return { log: ["B"] };
+    };
     const graph = defineDag<S>({ state })
       .node("A", r.timed("A", 5, { log: ["A"] }))
-      .node("B", r.timed("B", 300, { log: ["B"] }), { after: ["A"] })
+      .node("B", slowB, { after: ["A"] })
       .node("C", r.timed("C", 5, { log: ["C"] }), { after: ["A"] })
-      .node("E", r.timed("E", 5, { log: ["E"] }), { after: ["C"] })
+      .node("E", async () => {
+        const update = await r.timed("E", 5, { log: ["E"] })();
+        eEnded();
+        return update;
+      }, { after: ["C"] })
       .node("D", r.timed("D", 5, { log: ["D"], total: 1 }), { after: ["B", "E"] })
       .compile();
     const out = await graph.invoke({});
@@ -162,38 +176,58 @@ describe("defineDag retries, caps and interrupts", () => {
   it("retries a failing node while an independent branch keeps running", async () => {
     const r = recorder();
     let attempts = 0;
+    let steadyEnded = (): void => undefined;
+    const steadyDone = new Promise<void>((resolve) => (steadyEnded = resolve));
     const graph = defineDag<S>({ state })
       .node("flaky", async (_s, ctx) => {
         attempts = ctx.attempt;
-        await r.timed(`flaky${ctx.attempt}`, 20)();
+        await r.timed(`flaky${ctx.attempt}`, 1)();
+        // Attempt 2 fails only once the independent chain has finished: a retry that stalled it would never get here.
+        if (ctx.attempt === 2) await steadyDone;
         if (ctx.attempt < 3) throw new TransientToolError("TOOL_FAILED", "503");
         return { log: ["flaky"] };
       }, { retry: { attempts: 3, initialDelayMs: 1, maxDelayMs: 1 } })
-      .node("steady1", r.timed("steady1", 10, { log: ["s1"] }))
-      .node("steady2", r.timed("steady2", 10, { log: ["s2"] }), { after: ["steady1"] })
+      .node("steady1", r.timed("steady1", 5, { log: ["s1"] }))
+      .node("steady2", async () => {
+        const update = await r.timed("steady2", 5, { log: ["s2"] })();
+        steadyEnded();
+        return update;
+      }, { after: ["steady1"] })
       .compile();
     const out = await graph.invoke({});
     expect(attempts).toBe(3);
     expect(out.log).toEqual(["flaky", "s1", "s2"]);
+    expect(r.span("flaky2").start).toBeLessThan(r.span("steady2").end);
     expect(r.span("steady2").end).toBeLessThan(r.span("flaky3").start);
   });
 
   it("holds the per-run cap and a shared limiter", async () => {
     let active = 0;
     let peak = 0;
+    let cap = 2;
+    let opened = (): void => undefined;
+    let gate = Promise.resolve();
+    const reset = (): void => {
+      gate = new Promise<void>((resolve) => (opened = resolve));
+    };
+    // Holders wait until `cap` of them are in at once, so the peak reaches the cap whatever the machine's timing.
     const work = async () => {
       peak = Math.max(peak, ++active);
-      await pause(5);
+      if (active >= cap) opened();
+      await gate;
+      await pause(1);
       active--;
       return {};
     };
     const dag = defineDag<S>({ state });
     for (let i = 0; i < 6; i++) dag.node(`n${i}`, work);
+    reset();
     await dag.compile({ maxConcurrency: 2 }).invoke({});
     expect(peak).toBe(2);
     peak = 0;
-    const shared = new ConcurrencyLimiter(1);
-    await dag.compile({ limiter: shared }).invoke({});
+    cap = 1;
+    reset();
+    await dag.compile({ limiter: new ConcurrencyLimiter(1), maxConcurrency: 4 }).invoke({});
     expect(peak).toBe(1);
   });
 
