@@ -34,6 +34,9 @@ export type {
 } from "./tools/index.js";
 export { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed, REQUESTER, whenTainted } from "./policy/index.js";
 export { isTainted } from "./graph/context-taint.js";
+export { fitContext, estimateTokens } from "./graph/context-budget.js";
+export type { ContextOptions, ContextTrim } from "./graph/context-budget.js";
+export type { ContextTrimEvent } from "./graph/hooks.js";
 export type {
   Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault, TaintOptions,
 } from "./policy/index.js";

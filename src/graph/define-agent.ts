@@ -8,6 +8,7 @@ import { END, START, StateGraph } from "@langchain/langgraph";
 import { defaultPolicy, whenTainted, type Policy } from "../policy/policy.js";
 import type { AgentTool } from "../tools/define-tool.js";
 import { ToolRegistry } from "../tools/registry.js";
+import type { ContextOptions } from "./context-budget.js";
 import type { AgentHooks } from "./hooks.js";
 import { createModelTurnNode, type ToolSelection } from "./model-turn.js";
 import { AgentState } from "./state.js";
@@ -37,6 +38,8 @@ export interface DefineAgentOptions {
   hooks?: AgentHooks;
   /** Offer only the `max` tools most relevant to the request (plus `pinned`). @default all tools every turn */
   toolSelection?: ToolSelection;
+  /** Token budget per model call: old turns trimmed, large tool results cut (full text in the run's workspace). @default no budget */
+  context?: ContextOptions;
   /** Replaces the executor, e.g. to add the ledger. @default createResilientExecutor() */
   execute?: ToolExecutor;
 }
@@ -60,6 +63,7 @@ export function defineAgent(options: DefineAgentOptions) {
   const modelTurn = createModelTurnNode({
     model: options.model, registry, instructions: options.instructions,
     maxTurns: options.limits?.maxTurns, hooks: options.hooks, toolSelection: options.toolSelection, policy: options.policy,
+    context: options.context,
   });
   const policy = options.policy ?? defaultPolicy;
   const plainToolNode = createToolNode({ registry, policy, execute: options.execute, hooks: options.hooks });

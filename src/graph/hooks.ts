@@ -38,12 +38,28 @@ export interface ToolRetryEvent {
   error: unknown;
 }
 
+/** What context building cut before one model call (see `defineAgent({ context })`). */
+export interface ContextTrimEvent {
+  turn: number;
+  /** Oldest messages left out, and their estimated tokens. */
+  droppedMessages: number;
+  droppedTokens: number;
+  /** Tool results shortened in the prompt; the full text is in these workspace files. */
+  truncatedResults: number;
+  truncatedTokens: number;
+  files: string[];
+  /** Estimated tokens of the context sent. */
+  keptTokens: number;
+}
+
 /** Optional observers of an agent's model and tool calls. */
 export interface AgentHooks {
   onModelCall?: (event: ModelCallEvent) => void;
   onToolCall?: (event: ToolCallEvent) => void;
   /** Before each retry backoff: the runtime shows the run as RETRYING. */
   onToolRetry?: (event: ToolRetryEvent) => void;
+  /** Before a model call whose context was cut to fit the budget. */
+  onContextTrim?: (event: ContextTrimEvent) => void;
 }
 
 /** Calls each hook set's callback, isolating the agent from observer bugs. */

@@ -11,6 +11,7 @@ import { defaultPolicy, evaluatePolicy, type Policy } from "../policy/policy.js"
 import { ToolIndex } from "../tools/discovery.js";
 import type { AgentTool } from "../tools/define-tool.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { fitContext, type ContextOptions } from "./context-budget.js";
 import { emit, type AgentHooks } from "./hooks.js";
 import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate } from "./state.js";
@@ -27,6 +28,8 @@ export interface ModelTurnOptions {
   hooks?: AgentHooks;
   /** Offer the model only the tools relevant to the request (for large tool sets). @default all tools */
   toolSelection?: ToolSelection;
+  /** Token budget of each model call; cuts are reported through `onContextTrim`. @default no budget */
+  context?: ContextOptions;
   /** With `toolSelection`, tools this policy denies to the run's user are never offered. @default defaultPolicy */
   policy?: Policy;
 }
@@ -153,7 +156,14 @@ export function createModelTurnNode(options: ModelTurnOptions) {
     }
     const turn = state.turns + 1;
     const startedAt = Date.now();
-    const raw: BaseMessage = await bindTools(state.messages, config).invoke(buildContext(state.messages, options.instructions), config);
+    let context = buildContext(state.messages, options.instructions);
+    if (options.context) {
+      const fitted = await fitContext(context, options.context, resolveRunScope(config).runId);
+      context = fitted.messages;
+      const { trim } = fitted;
+      if (trim.droppedMessages > 0 || trim.truncatedResults > 0) emit([hooks, resolveRunScope(config).hooks], "onContextTrim", { turn, ...trim });
+    }
+    const raw: BaseMessage = await bindTools(state.messages, config).invoke(context, config);
     const endedAt = Date.now();
     const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);
     const usage = readUsage(reply);
