@@ -37,7 +37,8 @@ export function isUnknownOutcome(error: unknown): error is ToolError {
  */
 export function withLedger(inner: ToolExecutor): ToolExecutor {
   return async (tool, args, scope) => {
-    if (!tool.sideEffect || scope.db === undefined) return inner(tool, args, scope);
+    // Only a real connection can hold the ledger (a host may hand tools a stand-in handle).
+    if (!tool.sideEffect || typeof scope.db?.prepare !== "function") return inner(tool, args, scope);
     const ledger = ledgerFor(scope.db);
     let last: ToolOutcome | undefined;
     try {
