@@ -25,6 +25,7 @@ import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
 import { prepareStatements, type CheckpointRow, type PartRow, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
+import { TupleCache } from "./tuple-cache.js";
 import { nextChannelVersion } from "./versions.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
@@ -62,6 +63,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly statements: Statements;
   private readonly lists: ListQueries;
   private readonly deltas: DeltaHistoryQuery;
+  private readonly tupleCache: TupleCache;
   private readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => void>;
   private readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
   private readonly deleteTransaction: Transaction<(threadId: string) => void>;
@@ -80,6 +82,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.codec = new Codec(this.serde);
     this.lists = new ListQueries(db);
     this.deltas = new DeltaHistoryQuery(db);
+    this.tupleCache = new TupleCache(db);
     const st = this.statements;
     this.putTransaction = db.transaction((row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => {
       st.insertCheckpoint.run(...row);
@@ -126,7 +129,13 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = getCheckpointId(config);
-    const rows = id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns });
+    const cacheKey = JSON.stringify([thread, ns, id ?? ""]);
+    const stamp = this.tupleCache.stamp();
+    let rows = this.tupleCache.get(cacheKey, stamp);
+    if (rows === undefined) {
+      rows = id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns });
+      this.tupleCache.set(cacheKey, stamp, rows);
+    }
     const split = splitParts(rows);
     if (split === undefined) return undefined;
     return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined);
