@@ -133,6 +133,19 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
         ...(e.externalOperationId === undefined ? {} : { externalOperationId: e.externalOperationId }),
       });
     },
+    onContextTrim: (e) => {
+      // What the model did not see this turn, so a surprising answer can be traced to a cut context.
+      const now = Date.now();
+      recorder.startSpan({
+        kind: "step", name: `context_trim turn ${e.turn}`, startTime: now,
+        attributes: {
+          extra: {
+            droppedMessages: e.droppedMessages, droppedTokens: e.droppedTokens, truncatedResults: e.truncatedResults,
+            truncatedTokens: e.truncatedTokens, keptTokens: e.keptTokens, files: e.files.join(","),
+          },
+        },
+      }).end({ endTime: now });
+    },
     onToolRetry: (e) => {
       const now = Date.now();
       recorder.startSpan({
