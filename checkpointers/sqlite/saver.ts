@@ -1,5 +1,5 @@
 import { setImmediate as nextMacrotask } from "node:timers/promises";
-import type { Transaction } from "better-sqlite3";
+import type { Statement, Transaction } from "better-sqlite3";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -23,7 +23,7 @@ import { ListQueries, type ListCursor, type ListSelection } from "./list-query.j
 import type { PruneOptions, SqliteSaverOptions } from "./options.js";
 import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
-import { prepareStatements, type CheckpointRow, type PartRow, type Statements } from "./statements.js";
+import { prepareBlobInsert, prepareStatements, type CheckpointRow, type PartRow, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
 import { nextChannelVersion } from "./versions.js";
@@ -31,6 +31,8 @@ import { nextChannelVersion } from "./versions.js";
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;
 const MAX_PAGE = 256;
+/** Rows per multi-row blob insert: 6 parameters each stays far under SQLite's 32,766. */
+const BLOB_ROWS_PER_STATEMENT = 256;
 
 /** thread, namespace, id, parent id, skeleton JSON, metadata type, metadata. */
 type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
@@ -64,6 +66,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly lists: ListQueries;
   private readonly deltas: DeltaHistoryQuery;
   private readonly tupleCache: TupleCache;
+  private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
   private readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => void>;
   private readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
   private readonly deleteTransaction: Transaction<(threadId: string) => void>;
@@ -86,7 +89,13 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const st = this.statements;
     this.putTransaction = db.transaction((row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => {
       st.insertCheckpoint.run(...row);
-      for (const [channel, version, stored] of blobs) st.insertBlob.run(row[0], row[1], channel, version, stored.type, stored.value);
+      // Multi-row statements for the changed channels (one native call, not one per channel), chunked under SQLite's parameter limit.
+      for (let start = 0; start < blobs.length; start += BLOB_ROWS_PER_STATEMENT) {
+        const chunk = blobs.slice(start, start + BLOB_ROWS_PER_STATEMENT);
+        const params: (string | number | Uint8Array)[] = [];
+        for (const [channel, version, stored] of chunk) params.push(row[0], row[1], channel, version, stored.type, stored.value);
+        this.blobInsert(chunk.length).run(...params);
+      }
     });
     this.writesTransaction = db.transaction(([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
       for (const { idx, channel, stored, upsert } of records) {
@@ -98,6 +107,16 @@ export class SqliteSaver extends BaseCheckpointSaver {
       st.deleteBlobs.run(threadId);
       st.deleteCheckpoints.run(threadId);
     });
+  }
+
+  /** The prepared multi-row blob insert for `count` rows, prepared on first use. */
+  private blobInsert(count: number): Statement<(string | number | Uint8Array)[]> {
+    let statement = this.blobInserts.get(count);
+    if (statement === undefined) {
+      statement = prepareBlobInsert(this.db, count);
+      this.blobInserts.set(count, statement);
+    }
+    return statement;
   }
 
   /** Opens (or creates) a database file, or `":memory:"`; same signature as the official saver. */

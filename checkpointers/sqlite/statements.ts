@@ -63,7 +63,6 @@ const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
 export interface Statements {
   insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array]>;
-  insertBlob: Statement<[string, string, string, string | number, string, Uint8Array | null]>;
   insertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
   upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
@@ -90,11 +89,6 @@ export function prepareStatements(db: SqliteDatabase): Statements {
          parent_checkpoint_id = excluded.parent_checkpoint_id, checkpoint = excluded.checkpoint,
          metadata_type = excluded.metadata_type, metadata = excluded.metadata`,
     ),
-    // A (channel, version) is written once: later checkpoints that did not change the channel reference it.
-    insertBlob: db.prepare(
-      `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value)
-       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    ),
     insertWrite: db.prepare(`${writeSql} DO NOTHING`),
     upsertWrite: db.prepare(
       `${writeSql} DO UPDATE SET channel = excluded.channel, type = excluded.type,
@@ -120,4 +114,10 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     deleteBlobs: db.prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ?"),
     deleteWrites: db.prepare("DELETE FROM checkpoint_writes WHERE thread_id = ?"),
   };
+}
+
+/** A multi-row `checkpoint_blobs` insert of `count` rows; a (channel, version) is written once, later checkpoints reference it. */
+export function prepareBlobInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array)[]> {
+  const rows = Array.from({ length: count }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
+  return db.prepare(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES ${rows} ON CONFLICT DO NOTHING`);
 }
