@@ -41,9 +41,7 @@ const SPAN_STATUS = { done: "ok", failed: "error", denied: "canceled", rejected:
 /** Runs `run` under `lease` until the graph finishes or waits; never throws for graph-level failures. */
 export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease): Promise<RunOutcome> {
   const graph = (await deps.registry.load(run.graphId)) as RunnableGraph;
-  // Graphs listed in langgraph.json come without persistence; the runtime owns it.
-  graph.checkpointer = deps.checkpointer;
-  if (deps.store !== undefined) graph.store = deps.store;
+  // The registry hands out this runtime's copy with its checkpointer and store attached.
   const recorder = deps.recorder(run);
   const hooks = traceHooks(run, lease, recorder, deps);
   const config = {

@@ -10,6 +10,13 @@ export interface RegisteredGraph {
   checkpointer?: unknown;
   store?: unknown;
   getGraphAsync(config?: unknown): Promise<{ drawMermaid(options?: unknown): string }>;
+  withConfig(config: object): RegisteredGraph;
+}
+
+/** What a runtime attaches to the graphs it loads. */
+export interface GraphBinding {
+  checkpointer?: unknown;
+  store?: unknown;
 }
 
 const LangGraphConfig = z.object({
@@ -31,6 +38,7 @@ export class GraphRegistry {
   readonly configPath: string;
   readonly entries: ReadonlyMap<string, GraphEntry>;
   private readonly loaded = new Map<string, Promise<RegisteredGraph>>();
+  private binding: GraphBinding = {};
 
   private constructor(configPath: string, entries: Map<string, GraphEntry>) {
     this.configPath = configPath;
@@ -60,6 +68,16 @@ export class GraphRegistry {
     return new GraphRegistry(configPath, entries);
   }
 
+  /**
+   * Sets the checkpointer and store of every graph this registry hands out. Each registry gets
+   * its own copy of a module's graph, so two runtimes in one process never share persistence.
+   */
+  bind(binding: GraphBinding): this {
+    this.binding = binding;
+    this.loaded.clear();
+    return this;
+  }
+
   /** Graph ids in file order. */
   ids(): string[] {
     return [...this.entries.keys()];
@@ -73,7 +91,14 @@ export class GraphRegistry {
     }
     let pending = this.loaded.get(id);
     if (pending === undefined) {
-      pending = importGraph(entry);
+      const binding = this.binding;
+      pending = importGraph(entry).then((graph) => {
+        // withConfig copies the compiled graph; the module's own instance stays untouched.
+        const bound = graph.withConfig({});
+        if (binding.checkpointer !== undefined) bound.checkpointer = binding.checkpointer;
+        if (binding.store !== undefined) bound.store = binding.store;
+        return bound;
+      });
       this.loaded.set(id, pending);
     }
     return pending;
@@ -85,7 +110,7 @@ async function importGraph(entry: GraphEntry): Promise<RegisteredGraph> {
   let graph = module[entry.exportName];
   // langgraph.json may also name a factory; LangGraph's CLI accepts both.
   if (typeof graph === "function") graph = await (graph as () => unknown)();
-  if (graph === null || typeof graph !== "object" || typeof (graph as RegisteredGraph).getGraphAsync !== "function") {
+  if (graph === null || typeof graph !== "object" || typeof (graph as RegisteredGraph).getGraphAsync !== "function" || typeof (graph as RegisteredGraph).withConfig !== "function") {
     throw new UserInputError("BAD_INPUT", `${entry.file}: export "${entry.exportName}" of graph ${entry.id} is not a compiled LangGraph graph`);
   }
   return graph as RegisteredGraph;

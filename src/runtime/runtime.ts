@@ -91,7 +91,7 @@ export class Runtime {
     const store = new SqliteStore(db);
     const trace = this.trace;
     this.deps = {
-      db, registry, runs: this.runs, checkpointer, store,
+      db, registry: registry.bind({ checkpointer, store }), runs: this.runs, checkpointer, store,
       emit: options.onEvent ?? (() => undefined),
       recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
       pricing: trace.pricing,
@@ -214,7 +214,6 @@ export class Runtime {
       checkpointer?: unknown;
       getState(config: object): Promise<{ tasks: never[] }>;
     };
-    graph.checkpointer = this.deps.checkpointer;
     return readPendingActions(await graph.getState({ configurable: { thread_id: run.threadId } }));
   }
 
