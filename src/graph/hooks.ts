@@ -4,6 +4,7 @@
  * @module
  */
 import type { ToolStepStatus } from "../tools/tool-message.js";
+import type { ContextTrim } from "./context-budget.js";
 
 /** One model call, reported after it returns. */
 export interface ModelCallEvent {
@@ -39,17 +40,8 @@ export interface ToolRetryEvent {
 }
 
 /** What context building cut before one model call (see `defineAgent({ context })`). */
-export interface ContextTrimEvent {
+export interface ContextTrimEvent extends ContextTrim {
   turn: number;
-  /** Oldest messages left out, and their estimated tokens. */
-  droppedMessages: number;
-  droppedTokens: number;
-  /** Tool results shortened in the prompt; the full text is in these workspace files. */
-  truncatedResults: number;
-  truncatedTokens: number;
-  files: string[];
-  /** Estimated tokens of the context sent. */
-  keptTokens: number;
 }
 
 /** Optional observers of an agent's model and tool calls. */
