@@ -28,6 +28,14 @@ export interface ToolCallEvent {
   externalOperationId: string | undefined;
   /** Attempts made; 0 when the tool was never called. */
   attempts: number;
+  /** The model turn whose call this is. */
+  turn: number;
+  /** The key the tool received (run, call and action version). */
+  idempotencyKey: string;
+  /** Characters of the JSON result; 0 when there is none. */
+  resultSize: number;
+  /** The tool's `redact` paths, for whoever stores the arguments. */
+  redact: readonly string[];
 }
 
 /** A failed attempt about to be retried after `delayMs`. */

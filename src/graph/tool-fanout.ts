@@ -11,7 +11,7 @@ import type { AgentrtError } from "../errors.js";
 import { evaluatePolicy, defaultPolicy, type Policy } from "../policy/policy.js";
 import { argsHash } from "../tools/args-hash.js";
 import type { AgentTool } from "../tools/define-tool.js";
-import type { ToolExecutor, ToolOutcome } from "../tools/execute-tool.js";
+import { idempotencyKey, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
 import { createResilientExecutor } from "../tools/resilient-executor.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { toolResultMessage, type ToolStepStatus } from "../tools/tool-message.js";
@@ -167,6 +167,9 @@ export function createToolNode(options: ToolNodeOptions) {
     emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
       tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
       status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
+      turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, resolveRunScope(config).actionVersion),
+      resultSize: done.data === undefined ? 0 : (JSON.stringify(done.data)?.length ?? 0),
+      redact: resolved.registry.get(task.call.name)?.redact ?? [],
     });
     const message = toolResultMessage({
       tool: task.call.name, callId: task.call.id, status: done.status, data: done.data, error, fallback: done.via,

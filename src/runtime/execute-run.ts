@@ -15,6 +15,7 @@ import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import type { PendingActionView } from "./run-view.js";
 import type { RuntimeListener } from "./runtime-events.js";
+import { StepSpans } from "./step-spans.js";
 import type { StreamBus } from "./stream-bus.js";
 
 /** What executing a run needs from the runtime. */
@@ -43,7 +44,8 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   const graph = (await deps.registry.load(run.graphId)) as RunnableGraph;
   // The registry hands out this runtime's copy with its checkpointer and store attached.
   const recorder = deps.recorder(run);
-  const hooks = traceHooks(run, lease, recorder, deps);
+  const steps = new StepSpans(recorder);
+  const hooks = traceHooks(run, lease, recorder, deps, steps);
   const config = {
     configurable: { thread_id: run.threadId, run_id: run.runId, user: run.userId },
     context: { db: deps.db, hooks, signal: lease.signal },
@@ -63,6 +65,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     recorder.recordError(error);
     throw error;
   } finally {
+    steps.close();
     recorder.flush();
   }
 }
@@ -106,21 +109,25 @@ export function toPendingView(action: PendingAction): PendingActionView {
   };
 }
 
-function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, deps: ExecutionDeps): AgentHooks {
+function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, deps: ExecutionDeps, steps: StepSpans): AgentHooks {
   const emit = deps.emit;
   return {
     onModelCall: (e) => {
       const costUsd = priceFor(e.model, e, deps.pricing).totalUsd;
+      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "model");
       recorder.recordModelCall({
         model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, costUsd, startTime: e.startedAt, endTime: e.endedAt,
-        extra: { turn: e.turn },
+        parentId: step.id, stepId: step.stepId ?? undefined, extra: { turn: e.turn },
       });
       lease.addUsage({ modelCalls: 1, steps: 1, tokens: e.inputTokens + e.outputTokens, costUsd });
       emit({ type: "model_call", runId: run.runId, turn: e.turn, model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, ms: e.endedAt - e.startedAt });
     },
     onToolCall: (e) => {
+      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "tool");
       recorder.recordToolCall({
-        tool: e.tool, toolCallId: e.toolCallId, args: e.args, startTime: e.startedAt, endTime: e.endedAt,
+        tool: e.tool, toolCallId: e.toolCallId, args: e.args, redact: e.redact, startTime: e.startedAt, endTime: e.endedAt,
+        parentId: step.id, stepId: step.stepId ?? undefined, attempt: Math.max(1, e.attempts), idempotencyKey: e.idempotencyKey,
+        resultSize: e.resultSize,
         // Denied and rejected calls never ran: they are not tool failures.
         status: SPAN_STATUS[e.status], error: e.error?.message, externalOperationId: e.externalOperationId,
       });

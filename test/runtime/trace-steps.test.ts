@@ -1,0 +1,54 @@
+// The runtime's trace of a real run: invoke_agent → step → model_turn / execute_tool, with tool attributes.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Runtime } from "../../src/runtime/index.js";
+
+const config = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
+let runtime: Runtime;
+
+beforeAll(() => {
+  delete process.env.OPENAI_API_KEY;
+  runtime = Runtime.open({ db: join(mkdtempSync(join(tmpdir(), "agentrt-rt-")), "rt.db"), config });
+});
+afterAll(() => runtime.close());
+
+describe("runtime trace", () => {
+  it("groups each model turn with the tool calls it asked for under one step span", async () => {
+    const view = await runtime.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", user: "ann" });
+    expect(view.status).toBe("SUCCEEDED");
+    const spans = runtime.trace.spans(view.run_id);
+    const root = spans.find((s) => s.kind === "invoke_agent");
+    const steps = spans.filter((s) => s.kind === "step");
+    expect(steps.map((s) => s.name)).toEqual(["step 1", "step 2"]);
+    for (const step of steps) expect(step.parentId).toBe(root?.spanId);
+
+    const tools = spans.filter((s) => s.kind === "tool_call");
+    expect(tools).toHaveLength(3);
+    const firstStep = steps[0]!;
+    for (const tool of tools) {
+      expect(tool.parentId).toBe(firstStep.spanId);
+      expect(tool.stepId).toBe(firstStep.stepId);
+      expect(tool.attempt).toBe(1);
+      expect(tool.idempotencyKey).toBe(`${view.run_id}:${tool.toolCallId}:1`);
+      expect(tool.resultSize).toBeGreaterThan(0);
+      // The step covers its children.
+      expect(tool.startMs).toBeGreaterThanOrEqual(firstStep.startMs);
+      expect(tool.endMs!).toBeLessThanOrEqual(firstStep.endMs!);
+    }
+    const models = spans.filter((s) => s.kind === "model_call");
+    expect(models.map((m) => m.parentId)).toEqual(steps.map((s) => s.spanId));
+  });
+
+  it("records each lifecycle transition of the run as a state change", async () => {
+    const view = await runtime.submit({ graph: "ops_rollback", message: "Why did the payments deploy fail?", user: "ann" });
+    const action = view.pending[0]!;
+    await runtime.approve(view.run_id, { actionId: action.action_id, argsHash: action.args_hash });
+    const changes = runtime.trace.spans(view.run_id).filter((s) => s.kind === "state_change").map((s) => s.name);
+    expect(changes).toEqual(["QUEUED → RUNNING", "RUNNING → WAITING_APPROVAL", "WAITING_APPROVAL → RUNNING", "RUNNING → SUCCEEDED"]);
+    const resumed = runtime.trace.spans(view.run_id).find((s) => s.kind === "tool_call" && s.tool === "rollback_deployment");
+    expect(resumed?.externalOperationId).toMatch(/^op_deploy_/);
+  });
+});
