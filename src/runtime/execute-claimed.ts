@@ -6,11 +6,14 @@
  */
 import { AgentrtError } from "../errors.js";
 import { LeaseLostError, applyOutcome, type RunLease, type RunOutcome, type RunRecord, type RunStore } from "../runs/index.js";
+import type { TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutionDeps } from "./execute-run.js";
+import { syncStateChanges } from "./state-changes.js";
 
 /** What executing a claimed run needs. */
 export interface ClaimDeps extends ExecutionDeps {
   runs: RunStore;
+  trace: TraceStore;
   leaseMs: number;
   workerId: string;
 }
@@ -23,7 +26,7 @@ export interface ClaimDeps extends ExecutionDeps {
  */
 export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease): Promise<void> {
   const recorder = deps.recorder(run);
-  recorder.recordStateChange(deps.runs.events(run.runId).at(-1)?.from ?? "QUEUED", "RUNNING");
+  syncStateChanges(deps.runs, deps.trace, recorder, run);
   deps.emit({ type: "status", runId: run.runId, status: "RUNNING" });
   let outcome: RunOutcome;
   try {
@@ -34,19 +37,12 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   }
   try {
     const after = applyOutcome(lease, outcome);
-    const waitingFor = outcome.status === "WAITING_APPROVAL" ? pendingTools(outcome.pending) : undefined;
-    recorder.recordStateChange("RUNNING", after.status, {
-      reason: after.errorMessage ?? undefined,
-      ...(waitingFor === undefined ? {} : { waitName: `approval_wait ${waitingFor}` }),
-    });
+    recorder.flush();
+    syncStateChanges(deps.runs, deps.trace, recorder, after);
     deps.emit({ type: "status", runId: run.runId, status: after.status });
   } finally {
     recorder.flush();
   }
-}
-
-function pendingTools(pending: unknown): string {
-  return Array.isArray(pending) ? pending.map((p: { tool?: string }) => p.tool ?? "?").join(", ") : "";
 }
 
 function failure(error: unknown): RunOutcome {

@@ -17,6 +17,7 @@ import { openTraceStore, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { executeAndRecord, type ClaimDeps } from "./execute-claimed.js";
 import { toRunView, type RunView } from "./run-view.js";
+import { syncStateChanges } from "./state-changes.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import type { StreamBus } from "./stream-bus.js";
 
@@ -91,7 +92,7 @@ export class Runtime {
     const store = new SqliteStore(db);
     const trace = this.trace;
     this.deps = {
-      db, registry: registry.bind({ checkpointer, store }), runs: this.runs, checkpointer, store,
+      db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace, checkpointer, store,
       emit: options.onEvent ?? (() => undefined),
       recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
       pricing: trace.pricing,
@@ -163,7 +164,7 @@ export class Runtime {
       throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${run.status}; nothing to cancel`);
     }
     const canceled = this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
-    this.deps.recorder(canceled).recordStateChange(run.status, "CANCELED", { reason: options.reason });
+    syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
     this.trace.flush();
     return toRunView(canceled);
   }
@@ -205,7 +206,12 @@ export class Runtime {
     const pending = await this.livePending(run);
     const check = validateResume(pending, resume);
     if (!check.ok) throw check.error;
-    if (decision.queue === true) return toRunView(this.runs.resume(runId, { resume: [resume] }));
+    if (decision.queue === true) {
+      const queued = this.runs.resume(runId, { resume: [resume] });
+      syncStateChanges(this.runs, this.trace, this.deps.recorder(queued), queued);
+      this.trace.flush();
+      return toRunView(queued);
+    }
     return this.runHere(runId, [resume]);
   }
 

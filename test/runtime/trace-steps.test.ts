@@ -51,4 +51,29 @@ describe("runtime trace", () => {
     const resumed = runtime.trace.spans(view.run_id).find((s) => s.kind === "tool_call" && s.tool === "rollback_deployment");
     expect(resumed?.externalOperationId).toMatch(/^op_deploy_/);
   });
+
+  it("also records transitions made outside this execution: a queued approval picked up by a worker", async () => {
+    // A fresh file: the world of the shared one has already rolled payments back.
+    const own = Runtime.open({ db: join(mkdtempSync(join(tmpdir(), "agentrt-rt-")), "rt.db"), config });
+    try {
+      await queuedApproval(own);
+    } finally {
+      own.close();
+    }
+  });
 });
+
+async function queuedApproval(runtime: Runtime): Promise<void> {
+  const view = await runtime.submit({ graph: "ops_rollback", message: "Why did the payments deploy fail?", user: "ann" });
+  const action = view.pending[0]!;
+  const queued = await runtime.approve(view.run_id, { actionId: action.action_id, argsHash: action.args_hash, queue: true });
+  expect(queued.status).toBe("QUEUED");
+  await runtime.worker({ once: true, pollMs: 10 }).run();
+  expect(runtime.get(view.run_id).status).toBe("SUCCEEDED");
+  const changes = runtime.trace.spans(view.run_id).filter((s) => s.kind === "state_change").map((s) => s.name);
+  expect(changes).toEqual([
+    "QUEUED → RUNNING", "RUNNING → WAITING_APPROVAL", "WAITING_APPROVAL → QUEUED", "QUEUED → RUNNING", "RUNNING → SUCCEEDED",
+  ]);
+  const waits = runtime.trace.spans(view.run_id).filter((s) => s.kind === "approval_wait");
+  expect(waits.map((w) => [w.name, w.status])).toEqual([["approval_wait rollback_deployment", "ok"]]);
+}
