@@ -4,16 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
+import { runCli } from "../helpers/cli.js";
 
 const fixtureConfig = fileURLToPath(new URL("../fixtures/two-approvals/langgraph.json", import.meta.url));
 let db = "";
 
-async function cli(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main([...args, "--db", db], { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
+function cli(...args: string[]) {
+  return runCli([...args, "--db", db]);
 }
 
 async function json(...args: string[]) {

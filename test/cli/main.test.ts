@@ -2,37 +2,30 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
+import { runCli } from "../helpers/cli.js";
 
 describe("agentrt CLI", () => {
   it("prints help with exit 0", async () => {
-    const { code, out } = await cli(["--help"]);
+    const { code, out } = await runCli(["--help"]);
     expect(code).toBe(0);
     expect(out).toContain("Usage: agentrt <command>");
   });
 
   it("exits 2 with a one-line reason for an unknown command", async () => {
-    const { code, err } = await cli(["nope"]);
+    const { code, err } = await runCli(["nope"]);
     expect(code).toBe(2);
     expect(err.split("\n")).toHaveLength(1);
   });
 
   it("exits 2 for an unknown flag", async () => {
-    const { code, err } = await cli(["info", "--bogus"]);
+    const { code, err } = await runCli(["info", "--bogus"]);
     expect(code).toBe(2);
     expect(err).toMatch(/bogus/);
   });
 
   it("info --json prints exactly one JSON object", async () => {
     const db = join(mkdtempSync(join(tmpdir(), "agentrt-cli-")), "x.db");
-    const { code, out } = await cli(["info", "--db", db, "--json"]);
+    const { code, out } = await runCli(["info", "--db", db, "--json"]);
     expect(code).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ db, exists: false, modules: {} });
   });

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
+import { runCli } from "../helpers/cli.js";
 import { openDatabase } from "../../src/db/index.js";
 import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
 import { openTraceStore } from "../../src/trace/index.js";
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 function seededDb(): string {
   const path = tempDbPath();
@@ -27,7 +20,7 @@ function seededDb(): string {
 
 describe("agentrt stats", () => {
   it("prints tools by p95 with failure rates, graphs and recent runs", async () => {
-    const { code, out, err } = await cli(["stats", "--db", seededDb()]);
+    const { code, out, err } = await runCli(["stats", "--db", seededDb()]);
     expect(err).toBe("");
     expect(code).toBe(0);
     expect(out.split("\n")[0]).toBe("graph (all)  runs 3  model calls 4  5000→600 tok  cost $0.001110  retries 2");
@@ -38,7 +31,7 @@ describe("agentrt stats", () => {
   });
 
   it("--graph filters and --json prints exactly one JSON object", async () => {
-    const { code, out } = await cli(["stats", "--db", seededDb(), "--graph", "city_weather", "--json"]);
+    const { code, out } = await runCli(["stats", "--db", seededDb(), "--graph", "city_weather", "--json"]);
     expect(code).toBe(0);
     expect(out.split("\n")).toHaveLength(1);
     const stats = JSON.parse(out);
@@ -48,10 +41,10 @@ describe("agentrt stats", () => {
   it("says so when there is nothing traced, and exits 2 on bad flags", async () => {
     const empty = tempDbPath();
     openDatabase(empty).close();
-    const { code, out } = await cli(["stats", "--db", empty]);
+    const { code, out } = await runCli(["stats", "--db", empty]);
     expect(code).toBe(0);
     expect(out).toContain("no traced runs");
-    expect((await cli(["stats", "--db", empty, "--runs", "-1"])).code).toBe(2);
-    expect((await cli(["stats", "extra", "--db", empty])).code).toBe(2);
+    expect((await runCli(["stats", "--db", empty, "--runs", "-1"])).code).toBe(2);
+    expect((await runCli(["stats", "extra", "--db", empty])).code).toBe(2);
   });
 });

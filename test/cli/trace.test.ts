@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
+import { runCli } from "../helpers/cli.js";
 import { openDatabase } from "../../src/db/index.js";
 import { openTraceStore } from "../../src/trace/index.js";
 import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 function seededDb(): string {
   const path = tempDbPath();
@@ -22,7 +15,7 @@ function seededDb(): string {
 describe("agentrt trace", () => {
   it("prints a summary line and the span tree with timeline bars", async () => {
     const db = seededDb();
-    const { code, out, err } = await cli(["trace", "run_01", "--db", db, "--width", "120"]);
+    const { code, out, err } = await runCli(["trace", "run_01", "--db", db, "--width", "120"]);
     expect(err).toBe("");
     expect(code).toBe(0);
     const lines = out.split("\n");
@@ -37,7 +30,7 @@ describe("agentrt trace", () => {
 
   it("--json prints exactly one JSON object with the raw spans", async () => {
     const db = seededDb();
-    const { code, out } = await cli(["trace", "run_01", "--db", db, "--json"]);
+    const { code, out } = await runCli(["trace", "run_01", "--db", db, "--json"]);
     expect(code).toBe(0);
     expect(out.split("\n")).toHaveLength(1);
     const parsed = JSON.parse(out) as { run_id: string; spans: Record<string, unknown>[] };
@@ -54,7 +47,7 @@ describe("agentrt trace", () => {
     rec.recordStateChange("RUNNING", "WAITING_APPROVAL", { at: T0 + 5, waitName: "approval_wait rollback_deployment" });
     rec.close();
     db.close();
-    const { code, out } = await cli(["trace", "run_wait", "--db", path]);
+    const { code, out } = await runCli(["trace", "run_wait", "--db", path]);
     expect(code).toBe(0);
     expect(out.split("\n")[0]).toContain("status WAITING_APPROVAL  running");
     expect(out).toMatch(/approval_wait rollback_deployment +running +\S+\+/);
@@ -62,7 +55,7 @@ describe("agentrt trace", () => {
 
   it("exits 2 with a one-line reason for an unknown run id", async () => {
     const db = seededDb();
-    const { code, out, err } = await cli(["trace", "run_99", "--db", db]);
+    const { code, out, err } = await runCli(["trace", "run_99", "--db", db]);
     expect(code).toBe(2);
     expect(out).toBe("");
     expect(err.split("\n")).toHaveLength(1);
@@ -71,9 +64,9 @@ describe("agentrt trace", () => {
 
   it("exits 2 for a missing run id, a bad width and a missing database", async () => {
     const db = seededDb();
-    expect((await cli(["trace", "--db", db])).code).toBe(2);
-    expect((await cli(["trace", "run_01", "--db", db, "--width", "wide"])).code).toBe(2);
-    const missing = await cli(["trace", "run_01", "--db", `${db}.nope`]);
+    expect((await runCli(["trace", "--db", db])).code).toBe(2);
+    expect((await runCli(["trace", "run_01", "--db", db, "--width", "wide"])).code).toBe(2);
+    const missing = await runCli(["trace", "run_01", "--db", `${db}.nope`]);
     expect(missing.code).toBe(2);
     expect(missing.err.split("\n")).toHaveLength(1);
   });
