@@ -31,7 +31,8 @@ export interface LedgerCallOptions {
   isDefiniteFailure?: (error: unknown) => boolean;
 }
 
-const UNKNOWN_OUTCOME_CODES = new Set(["TOOL_TIMEOUT", "CANCELED", "LEASE_LOST", "ABORT_ERR"]);
+// A connection dropped mid-call says nothing about whether the other side acted.
+const UNKNOWN_OUTCOME_CODES = new Set(["TOOL_TIMEOUT", "CANCELED", "LEASE_LOST", "ABORT_ERR", "ECONNRESET", "ETIMEDOUT", "EPIPE"]);
 
 /** Default of `isDefiniteFailure`: timeouts and aborts leave the outcome unknown. */
 export function isDefiniteFailure(error: unknown): boolean {

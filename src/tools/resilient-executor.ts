@@ -6,6 +6,9 @@
  */
 import { type CircuitBreakerRegistry, circuitBreakers } from "./circuit-breaker.js";
 import { asToolError, toolContext, type ToolExecutor } from "./execute-tool.js";
+import { isTransientError } from "../errors.js";
+import type { AgentTool } from "./define-tool.js";
+import { isDefiniteFailure } from "./ledger-call.js";
 import { withLedger } from "./ledger-executor.js";
 import { callWithResilience } from "./resilience-call.js";
 import type { Clock } from "./resilience-clock.js";
@@ -43,7 +46,7 @@ export function createResilientExecutor(options: ResilientExecutorOptions = {}):
         {
           tool: tool.name,
           timeoutMs: tool.timeoutMs,
-          retry: tool.retry,
+          retry: retryPolicyOf(tool),
           signal: scope.signal,
           breaker: breakers.get(tool.name),
           limits: options.limits,
@@ -56,4 +59,15 @@ export function createResilientExecutor(options: ResilientExecutorOptions = {}):
       return { ok: false, error: asToolError(tool, cause), externalOperationId, attempts: Math.max(attempts, 1) };
     }
   });
+}
+
+/**
+ * A side effect the external system cannot dedupe is retried only after a
+ * failure that proves it did not happen: after a timeout or a dropped
+ * connection it may have, and calling again could do it twice.
+ */
+function retryPolicyOf(tool: AgentTool): AgentTool["retry"] {
+  if (!tool.sideEffect || tool.idempotent) return tool.retry;
+  const retryable = tool.retry.retryOn ?? isTransientError;
+  return { ...tool.retry, retryOn: (error) => isDefiniteFailure(error) && retryable(error) };
 }

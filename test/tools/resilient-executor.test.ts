@@ -38,4 +38,25 @@ describe("createResilientExecutor", () => {
     expect(calls).toBe(1);
     expect(await execute(hang, {}, scope)).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
   });
+
+  it("never retries a side effect that cannot be deduped after a timeout, where it may have happened", async () => {
+    let calls = 0;
+    const charge = defineTool({
+      name: "charge", description: "charge a card", risk: "write", schema: z.object({}), timeoutMs: 20,
+      retry: { attempts: 3, initialDelayMs: 1 },
+      execute: async () => {
+        calls += 1;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return "charged";
+      },
+    });
+    const outcome = await createResilientExecutor({ breakers: new CircuitBreakerRegistry() })(charge, {}, scope);
+    expect(outcome).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
+    expect(calls).toBe(1);
+    // The same tool, declared idempotent, is retried with the same key.
+    calls = 0;
+    const idempotent = defineTool({ ...charge, name: "charge_idem", idempotent: true });
+    await createResilientExecutor({ breakers: new CircuitBreakerRegistry() })(idempotent, {}, scope);
+    expect(calls).toBe(3);
+  });
 });
