@@ -90,11 +90,25 @@ function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; 
     for (const action of views) emit({ type: "approval_requested", runId: run.runId, action });
     return { status: "WAITING_APPROVAL", pending: views, reason: `${views.length} action(s) need approval` };
   }
+  const other = otherInterrupts(snapshot.tasks as never);
+  // Paused by a plain interrupt(): waiting for a person, never a success.
+  if (other.length > 0) return { status: "WAITING_INPUT", pending: other, reason: "the graph asked for input" };
+  if (((snapshot as { next?: string[] }).next ?? []).length > 0) {
+    return { status: "FAILED", errorCode: "INTERNAL", errorMessage: "the graph stopped before its end without an interrupt" };
+  }
   const values = snapshot.values;
   const error = values.error as { code: string; message: string } | null | undefined;
   const result = "result" in values ? values.result : values;
   if (error != null) return { status: "FAILED", errorCode: error.code, errorMessage: error.message, result };
   return { status: "SUCCEEDED", result };
+}
+
+function otherInterrupts(tasks: { result?: unknown; interrupts: { id?: string; value?: unknown }[] }[]): unknown[] {
+  return tasks
+    .filter((t) => t.result === undefined)
+    .flatMap((t) => t.interrupts.slice(-1))
+    .filter((i) => !(typeof i.value === "object" && i.value !== null && "action_id" in i.value))
+    .map((i) => ({ interrupt_id: i.id, value: i.value }));
 }
 
 /** The contract view of a pending action: what approving it must quote. */

@@ -40,16 +40,15 @@ export class GraphRegistry {
   private readonly loaded = new Map<string, Promise<RegisteredGraph>>();
   private binding: GraphBinding = {};
 
-  private constructor(configPath: string, entries: Map<string, GraphEntry>) {
+  private constructor(configPath: string, entries: Map<string, GraphEntry>, private readonly found = true) {
     this.configPath = configPath;
     this.entries = entries;
   }
 
   /** Reads `langgraph.json` (default: the one in the working directory). */
   static fromConfig(configPath = resolve("langgraph.json")): GraphRegistry {
-    if (!existsSync(configPath)) {
-      throw new UserInputError("BAD_INPUT", `${configPath}: no langgraph.json (the file that lists the graphs)`);
-    }
+    // Commands that only read runs (status, runs, cancel) work anywhere; loading a graph then names the missing file.
+    if (!existsSync(configPath)) return new GraphRegistry(configPath, new Map(), false);
     let parsed: z.infer<typeof LangGraphConfig>;
     try {
       parsed = LangGraphConfig.parse(JSON.parse(readFileSync(configPath, "utf8")));
@@ -65,7 +64,7 @@ export class GraphRegistry {
       const exportName = colon > 1 ? ref.slice(colon + 1) : "graph";
       entries.set(id, { id, file: isAbsolute(file) ? file : join(base, file), exportName });
     }
-    return new GraphRegistry(configPath, entries);
+    return new GraphRegistry(configPath, entries, true);
   }
 
   /**
@@ -86,6 +85,9 @@ export class GraphRegistry {
   /** Loads a graph by id; throws UNKNOWN_GRAPH (exit 2) for an id the file does not list. */
   async load(id: string): Promise<RegisteredGraph> {
     const entry = this.entries.get(id);
+    if (!this.found) {
+      throw new UserInputError("BAD_INPUT", `${this.configPath}: no langgraph.json (the file that lists the graphs)`);
+    }
     if (entry === undefined) {
       throw new UserInputError("UNKNOWN_GRAPH", `unknown graph "${id}" (known: ${this.ids().join(", ") || "none"})`);
     }

@@ -1,0 +1,46 @@
+// Where a graph stops becomes the run's status; read-only commands need no langgraph.json.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { Runtime } from "../../src/runtime/index.js";
+import { runCli } from "../helpers/cli.js";
+
+const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-outcome-")), "o.db");
+
+describe("run outcomes", () => {
+  it("a plain interrupt() leaves the run WAITING_INPUT, not SUCCEEDED", async () => {
+    const config = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
+    const runtime = Runtime.open({ db: tempDb(), config });
+    try {
+      const view = await runtime.submit({ graph: "ask", input: {} });
+      expect(view.status).toBe("WAITING_INPUT");
+      expect(runtime.runs.get(view.run_id).pending).toEqual([expect.objectContaining({ value: { question: "Which order?" } })]);
+    } finally {
+      runtime.close();
+    }
+  });
+
+  it("status and runs work from a directory without langgraph.json; run names the missing file", async () => {
+    const db = tempDb();
+    const config = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
+    const runtime = Runtime.open({ db, config });
+    const view = await runtime.submit({ graph: "city_weather", message: "Weather in Beijing", queue: true });
+    runtime.close();
+    const previous = process.env.AGENTRT_CONFIG;
+    process.env.AGENTRT_CONFIG = join(tmpdir(), "nowhere", "langgraph.json");
+    try {
+      const status = await runCli(["status", view.run_id, "--db", db, "--json"]);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.out)).toMatchObject({ run_id: view.run_id, status: "QUEUED" });
+      expect((await runCli(["runs", "--db", db, "--json"])).code).toBe(0);
+      const run = await runCli(["run", "city_weather", "--message", "x", "--db", db]);
+      expect(run.code).toBe(2);
+      expect(run.err).toContain("no langgraph.json");
+    } finally {
+      if (previous === undefined) delete process.env.AGENTRT_CONFIG;
+      else process.env.AGENTRT_CONFIG = previous;
+    }
+  });
+});
