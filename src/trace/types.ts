@@ -98,17 +98,8 @@ export function isInstantKind(kind: SpanKind): boolean {
   return kind === "state_change" || kind === "error_event";
 }
 
-/** A finished model call for `TraceRecorder.recordModelCall`. */
-export interface ModelCallRecord {
-  model: string;
-  inputTokens: number;
-  outputTokens: number;
-  /** Overrides the priced cost. */
-  costUsd?: number;
-  /** The agent's model turn (1, 2, …); names the span `model_turn {turn}` and is kept as `extra.turn`. */
-  turn?: number;
-  /** @default `model_turn {turn}` when the turn is known, else `chat {model}` */
-  name?: string;
+/** Where and when a finished call sits in the trace; shared by model and tool call records. */
+export interface FinishedSpanFields {
   parentId?: string;
   stepId?: string;
   /** Epoch ms. @default endTime */
@@ -120,8 +111,21 @@ export interface ModelCallRecord {
   extra?: SpanAttributes["extra"];
 }
 
+/** A finished model call for `TraceRecorder.recordModelCall`. */
+export interface ModelCallRecord extends FinishedSpanFields {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Overrides the priced cost. */
+  costUsd?: number;
+  /** The agent's model turn (1, 2, …); names the span `model_turn {turn}` and is kept as `extra.turn`. */
+  turn?: number;
+  /** @default `model_turn {turn}` when the turn is known, else `chat {model}` */
+  name?: string;
+}
+
 /** A finished tool call for `TraceRecorder.recordToolCall`. */
-export interface ToolCallRecord {
+export interface ToolCallRecord extends FinishedSpanFields {
   tool: string;
   toolCallId?: string;
   /** Raw arguments; `redact` paths are replaced before storing. */
@@ -135,11 +139,4 @@ export interface ToolCallRecord {
   resultSize?: number;
   /** @default `execute_tool {tool}` */
   name?: string;
-  parentId?: string;
-  stepId?: string;
-  startTime?: number;
-  endTime?: number;
-  status?: SpanStatus;
-  error?: unknown;
-  extra?: SpanAttributes["extra"];
 }
