@@ -37,7 +37,6 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   }
   try {
     const after = applyOutcome(lease, outcome);
-    recorder.flush();
     syncStateChanges(deps.runs, deps.trace, recorder, after);
     deps.emit({ type: "status", runId: run.runId, status: after.status });
   } finally {
