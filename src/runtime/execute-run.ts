@@ -5,8 +5,6 @@
  * to a run outcome.
  * @module
  */
-import type { BaseStore } from "@langchain/langgraph";
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { SqliteDatabase } from "../db/index.js";
 import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import type { AgentHooks } from "../graph/hooks.js";
@@ -21,9 +19,8 @@ import type { StreamBus } from "./stream-bus.js";
 /** What executing a run needs from the runtime. */
 export interface ExecutionDeps {
   db: SqliteDatabase;
+  /** Bound to the runtime's checkpointer and store (see GraphRegistry.bind). */
   registry: GraphRegistry;
-  checkpointer: BaseCheckpointSaver;
-  store: BaseStore | undefined;
   emit: RuntimeListener;
   recorder: (run: RunRecord) => TraceRecorder;
   pricing: PricingTable;

@@ -92,7 +92,7 @@ export class Runtime {
     const store = new SqliteStore(db);
     const trace = this.trace;
     this.deps = {
-      db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace, checkpointer, store,
+      db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace,
       emit: options.onEvent ?? (() => undefined),
       recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
       pricing: trace.pricing,
@@ -217,7 +217,6 @@ export class Runtime {
 
   private async livePending(run: RunRecord) {
     const graph = (await this.registry.load(run.graphId)) as unknown as {
-      checkpointer?: unknown;
       getState(config: object): Promise<{ tasks: never[] }>;
     };
     return readPendingActions(await graph.getState({ configurable: { thread_id: run.threadId } }));

@@ -21,11 +21,9 @@ export class ThreadStateReader {
     private readonly checkpointer: BaseCheckpointSaver,
   ) {}
 
-  /** The graph with the runtime's persistence attached. */
+  /** The graph with the runtime's persistence attached (the runtime's registry binds it). */
   async graph(graphId: string): Promise<StatefulGraph> {
-    const graph = (await this.registry.load(graphId)) as StatefulGraph;
-    graph.checkpointer = this.checkpointer;
-    return graph;
+    return (await this.registry.load(graphId)) as StatefulGraph;
   }
 
   /** The newest state (or the one at `checkpointId`); undefined when the thread has no checkpoint. */
