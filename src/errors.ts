@@ -27,6 +27,7 @@ export type AgentrtErrorCode =
   | "DB_CORRUPT"
   | "DB_SCHEMA_TOO_NEW"
   | "DB_READ_ONLY"
+  | "DB_WRITE_FAILED"
   // model behaviour
   | "MODEL_OUTPUT_INVALID"
   // tools
@@ -47,6 +48,10 @@ export type AgentrtErrorCode =
   | "LEASE_LOST"
   | "ATTEMPTS_EXHAUSTED"
   | "BUDGET_EXCEEDED"
+  | "BUDGET_STEPS"
+  | "BUDGET_MODEL_CALLS"
+  | "BUDGET_TOKENS"
+  | "BUDGET_COST"
   | "DEADLINE_EXCEEDED"
   | "MAX_STEPS_EXCEEDED"
   | "CANCELED"

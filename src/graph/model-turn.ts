@@ -163,6 +163,9 @@ export function createModelTurnNode(options: ModelTurnOptions) {
       const { trim } = fitted;
       if (trim.droppedMessages > 0 || trim.truncatedResults > 0) emit([hooks, resolveRunScope(config).hooks], "onContextTrim", { turn, ...trim });
     }
+    // Budgets are checked against the context exactly as it would be sent; a stop means no call.
+    const stop = resolveRunScope(config).guard?.beforeModelCall?.({ model: name, turn, messages: context });
+    if (stop !== undefined) return { error: stop };
     const raw: BaseMessage = await bindTools(state.messages, config).invoke(context, config);
     const endedAt = Date.now();
     const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);

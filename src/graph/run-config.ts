@@ -8,6 +8,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { SqliteDatabase } from "../db/index.js";
 import type { AgentHooks } from "./hooks.js";
+import type { RunGuard } from "./run-guard.js";
 
 /** Primitive keys agentrt reads from `config.configurable`. */
 export interface AgentConfigurable {
@@ -34,6 +35,8 @@ export type AgentRunContext = {
   hooks?: AgentHooks;
   /** Aborts in-flight tool calls (run cancel). @default undefined */
   signal?: AbortSignal;
+  /** Checks before each model call and tool attempt (budgets, deadline, RETRYING). @default none */
+  guard?: RunGuard;
 };
 
 /**
@@ -61,6 +64,7 @@ export interface RunScope {
   db: SqliteDatabase | undefined;
   hooks: AgentHooks;
   signal: AbortSignal | undefined;
+  guard: RunGuard | undefined;
 }
 
 function str(value: unknown): string | undefined {
@@ -83,5 +87,6 @@ export function resolveRunScope(config: LangGraphRunnableConfig | undefined): Ru
     hooks: context.hooks ?? {},
     // LangGraph's own run signal (e.g. a Studio cancel) also stops tool calls.
     signal: context.signal && config?.signal ? AbortSignal.any([context.signal, config.signal]) : context.signal ?? config?.signal,
+    guard: context.guard,
   };
 }

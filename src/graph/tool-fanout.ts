@@ -134,7 +134,7 @@ async function runWithFallback(
   });
   const callScope = {
     runId: task.runId, threadId: scope.threadId, toolCallId: task.call.id, user: task.user,
-    actionVersion: scope.actionVersion, db: scope.db, signal: scope.signal,
+    actionVersion: scope.actionVersion, db: scope.db, signal: scope.signal, guard: scope.guard,
   };
   const startedAt = Date.now();
   const outcome = await execute(tool, args, callScope);

@@ -6,9 +6,12 @@
 import { LeaseLostError, type LeaseLossReason } from "./errors.js";
 import type { RunRecord } from "./run-record.js";
 
-/** Throws LeaseLostError unless `fence` is the run's current token on a RUNNING run. */
+/**
+ * Throws LeaseLostError unless `fence` is the run's current token on a RUNNING
+ * run, or on a RETRYING run whose lease is still held (its holder backs off in-process).
+ */
 export function assertFence(run: RunRecord, fence: number): void {
-  if (run.fencingToken === fence && run.status === "RUNNING") return;
+  if (run.fencingToken === fence && (run.status === "RUNNING" || (run.status === "RETRYING" && run.lease !== null))) return;
   throw new LeaseLostError({ runId: run.runId, token: fence, reason: lossReason(run, fence), status: run.status });
 }
 

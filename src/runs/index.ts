@@ -18,7 +18,7 @@ export { IllegalTransitionError, UnknownRunError, LeaseLostError } from "./error
 export type { LeaseLossReason } from "./errors.js";
 export { newRunId, newSortableId, defaultThreadId } from "./ids.js";
 export type { RunRecord, RunEvent, RunUsage, RunBudget, RunLeaseInfo } from "./run-record.js";
-export { exhaustedBudget } from "./budget.js";
+export { exhaustedBudget, passedDeadline, validateBudget, describeExhausted, BudgetExceededError, BUDGET_ERROR_CODES } from "./budget.js";
 export type { ExhaustedLimit } from "./budget.js";
 export { RunStore } from "./run-store.js";
 export { assertFence } from "./fence.js";

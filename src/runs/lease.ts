@@ -7,6 +7,7 @@
 import { LeaseLostError } from "./errors.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunRecord, RunUsage } from "./run-record.js";
+import { isHeldRetrying, setBackoff } from "./backoff.js";
 import { assertFence } from "./fence.js";
 import type { RunStore, TransitionOptions } from "./run-store.js";
 
@@ -60,7 +61,8 @@ export class RunLease {
     this.fenced(() => {
       const expiresAt = this.store.clock() + this.leaseMs;
       const changed = this.store
-        .stmt("UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND fencing_token = ? AND status = 'RUNNING'")
+        // A RETRYING run with an owner is backing off in this holder's process: its lease stays renewed.
+        .stmt("UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL")
         .run(expiresAt, this.runId, this.token).changes;
       if (changed === 0) assertFence(this.store.get(this.runId), this.token);
       this.expires = expiresAt;
@@ -78,7 +80,21 @@ export class RunLease {
 
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */
   transition(to: Exclude<RunStatus, "RUNNING">, options: Omit<TransitionOptions, "fence"> = {}): RunRecord {
-    return this.fenced(() => this.store.transition(this.runId, to, { actor: this.workerId, ...options, fence: this.token }));
+    return this.fenced(() => this.store.transaction(() => {
+      // An outcome is written from RUNNING: a backoff still shown (its end not recorded) ends first.
+      if (isHeldRetrying(this.store.get(this.runId))) this.endBackoff("backoff ended");
+      return this.store.transition(this.runId, to, { actor: this.workerId, ...options, fence: this.token });
+    }));
+  }
+
+  /** Shows the run RETRYING while a tool backs off here; the lease stays held, so no other worker claims it. */
+  startBackoff(reason: string): RunRecord {
+    return this.fenced(() => setBackoff(this.store, this.runId, this.token, "RETRYING", { actor: this.workerId, reason }));
+  }
+
+  /** Back to RUNNING (same lease, token and attempt) when the next attempt starts. */
+  endBackoff(reason: string): RunRecord {
+    return this.fenced(() => setBackoff(this.store, this.runId, this.token, "RUNNING", { actor: this.workerId, reason }));
   }
 
   /** Adds to the usage counters; returns the new totals. */
@@ -125,11 +141,19 @@ export class RunLease {
  */
 export function recoverExpiredLeases(store: RunStore, now: number): RunRecord[] {
   const expired = store
-    .stmt("SELECT run_id FROM runs WHERE status = 'RUNNING' AND lease_expires_at <= ? ORDER BY run_id")
+    // A held RETRYING run (in-process backoff) whose holder stopped heartbeating has lost its lease too.
+    .stmt("SELECT run_id FROM runs WHERE status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL AND lease_expires_at <= ? ORDER BY run_id")
     .all(now) as { run_id: string }[];
   return expired.map(({ run_id }) => {
     const run = store.get(run_id);
     const owner = run.lease?.owner ?? "unknown worker";
+    if (run.status === "RETRYING" && run.attempts < run.maxAttempts) {
+      // Already RETRYING: only the lease goes (no status change, so no event); the token stays for the next claim to bump.
+      store
+        .stmt("UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ?, error_code = 'LEASE_LOST', updated_at = ? WHERE run_id = ? AND status = 'RETRYING'")
+        .run(now, now, run_id);
+      return store.get(run_id);
+    }
     if (run.attempts >= run.maxAttempts) {
       return store.applyTransition(run, "FAILED", {
         errorCode: "ATTEMPTS_EXHAUSTED",

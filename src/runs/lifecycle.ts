@@ -38,7 +38,8 @@ export const RUN_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> 
   RUNNING: ["WAITING_INPUT", "WAITING_APPROVAL", "RETRYING", "SUCCEEDED", "FAILED", "CANCELED", "EXPIRED"],
   WAITING_INPUT: ["RUNNING", "QUEUED", "CANCELED", "EXPIRED"],
   WAITING_APPROVAL: ["RUNNING", "QUEUED", "CANCELED", "EXPIRED"],
-  RETRYING: ["RUNNING", "CANCELED", "EXPIRED"],
+  // FAILED: the holder of an in-process backoff stopped heartbeating on its last attempt (ATTEMPTS_EXHAUSTED).
+  RETRYING: ["RUNNING", "FAILED", "CANCELED", "EXPIRED"],
   SUCCEEDED: [],
   FAILED: [],
   CANCELED: [],

@@ -21,6 +21,8 @@ export interface RunBudget {
   maxModelCalls?: number;
   maxTokens?: number;
   maxCostUsd?: number;
+  /** Wall-clock milliseconds from the run's first start (waits included); checked before each model call and tool attempt. */
+  deadlineMs?: number;
 }
 
 /** The lease a worker holds on a RUNNING run. */

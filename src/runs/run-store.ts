@@ -8,6 +8,7 @@ import type Database from "better-sqlite3";
 import { migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
+import { validateBudget } from "./budget.js";
 import { assertFence } from "./fence.js";
 import { defaultThreadId, newRunId } from "./ids.js";
 import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
@@ -111,9 +112,10 @@ export class RunStore {
     return this.db.transaction(fn).immediate();
   }
 
-  /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers. */
+  /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
   create(input: CreateRunInput): RunRecord {
     assertIntegers(input);
+    const budget = validateBudget(input.budget);
     const now = this.clock();
     const runId = input.runId ?? newRunId(now);
     if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
@@ -131,7 +133,7 @@ export class RunStore {
         input.maxAttempts ?? 3,
         input.deadlineAt ?? null,
         input.availableAt ?? now,
-        JSON.stringify(input.budget ?? {}),
+        JSON.stringify(budget),
         toJson(input.input ?? null),
         JSON.stringify(input.metadata ?? {}),
         now,
@@ -223,11 +225,11 @@ export class RunStore {
     });
   }
 
-  /** Adds to the run's usage counters as its lease holder; returns the totals. */
+  /** Adds to the run's usage counters as its lease holder (also while it backs off RETRYING); returns the totals. */
   addUsage(runId: string, fence: number, delta: Partial<RunUsage>): RunUsage {
     const changed = this.stmt(
       `UPDATE runs SET steps = steps + ?, model_calls = model_calls + ?, tokens = tokens + ?, cost_usd = cost_usd + ?,
-         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status = 'RUNNING'`,
+         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL`,
     ).run(delta.steps ?? 0, delta.modelCalls ?? 0, delta.tokens ?? 0, delta.costUsd ?? 0, this.clock(), runId, fence).changes;
     const run = this.get(runId);
     if (changed === 0) assertFence(run, fence);

@@ -5,6 +5,7 @@
  * @module
  */
 import { UserInputError } from "../errors.js";
+import { isHeldRetrying } from "./backoff.js";
 import { expireOverdueRuns, recoverExpiredLeases, RunLease } from "./lease.js";
 import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
 import type { RunRecord } from "./run-record.js";
@@ -92,7 +93,8 @@ export class Scheduler {
     return this.store.transaction(() => {
       this.sweep();
       const run = this.store.get(runId);
-      if (run.status === "RUNNING") return undefined;
+      // A RETRYING run whose holder still backs off in-process is running elsewhere too.
+      if (run.status === "RUNNING" || isHeldRetrying(run)) return undefined;
       assertTransition(run.status, "RUNNING", runId);
       const running = this.countRunning();
       if (running.total >= this.options.maxRunning) return undefined;
@@ -135,7 +137,8 @@ export class Scheduler {
   private firstEligible(status: RunStatus, now: number, runningByUser: Map<string, number>): Candidate | undefined {
     const rows = this.store
       .stmt(
-        `SELECT run_id, user_id, priority, created_at FROM runs WHERE status = ? AND available_at <= ?
+        // lease_owner: a RETRYING run backing off in its holder's process keeps its lease (expired ones were swept).
+        `SELECT run_id, user_id, priority, created_at FROM runs WHERE status = ? AND available_at <= ? AND lease_owner IS NULL
          ORDER BY priority DESC, created_at, run_id`,
       )
       .iterate(status, now) as IterableIterator<Candidate>;
@@ -147,7 +150,8 @@ export class Scheduler {
 
   private countRunning(): { total: number; byUser: Map<string, number> } {
     const rows = this.store
-      .stmt("SELECT user_id, COUNT(*) AS n FROM runs WHERE status = 'RUNNING' GROUP BY user_id")
+      // A held RETRYING run (in-process backoff) still occupies its slot.
+      .stmt("SELECT user_id, COUNT(*) AS n FROM runs WHERE status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL GROUP BY user_id")
       .all() as { user_id: string; n: number }[];
     const byUser = new Map(rows.map((r) => [r.user_id, r.n]));
     return { total: rows.reduce((sum, r) => sum + r.n, 0), byUser };

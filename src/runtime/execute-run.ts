@@ -12,6 +12,7 @@ import type { RunLease, RunOutcome, RunRecord } from "../runs/index.js";
 import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import type { PendingActionView } from "./run-view.js";
+import { createRunGuard } from "./run-guard.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
 import type { StreamBus } from "./stream-bus.js";
@@ -45,7 +46,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   const hooks = traceHooks(run, lease, recorder, deps, steps);
   const config = {
     configurable: { thread_id: run.threadId, run_id: run.runId, user: run.userId },
-    context: { db: deps.db, hooks, signal: lease.signal },
+    context: { db: deps.db, hooks, signal: lease.signal, guard: createRunGuard(run, lease, deps) },
   };
   try {
     const before = await graph.getState(config);

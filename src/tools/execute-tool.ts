@@ -6,6 +6,7 @@
 import { AgentrtError, ToolError } from "../errors.js";
 import type { SqliteDatabase } from "../db/index.js";
 import type { AgentTool, ToolContext } from "./define-tool.js";
+import type { ToolGuard } from "./tool-guard.js";
 
 /** Who and what a call runs for; everything in ToolContext except the per-attempt parts. */
 export interface ToolCallScope {
@@ -20,6 +21,13 @@ export interface ToolCallScope {
   db: SqliteDatabase | undefined;
   /** Aborts the call from outside (run cancel); combined with the timeout. */
   signal?: AbortSignal;
+  /** The run's checks around each attempt (deadline, RETRYING while backing off). @default none */
+  guard?: ToolGuard;
+  /**
+   * A person confirmed re-issuing a side effect whose outcome is unknown, after
+   * this many attempts (see `ToolLedger.begin`). @default none
+   */
+  confirmedReissue?: number;
 }
 
 /** The outcome of a call (after any retries); never thrown. */

@@ -1,11 +1,12 @@
 /**
  * The default executor of agent graphs: each call goes through the tool's
  * retry policy, its circuit breaker, the process-wide limits and its timeout
- * (see `callWithResilience`), then becomes a {@link ToolOutcome}.
+ * (see `callWithResilience`), then becomes a {@link ToolOutcome}. The run's
+ * guard (in the scope) may refuse an attempt (deadline) and sees each backoff.
  * @module
  */
 import { type CircuitBreakerRegistry, circuitBreakers } from "./circuit-breaker.js";
-import { asToolError, toolContext, type ToolExecutor } from "./execute-tool.js";
+import { asToolError, toolContext, type ToolCallScope, type ToolExecutor } from "./execute-tool.js";
 import { isTransientError } from "../errors.js";
 import type { AgentTool } from "./define-tool.js";
 import { isDefiniteFailure } from "./ledger-call.js";
@@ -17,7 +18,7 @@ import type { RetryEvent } from "./retry.js";
 
 /** Options of {@link createResilientExecutor}. */
 export interface ResilientExecutorOptions {
-  /** Called before each backoff, e.g. to mark the run RETRYING. @default none */
+  /** Called before each backoff, e.g. to report the retry. @default none */
   onRetry?: (event: RetryEvent & { tool: string; toolCallId: string }) => void | Promise<void>;
   /** Where breakers live. @default the process-wide `circuitBreakers` */
   breakers?: CircuitBreakerRegistry;
@@ -30,17 +31,21 @@ export interface ResilientExecutorOptions {
 /**
  * Builds a {@link ToolExecutor} that honours each tool's `retry` and `timeoutMs`;
  * side-effecting calls with a run database go through the ledger (see `withLedger`).
+ * With `scope.guard`, an attempt the guard refuses is not made (nor waited
+ * for), and the guard hears when a backoff starts and ends (the run shows RETRYING).
  */
 export function createResilientExecutor(options: ResilientExecutorOptions = {}): ToolExecutor {
   const breakers = options.breakers ?? circuitBreakers;
-  return withLedger(async (tool, args, scope) => {
+  const ledgered = withLedger(async (tool, args, scope) => {
     let externalOperationId: string | undefined;
     let attempts = 0;
     const setId = (id: string) => { externalOperationId = id; };
+    const backoff = backoffReporter(tool, scope);
     try {
       const result = await callWithResilience(
         async (attempt, signal) => {
           attempts = attempt;
+          backoff.end(attempt);
           return tool.execute(args, toolContext(scope, attempt, signal, setId));
         },
         {
@@ -51,14 +56,46 @@ export function createResilientExecutor(options: ResilientExecutorOptions = {}):
           breaker: breakers.get(tool.name),
           limits: options.limits,
           clock: options.clock,
-          onRetry: options.onRetry && ((event) => options.onRetry?.({ ...event, tool: tool.name, toolCallId: scope.toolCallId })),
+          onRetry: async (event) => {
+            // Checked before waiting, outside the breaker: a stop is not the tool failing.
+            const stop = scope.guard?.beforeToolAttempt?.({ tool: tool.name, toolCallId: scope.toolCallId, attempt: event.attempt + 1, delayMs: event.delayMs });
+            if (stop !== undefined) throw stop;
+            backoff.start(event.attempt, event.delayMs);
+            await options.onRetry?.({ ...event, tool: tool.name, toolCallId: scope.toolCallId });
+          },
         },
       );
       return { ok: true, result, externalOperationId, attempts };
     } catch (cause) {
       return { ok: false, error: asToolError(tool, cause), externalOperationId, attempts: Math.max(attempts, 1) };
+    } finally {
+      backoff.end(attempts + 1);
     }
   });
+  return async (tool, args, scope) => {
+    // Refused before any intent is written: the call never started.
+    const stop = scope.guard?.beforeToolAttempt?.({ tool: tool.name, toolCallId: scope.toolCallId, attempt: 1 });
+    if (stop !== undefined) return { ok: false, error: stop, externalOperationId: undefined, attempts: 0 };
+    return ledgered(tool, args, scope);
+  };
+}
+
+/** Tells the guard once when a call starts backing off and once when that ends. */
+function backoffReporter(tool: AgentTool, scope: ToolCallScope): { start(failed: number, delayMs: number): void; end(next: number): void } {
+  let waiting = false;
+  const guard = scope.guard;
+  return {
+    start(failed, delayMs) {
+      if (waiting || guard?.backoffStarted === undefined) return;
+      waiting = true;
+      guard.backoffStarted({ tool: tool.name, toolCallId: scope.toolCallId, attempt: failed, delayMs });
+    },
+    end(next) {
+      if (!waiting) return;
+      waiting = false;
+      guard?.backoffEnded?.({ tool: tool.name, toolCallId: scope.toolCallId, attempt: next });
+    },
+  };
 }
 
 /**

@@ -20,7 +20,7 @@ const LEGAL: ReadonlyArray<[RunStatus, RunStatus]> = [
   ["RUNNING", "SUCCEEDED"], ["RUNNING", "FAILED"], ["RUNNING", "CANCELED"], ["RUNNING", "EXPIRED"],
   ["WAITING_INPUT", "RUNNING"], ["WAITING_INPUT", "QUEUED"], ["WAITING_INPUT", "CANCELED"], ["WAITING_INPUT", "EXPIRED"],
   ["WAITING_APPROVAL", "RUNNING"], ["WAITING_APPROVAL", "QUEUED"], ["WAITING_APPROVAL", "CANCELED"], ["WAITING_APPROVAL", "EXPIRED"],
-  ["RETRYING", "RUNNING"], ["RETRYING", "CANCELED"], ["RETRYING", "EXPIRED"],
+  ["RETRYING", "RUNNING"], ["RETRYING", "FAILED"], ["RETRYING", "CANCELED"], ["RETRYING", "EXPIRED"],
 ];
 const isLegal = (from: RunStatus, to: RunStatus) => LEGAL.some(([f, t]) => f === from && t === to);
 const ALL_PAIRS = RUN_STATUSES.flatMap((from) => RUN_STATUSES.map((to) => [from, to] as const));

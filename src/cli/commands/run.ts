@@ -1,4 +1,5 @@
 import { UserInputError } from "../../errors.js";
+import { BUDGET_FLAGS, BUDGET_USAGE, parseBudgetFlags } from "../budget-flags.js";
 import type { Command } from "../command.js";
 import { printRun, withRuntime } from "../runtime-context.js";
 
@@ -6,7 +7,7 @@ import { printRun, withRuntime } from "../runtime-context.js";
 export const runCommand: Command = {
   name: "run",
   summary: "Start a run of a graph and execute it until it finishes or waits",
-  usage: "agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] [--queue]",
+  usage: `agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] ${BUDGET_USAGE} [--queue]`,
   flags: {
     message: { type: "string", short: "m" },
     input: { type: "string" },
@@ -14,6 +15,7 @@ export const runCommand: Command = {
     user: { type: "string" },
     priority: { type: "string" },
     queue: { type: "boolean", default: false },
+    ...BUDGET_FLAGS,
   },
   async run(ctx) {
     const [graph, ...extra] = ctx.args;
@@ -25,10 +27,11 @@ export const runCommand: Command = {
     }
     const input = rawInput === undefined ? undefined : parseJson(rawInput);
     const priority = parseInteger(ctx.flags.priority as string | undefined, "--priority");
+    const budget = parseBudgetFlags(ctx.flags);
     return withRuntime(ctx, async (runtime) => {
       const view = await runtime.submit({
         graph, message, input, threadId: ctx.flags.thread as string | undefined, user: ctx.flags.user as string | undefined,
-        priority, queue: ctx.flags.queue === true,
+        priority, budget, queue: ctx.flags.queue === true,
       });
       return printRun(ctx, view);
     });
