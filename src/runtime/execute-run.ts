@@ -51,8 +51,9 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   try {
     const before = await graph.getState(config);
     const input = inputFor(run, before as never);
-    const streamMode = deps.streams?.modesFor(run.runId) ?? ["updates"];
-    const stream = await graph.stream(input, { ...config, streamMode, durability: "sync", signal: lease.signal, recursionLimit: 100 });
+    const options = { ...config, durability: "sync", signal: lease.signal, recursionLimit: 100 };
+    // With a bus its listeners pick the modes (and streamEvents for "events"); without, "updates" is the cheapest.
+    const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: ["updates"] }) : await deps.streams.stream(graph, run.runId, input, options);
     for await (const chunk of stream) {
       lease.check();
       deps.streams?.publish(run.runId, chunk);

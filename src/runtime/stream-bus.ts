@@ -3,6 +3,8 @@
  * to whoever listens (the HTTP server's SSE streams). Nothing is buffered:
  * a listener sees chunks from the moment it subscribes (a run started with
  * no listener streams only "updates"); durable state stays in the checkpoints.
+ * A listener may ask for more: LangGraph's "debug", "tasks" and "checkpoints"
+ * modes, and "events" (`streamEvents` v2 events, chunk mode "events").
  * @module
  */
 
@@ -15,6 +17,22 @@ export interface StreamChunk {
 /** Receives the chunks of one run; must not throw. */
 export type StreamListener = (chunk: StreamChunk) => void;
 
+/** A graph the bus can stream: `stream`, and `streamEvents` for the "events" mode. */
+export interface StreamableGraph {
+  stream(input: unknown, options: object): Promise<AsyncIterable<unknown>>;
+  streamEvents?(input: unknown, options: object): AsyncIterable<unknown>;
+}
+
+/** Stream modes a listener may add to the bus's defaults (LangGraph modes, plus "events"). */
+const EXTRA_MODES = new Set(["debug", "tasks", "checkpoints", "events"]);
+
+interface StreamEventLike {
+  event: string;
+  run_id: string;
+  tags?: string[];
+  data?: { chunk?: unknown };
+}
+
 /** Options of {@link StreamBus}. */
 export interface StreamBusOptions {
   /** Stream modes every run is executed with. @default ["values", "updates", "messages", "custom"] */
@@ -26,26 +44,50 @@ export class StreamBus {
   /** LangGraph stream modes runs are executed with while this bus is attached. */
   readonly modes: readonly string[];
   private readonly listeners = new Map<string, Set<StreamListener>>();
+  private readonly extras = new Map<StreamListener, readonly string[]>();
 
   constructor(options: StreamBusOptions = {}) {
     this.modes = options.modes ?? ["values", "updates", "messages", "custom"];
   }
 
-  /** Modes to execute a run with: only "updates" (the cheapest) while nobody listens to it. */
+  /** LangGraph modes to execute a run with: only "updates" (the cheapest) while nobody listens to it. */
   modesFor(runId: string): readonly string[] {
-    return this.listeners.has(runId) ? this.modes : ["updates"];
+    const set = this.listeners.get(runId);
+    if (set === undefined) return ["updates"];
+    const modes = new Set(this.modes);
+    for (const listener of set) for (const mode of this.extras.get(listener) ?? []) if (mode !== "events") modes.add(mode);
+    return [...modes];
   }
 
-  /** Listens to one run's chunks; returns the unsubscribe function. */
-  subscribe(runId: string, listener: StreamListener): () => void {
+  /** True while a listener of the run asked for "events". */
+  wantsEvents(runId: string): boolean {
+    return [...(this.listeners.get(runId) ?? [])].some((l) => this.extras.get(l)?.includes("events") === true);
+  }
+
+  /**
+   * Streams a run the way its listeners need: `graph.stream` with {@link modesFor}, or with "events"
+   * wanted, `streamEvents` v2 whose root `on_chain_stream` events are unwrapped back into the
+   * ordinary chunks and every other event becomes an `["events", event]` chunk.
+   */
+  async stream(graph: StreamableGraph, runId: string, input: unknown, options: object): Promise<AsyncIterable<unknown>> {
+    const streamMode = this.modesFor(runId);
+    if (!this.wantsEvents(runId) || graph.streamEvents === undefined) return graph.stream(input, { ...options, streamMode });
+    return unwrapEvents(graph.streamEvents(input, { ...options, streamMode, version: "v2" }) as AsyncIterable<StreamEventLike>);
+  }
+
+  /** Listens to one run's chunks, optionally asking for extra modes; returns the unsubscribe function. */
+  subscribe(runId: string, listener: StreamListener, modes: readonly string[] = []): () => void {
     let set = this.listeners.get(runId);
     if (set === undefined) {
       set = new Set();
       this.listeners.set(runId, set);
     }
     set.add(listener);
+    const extra = modes.filter((m) => EXTRA_MODES.has(m));
+    if (extra.length > 0) this.extras.set(listener, extra);
     return () => {
       set.delete(listener);
+      this.extras.delete(listener);
       if (set.size === 0 && this.listeners.get(runId) === set) this.listeners.delete(runId);
     };
   }
@@ -63,5 +105,16 @@ export class StreamBus {
         // A broken listener (a closed socket) must never fail the run.
       }
     }
+  }
+}
+
+/** The root run's stream events carry the graph's own chunks; the rest are "events" chunks. */
+async function* unwrapEvents(events: AsyncIterable<StreamEventLike>): AsyncIterable<unknown> {
+  let rootId: string | undefined;
+  for await (const event of events) {
+    rootId ??= event.run_id;
+    if (event.tags?.includes("langsmith:hidden") === true) continue;
+    if (event.event === "on_chain_stream" && event.run_id === rootId) yield event.data?.chunk;
+    else yield ["events", event];
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Streams one run over Server-Sent Events in the Agent Server's format:
- * `metadata` first, then one event per chunk of each requested mode, then
+ * `metadata` first, then one event per chunk of each requested mode (values,
+ * updates, messages-tuple, custom, debug, tasks, checkpoints, events), then
  * `error` if the run failed. A client that disconnects only stops its own
  * stream; the run goes on.
  * @module
@@ -10,6 +11,7 @@ import { streamSSE } from "hono/streaming";
 import type { RunRecord } from "../runs/index.js";
 import type { StreamChunk } from "../runtime/index.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
+import { checkpointToWire, debugToWire, eventToWire, plainValues, taskToWire } from "./debug-wire.js";
 import { toWire } from "./wire.js";
 
 interface SseEvent {
@@ -27,20 +29,19 @@ export function eventFor(chunk: StreamChunk, modes: readonly string[]): SseEvent
     case "messages": {
       if (!modes.includes("messages-tuple") && !modes.includes("messages")) return undefined;
       const [message, metadata] = Array.isArray(chunk.payload) ? (chunk.payload as [unknown, unknown]) : [chunk.payload, {}];
-      return { event: "messages", data: [toWire(message), plainMetadata(metadata)] };
+      return { event: "messages", data: [toWire(message), plainValues(metadata)] };
     }
+    case "debug":
+      return modes.includes("debug") ? { event: "debug", data: debugToWire(chunk.payload) } : undefined;
+    case "checkpoints":
+      return modes.includes("checkpoints") ? { event: "checkpoints", data: checkpointToWire(chunk.payload) } : undefined;
+    case "tasks":
+      return modes.includes("tasks") ? { event: "tasks", data: taskToWire(chunk.payload) } : undefined;
+    case "events":
+      return modes.includes("events") ? { event: "events", data: eventToWire(chunk.payload) } : undefined;
     default:
       return undefined;
   }
-}
-
-function plainMetadata(metadata: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (metadata === null || typeof metadata !== "object") return out;
-  for (const [key, value] of Object.entries(metadata)) {
-    if (value === null || ["string", "number", "boolean"].includes(typeof value)) out[key] = value;
-  }
-  return out;
 }
 
 /** Answers with the run's SSE stream; `kick` starts the run once the stream listens. */
@@ -56,7 +57,7 @@ export function streamRun(c: Context<ServerEnv>, deps: RouteDeps, run: RecordLik
       if (event === undefined) return;
       queue.push(event);
       wake?.();
-    });
+    }, modes);
     stream.onAbort(() => {
       closed = true;
       wake?.();
