@@ -37,6 +37,11 @@ export function printRun(ctx: CommandContext, view: RunView): number {
       ctx.out(`    approve: agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash}${dbFlag(ctx)}`);
       ctx.out(`    reject:  agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash} --reject${dbFlag(ctx)}`);
     }
+    for (const request of view.input_requests) {
+      ctx.out(`  waiting for input: ${request.question}`);
+      ctx.out(`    answer: agentrt input ${view.run_id} --text "…"${dbFlag(ctx)}`);
+    }
+    if (view.wait_expires_at !== null) ctx.out(`  the wait expires at ${view.wait_expires_at}`);
     if (view.error !== null) ctx.out(`  error ${view.error.code}: ${view.error.message}`);
     if (view.status === "SUCCEEDED" && view.result !== null) {
       ctx.out(`  answer: ${typeof view.result === "string" ? view.result : JSON.stringify(view.result)}`);

@@ -26,6 +26,8 @@ export type { RunStoreOptions, CreateRunInput, TransitionOptions, RunFilter } fr
 export { RunLease, defaultLeaseMs, recoverExpiredLeases, expireOverdueRuns } from "./lease.js";
 export { Scheduler } from "./scheduler.js";
 export type { SchedulerOptions, ClaimOptions, ClaimedRun } from "./scheduler.js";
+export { RunChangedError, assertUnchanged } from "./unchanged.js";
+export type { ExpectedRunState } from "./unchanged.js";
 export { applyOutcome } from "./outcome.js";
 export type { RunOutcome } from "./outcome.js";
 export { executeClaimed, WorkerStoppingError } from "./execute-claimed.js";
@@ -33,3 +35,4 @@ export type { ExecuteRun, ExecuteClaimedOptions, ExecutionResult } from "./execu
 export { createWorker } from "./worker.js";
 export type { Worker, WorkerOptions, WorkerStats } from "./worker.js";
 export { RUNS_SCHEMA } from "./schema.js";
+export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue } from "./wait-expiry.js";

@@ -45,6 +45,10 @@ export interface RunRecord {
   /** After this many claims a lost lease fails the run instead of retrying it. */
   maxAttempts: number;
   deadlineAt: number | null;
+  /** How long an approval or input wait may last before the run is EXPIRED; null waits forever. */
+  waitTtlMs: number | null;
+  /** When the current wait expires (epoch ms); set only while the run is WAITING_*. */
+  waitExpiresAt: number | null;
   /** A QUEUED/RETRYING run is not claimed before this time. */
   availableAt: number;
   usage: RunUsage;
@@ -117,6 +121,9 @@ const runRow = z.object({
   updated_at: int,
   started_at: nullableInt,
   finished_at: nullableInt,
+  // Added by runs schema v2; absent in rows selected from an older file.
+  wait_ttl_ms: nullableInt.optional(),
+  wait_expires_at: nullableInt.optional(),
 });
 
 const eventRow = z.object({
@@ -161,6 +168,8 @@ export function rowToRun(row: unknown): RunRecord {
     attempts: r.attempts,
     maxAttempts: r.max_attempts,
     deadlineAt: r.deadline_at,
+    waitTtlMs: r.wait_ttl_ms ?? null,
+    waitExpiresAt: r.wait_expires_at ?? null,
     availableAt: r.available_at,
     usage: { steps: r.steps, modelCalls: r.model_calls, tokens: r.tokens, costUsd: r.cost_usd },
     budget: JSON.parse(r.budget_json) as RunBudget,

@@ -5,7 +5,7 @@
  * @module
  */
 import type Database from "better-sqlite3";
-import { migrate, type SqliteDatabase } from "../db/index.js";
+import { migrate, readVersion, type SqliteDatabase } from "../db/index.js";
 import { SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { validateBudget } from "./budget.js";
@@ -15,6 +15,7 @@ import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifec
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
 import { rowToRun, toJson, type RunBudget, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
+import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
 /** Options of {@link RunStore.open}. */
 export interface RunStoreOptions {
@@ -36,6 +37,8 @@ export interface CreateRunInput {
   priority?: number;
   /** Absolute deadline (epoch ms); past it the run is EXPIRED. @default none */
   deadlineAt?: number;
+  /** Longest an approval or input wait may last before the run is EXPIRED (WAIT_EXPIRED). @default none (waits forever) */
+  waitTtlMs?: number;
   /** Claims allowed before a lost lease fails the run. @default 3 */
   maxAttempts?: number;
   /** @default {} (unlimited) */
@@ -103,7 +106,9 @@ export class RunStore {
    * @example const store = RunStore.open(openDatabase("agentrt.db"));
    */
   static open(db: SqliteDatabase, options: RunStoreOptions = {}): RunStore {
-    migrate(db, RUNS_SCHEMA);
+    // A read-only connection reads an older file as it is (rows parse without the newer columns).
+    const version = db.readonly ? readVersion(db, RUNS_SCHEMA.module) : 0;
+    if (!(version >= 1 && version < RUNS_SCHEMA.migrations.length)) migrate(db, RUNS_SCHEMA);
     return new RunStore(db, options.clock ?? Date.now);
   }
 
@@ -122,8 +127,8 @@ export class RunStore {
     this.transaction(() => {
       this.stmt(
         `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
-           available_at, budget_json, input_json, metadata_json, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms)
+         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         runId,
         input.threadId ?? defaultThreadId(runId),
@@ -138,6 +143,7 @@ export class RunStore {
         JSON.stringify(input.metadata ?? {}),
         now,
         now,
+        input.waitTtlMs ?? null,
       );
       appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
     });
@@ -211,15 +217,24 @@ export class RunStore {
     });
   }
 
-  /** Cancels a run that is not finished; done side effects stay done. */
+  /** Cancels a run that is not finished (else RUN_FINISHED, checked in the same transaction); done side effects stay done. */
   cancel(runId: string, options: { actor?: string; reason?: string } = {}): RunRecord {
-    return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED" });
-  }
-
-  /** Hands a waiting run back to the queue with what it resumes with. */
-  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string } = {}): RunRecord {
     return this.transaction(() => {
       const current = this.get(runId);
+      // A run that finished since the caller looked (another process) is the caller's race, not a bug.
+      if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
+      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED" });
+    });
+  }
+
+  /**
+   * Hands a waiting run back to the queue with what it resumes with. With `expect`, the run must
+   * still be in the state the resume was checked against (else RUN_NOT_WAITING, nothing changed).
+   */
+  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState } = {}): RunRecord {
+    return this.transaction(() => {
+      const current = this.get(runId);
+      assertUnchanged(current, options.expect);
       if (!isWaiting(current.status)) throw new IllegalTransitionError({ runId, from: current.status, to: "QUEUED" });
       return this.applyTransition(current, "QUEUED", options);
     });
@@ -255,6 +270,7 @@ export class RunStore {
          error_message = CASE WHEN ? = 'SUCCEEDED' THEN NULL ELSE COALESCE(?, error_message) END,
          result_json = COALESCE(?, result_json),
          pending_json = ?,
+         wait_expires_at = CASE WHEN ? = 1 THEN ? + wait_ttl_ms ELSE NULL END,
          resume_json = CASE WHEN ? = 1 THEN NULL ELSE COALESCE(?, resume_json) END
        WHERE run_id = ? AND status = ? AND fencing_token = ?`,
     ).run(
@@ -268,6 +284,7 @@ export class RunStore {
       to, options.errorMessage ?? null,
       toJson(options.result),
       isWaiting(to) ? toJson(options.pending ?? null) : null,
+      isWaiting(to) ? 1 : 0, now,
       leaving ? 1 : 0, toJson(options.resume),
       current.runId, current.status, guardToken,
     ).changes;
@@ -300,11 +317,14 @@ export class RunStore {
 }
 
 function assertIntegers(input: CreateRunInput): void {
-  const fields = { priority: input.priority, maxAttempts: input.maxAttempts, deadlineAt: input.deadlineAt, availableAt: input.availableAt };
+  const fields = {
+    priority: input.priority, maxAttempts: input.maxAttempts, deadlineAt: input.deadlineAt, availableAt: input.availableAt, waitTtlMs: input.waitTtlMs,
+  };
   for (const [name, value] of Object.entries(fields)) {
     if (value !== undefined && !Number.isSafeInteger(value)) {
       throw new UserInputError("BAD_INPUT", `run ${name} must be an integer (got ${value})`, { details: { [name]: value } });
     }
   }
   if (input.maxAttempts !== undefined && input.maxAttempts < 1) throw new UserInputError("BAD_INPUT", "run maxAttempts must be at least 1");
+  if (input.waitTtlMs !== undefined && input.waitTtlMs < 1) throw new UserInputError("BAD_INPUT", `run waitTtlMs must be at least 1 ms (got ${input.waitTtlMs})`);
 }

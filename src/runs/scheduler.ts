@@ -2,6 +2,11 @@
  * The scheduler: claims runnable runs by priority then age, within a global
  * cap and per-user caps, as one BEGIN IMMEDIATE transaction so several
  * processes sharing a file never claim the same run.
+ *
+ * Runs of one thread share its checkpoints, so they execute one at a time in
+ * creation order: only the oldest unfinished run of a thread is claimable. A
+ * run waiting for approval or input therefore holds back the later runs of its
+ * thread until it finishes (succeeds, fails, is canceled or expires).
  * @module
  */
 import { UserInputError } from "../errors.js";
@@ -10,6 +15,8 @@ import { expireOverdueRuns, recoverExpiredLeases, RunLease } from "./lease.js";
 import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunStore } from "./run-store.js";
+import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
+import { expireOverdueWaits } from "./wait-expiry.js";
 
 /** Caps the scheduler honours; counted over RUNNING runs of the whole file, every process. */
 export interface SchedulerOptions {
@@ -34,6 +41,11 @@ export interface ClaimedRun {
   run: RunRecord;
   lease: RunLease;
 }
+
+/** Unfinished runs of the same thread created before run `r` (the outer query's alias). */
+const EARLIER_ON_THREAD = `EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = r.thread_id
+  AND o.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')
+  AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.run_id < r.run_id)))`;
 
 interface Candidate {
   run_id: string;
@@ -86,39 +98,48 @@ export class Scheduler {
   /**
    * Claims one given run now: QUEUED, RETRYING (even before its delay) or
    * WAITING_* (resumed straight into RUNNING, with `resume` stored). Returns
-   * undefined when it is RUNNING elsewhere or a cap is reached; throws
-   * ILLEGAL_TRANSITION for a finished run.
+   * undefined when it is RUNNING elsewhere, a cap is reached or an older run
+   * of its thread has not finished; throws ILLEGAL_TRANSITION for a finished run,
+   * and RUN_NOT_WAITING (nothing changed) when `expect` no longer matches the run.
    */
-  claimRun(runId: string, options: ClaimOptions & { resume?: unknown }): ClaimedRun | undefined {
+  claimRun(runId: string, options: ClaimOptions & { resume?: unknown; expect?: ExpectedRunState }): ClaimedRun | undefined {
     return this.store.transaction(() => {
       this.sweep();
       const run = this.store.get(runId);
+      assertUnchanged(run, options.expect);
       // A RETRYING run whose holder still backs off in-process is running elsewhere too.
       if (run.status === "RUNNING" || isHeldRetrying(run)) return undefined;
       assertTransition(run.status, "RUNNING", runId);
       const running = this.countRunning();
       if (running.total >= this.options.maxRunning) return undefined;
       if ((running.byUser.get(run.userId) ?? 0) >= this.userCap(run.userId)) return undefined;
+      if (this.store.stmt(`SELECT 1 FROM runs r WHERE r.run_id = ? AND ${EARLIER_ON_THREAD}`).get(runId) !== undefined) return undefined;
       return this.claim(run, options, options.resume);
     });
   }
 
-  /** True while any run is QUEUED, RETRYING or RUNNING (by any worker): work may still arrive. */
+  /**
+   * True while any run is RUNNING (by any worker), or QUEUED or RETRYING and not held
+   * back by a waiting run of its thread: work may still arrive.
+   */
   hasPendingWork(): boolean {
-    return this.store.stmt("SELECT 1 FROM runs WHERE status IN ('QUEUED', 'RETRYING', 'RUNNING') LIMIT 1").get() !== undefined;
+    if (this.store.stmt("SELECT 1 FROM runs WHERE status = 'RUNNING' LIMIT 1").get() !== undefined) return true;
+    // A run behind an older unfinished one is pending only through that older run, which this query or the one above finds.
+    return this.store.stmt(`SELECT 1 FROM runs r WHERE r.status IN ('QUEUED', 'RETRYING') AND NOT ${EARLIER_ON_THREAD} LIMIT 1`).get() !== undefined;
   }
 
   /** Runs the expiry sweeps on their own (claims run them too); returns the runs moved. */
   sweepNow(): RunRecord[] {
     return this.store.transaction(() => {
       const now = this.store.clock();
-      return [...expireOverdueRuns(this.store, now), ...recoverExpiredLeases(this.store, now)];
+      return [...expireOverdueRuns(this.store, now), ...expireOverdueWaits(this.store, now), ...recoverExpiredLeases(this.store, now)];
     });
   }
 
   private sweep(): number {
     const now = this.store.clock();
     expireOverdueRuns(this.store, now);
+    expireOverdueWaits(this.store, now);
     recoverExpiredLeases(this.store, now);
     return now;
   }
@@ -138,7 +159,8 @@ export class Scheduler {
     const rows = this.store
       .stmt(
         // lease_owner: a RETRYING run backing off in its holder's process keeps its lease (expired ones were swept).
-        `SELECT run_id, user_id, priority, created_at FROM runs WHERE status = ? AND available_at <= ? AND lease_owner IS NULL
+        `SELECT run_id, user_id, priority, created_at FROM runs r WHERE status = ? AND available_at <= ? AND lease_owner IS NULL
+           AND NOT ${EARLIER_ON_THREAD}
          ORDER BY priority DESC, created_at, run_id`,
       )
       .iterate(status, now) as IterableIterator<Candidate>;

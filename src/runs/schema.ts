@@ -63,9 +63,18 @@ CREATE TRIGGER run_events_no_delete BEFORE DELETE ON run_events
   BEGIN SELECT RAISE(ABORT, 'run_events is append-only'); END;
 `;
 
+// V2: approval and input waits have a time-to-live. The TTL is fixed at submit;
+// the deadline is set each time the run starts waiting and cleared when it leaves.
+const V2 = `
+ALTER TABLE runs ADD COLUMN wait_ttl_ms INTEGER;
+ALTER TABLE runs ADD COLUMN wait_expires_at INTEGER;
+CREATE INDEX runs_by_open_wait ON runs (wait_expires_at)
+  WHERE wait_expires_at IS NOT NULL AND status IN ('WAITING_INPUT', 'WAITING_APPROVAL');
+`;
+
 /** The runs module's schema; migration i brings version i to i + 1. */
 export const RUNS_SCHEMA: ModuleSchema = {
   module: "runs",
   tables: ["runs", "run_events"],
-  migrations: [V1],
+  migrations: [V1, V2],
 };

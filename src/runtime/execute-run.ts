@@ -11,8 +11,10 @@ import type { AgentHooks } from "../graph/hooks.js";
 import type { RunLease, RunOutcome, RunRecord } from "../runs/index.js";
 import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
+import { inputCommand } from "./input-resume.js";
 import type { PendingActionView } from "./run-view.js";
 import { createRunGuard } from "./run-guard.js";
+import { checkpointRunId } from "./run-stamp.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
 import type { StreamBus } from "./stream-bus.js";
@@ -69,10 +71,11 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   }
 }
 
-function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[] }): unknown {
-  const started = snapshot.createdAt !== undefined;
-  // A thread's later run (a new turn) brings new input on its first attempt; only a retry recovers.
-  if (!started || (run.attempts <= 1 && run.resume == null && run.input != null)) return run.input;
+function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[]; metadata?: unknown }): unknown {
+  if (!resumesOwnCheckpoint(run, snapshot)) return run.input;
+  // An answer to a plain interrupt() resumes exactly the question it answers (if still live).
+  const answer = inputCommand(run.resume, snapshot);
+  if (answer !== undefined) return answer;
   const live = readPendingActions(snapshot);
   const decisions = (Array.isArray(run.resume) ? run.resume : run.resume == null ? [] : [run.resume]) as ApprovalResume[];
   // A resume already consumed before a crash must not be sent again: only still-pending actions get it.
@@ -80,6 +83,19 @@ function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string
   if (open.length > 0) return resumeCommand(live, open);
   // Nothing to resume with: continue from the last checkpoint (crash recovery).
   return null;
+}
+
+/**
+ * True when the thread's latest checkpoint was written by this run: it resumes (approval, answer,
+ * crash recovery) and never re-sends its input. Otherwise it is a new turn, or its first attempt
+ * died before its first checkpoint, and its input is due.
+ */
+function resumesOwnCheckpoint(run: RunRecord, snapshot: { createdAt?: string; metadata?: unknown }): boolean {
+  if (snapshot.createdAt === undefined) return false;
+  const writer = checkpointRunId(snapshot.metadata);
+  if (writer !== undefined) return writer === run.runId;
+  // A checkpoint from before runs were stamped: only a retry or a resume recovers.
+  return !(run.attempts <= 1 && run.resume == null && run.input != null);
 }
 
 function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; tasks: unknown[] }, emit: RuntimeListener): RunOutcome {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { RunRecord, RunStatus } from "../runs/index.js";
+import { storedInputRequests, type InputRequest } from "./input-resume.js";
 
 /** A pending action as scripts see it: enough to approve it exactly. */
 export interface PendingActionView {
@@ -23,6 +24,10 @@ export interface RunView {
   user: string;
   status: RunStatus;
   pending: PendingActionView[];
+  /** What a WAITING_INPUT run asks (answer with `agentrt input`); empty otherwise. */
+  input_requests: InputRequest[];
+  /** When the current approval or input wait expires (ISO time); null when not waiting or without a wait TTL. */
+  wait_expires_at: string | null;
   result: unknown;
   error: { code: string; message: string } | null;
   usage: { steps: number; model_calls: number; tokens: number; cost_usd: number };
@@ -39,6 +44,8 @@ export function toRunView(run: RunRecord): RunView {
     user: run.userId,
     status: run.status,
     pending: run.status === "WAITING_APPROVAL" ? pendingViews(run.pending) : [],
+    input_requests: run.status === "WAITING_INPUT" ? storedInputRequests(run.pending) : [],
+    wait_expires_at: run.waitExpiresAt === null ? null : new Date(run.waitExpiresAt).toISOString(),
     result: run.result ?? null,
     error: run.errorCode === null ? null : { code: run.errorCode, message: run.errorMessage ?? "" },
     usage: {

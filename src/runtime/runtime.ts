@@ -10,12 +10,16 @@ import { UserInputError } from "../errors.js";
 import { validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
-  RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal,
-  type RunBudget, type RunRecord, type RunStatus, type SchedulerOptions, type Worker,
+  RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
+  defaultWaitTtlMs, expireWaitIfDue, IllegalTransitionError, LeaseLostError,
+  type RunBudget, type RunLease, type RunRecord, type RunStatus, type SchedulerOptions, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
 import { openTraceStore, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { executeAndRecord, type ClaimDeps } from "./execute-claimed.js";
+import { stampRunIds } from "./run-stamp.js";
+import { readInputRequests, type InputResume } from "./input-resume.js";
+import { listSideEffects, type SideEffectView } from "./side-effects.js";
 import { toRunView, type RunView } from "./run-view.js";
 import { syncStateChanges } from "./state-changes.js";
 import type { RuntimeListener } from "./runtime-events.js";
@@ -57,6 +61,23 @@ export interface SubmitOptions {
   queue?: boolean;
   /** Step, model-call, token and cost limits. @default none */
   budget?: RunBudget;
+  /** Longest an approval or input wait may last before the run is EXPIRED. @default env AGENTRT_WAIT_TTL_MS, else forever */
+  waitTtlMs?: number;
+}
+
+/** An answer to a run waiting for input; see {@link Runtime.provideInput}. */
+export interface InputOptions {
+  /** The answer; it is what the graph's `interrupt()` returns. */
+  text: string;
+  /** Who answers. @default the run's user */
+  by?: string;
+  /** Store the answer and leave the run QUEUED for a worker instead of resuming it here. @default false */
+  queue?: boolean;
+}
+
+/** A canceled run with the side effects it had already performed (they stay done). */
+export interface CanceledRunView extends RunView {
+  side_effects: SideEffectView[];
 }
 
 /** A decision on one pending action; see {@link Runtime.approve}. */
@@ -81,6 +102,8 @@ export class Runtime {
   readonly registry: GraphRegistry;
   private readonly scheduler: Scheduler;
   private readonly deps: ClaimDeps;
+  /** Leases of runs executing in this process, so a cancel here stops them at once. */
+  private readonly active = new Map<string, RunLease>();
 
   private constructor(db: SqliteDatabase, registry: GraphRegistry, options: RuntimeOptions) {
     this.db = db;
@@ -88,7 +111,8 @@ export class Runtime {
     this.runs = RunStore.open(db);
     this.trace = openTraceStore(db);
     this.scheduler = new Scheduler(this.runs, options.scheduler);
-    const checkpointer = new SqliteSaver(db);
+    // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
+    const checkpointer = stampRunIds(new SqliteSaver(db));
     const store = new SqliteStore(db);
     const trace = this.trace;
     this.deps = {
@@ -123,7 +147,7 @@ export class Runtime {
     const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
     const run = this.runs.create({
       graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
-      priority: options.priority, budget: options.budget,
+      priority: options.priority, budget: options.budget, waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(),
     });
     if (options.queue === true) return toRunView(run);
     return this.runHere(run.runId);
@@ -133,13 +157,13 @@ export class Runtime {
    * Runs a QUEUED (or waiting, with `resume` decisions) run here now and resolves when it
    * rests; over a cap or running elsewhere it is left to a worker. Decisions are not re-checked.
    */
-  async start(runId: string, resume?: ApprovalResume[]): Promise<RunView> {
+  async start(runId: string, resume?: ApprovalResume[] | InputResume): Promise<RunView> {
     return this.runHere(runId, resume);
   }
 
-  /** The run as the CLI shows it; UNKNOWN_RUN (exit 2) for an unknown id. */
+  /** The run as the CLI shows it (EXPIRED once its wait outlived its TTL); UNKNOWN_RUN (exit 2) for an unknown id. */
   get(runId: string): RunView {
-    return toRunView(this.runs.get(runId));
+    return toRunView(this.current(runId));
   }
 
   /** Runs, newest first, optionally of one status. */
@@ -157,16 +181,48 @@ export class Runtime {
     return this.decide(runId, decision, "reject");
   }
 
-  /** Cancels a run that has not finished: no new steps; done side effects stay done. */
-  cancel(runId: string, options: { by?: string; reason?: string } = {}): RunView {
-    const run = this.runs.get(runId);
+  /**
+   * Answers the question of a run paused by a plain `interrupt()` (WAITING_INPUT) and resumes it here
+   * (or leaves it QUEUED with `queue`). Checked before anything changes: RUN_NOT_WAITING otherwise.
+   */
+  async provideInput(runId: string, options: InputOptions): Promise<RunView> {
+    const resume = await this.inputResume(runId, options.text, options.by);
+    if (options.queue === true) return this.queueResume(runId, resume);
+    return this.runHere(runId, resume);
+  }
+
+  /**
+   * Validates an answer for a WAITING_INPUT run against its live interrupt and returns what
+   * resumes it (pass it to {@link Runtime.start}); nothing changes. For hosts that start runs themselves.
+   */
+  async inputResume(runId: string, value: unknown, by?: string): Promise<InputResume> {
+    const run = this.current(runId);
+    if (run.status !== "WAITING_INPUT") {
+      throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for input`);
+    }
+    if (typeof value === "string" && value.trim() === "") throw new UserInputError("BAD_INPUT", "the answer is empty");
+    const request = readInputRequests(await this.liveState(run))[0];
+    if (request === undefined) {
+      throw new UserInputError("RUN_NOT_WAITING", `run ${runId} has no open question in its checkpoint`);
+    }
+    return { kind: "input", interrupt_id: request.interrupt_id, value, by: by ?? run.userId };
+  }
+
+  /**
+   * Cancels a run that has not finished: no new steps, in-flight tools are aborted (here at once,
+   * in another process at its next heartbeat); side effects already done stay done and are listed.
+   */
+  cancel(runId: string, options: { by?: string; reason?: string } = {}): CanceledRunView {
+    const run = this.current(runId);
     if (isTerminal(run.status)) {
       throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${run.status}; nothing to cancel`);
     }
     const canceled = this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
+    const lease = this.active.get(runId);
+    lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
     syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
     this.trace.flush();
-    return toRunView(canceled);
+    return { ...toRunView(canceled), side_effects: listSideEffects(this.db, runId) };
   }
 
   /** A worker that claims QUEUED runs from this database and executes them. */
@@ -179,7 +235,7 @@ export class Runtime {
       once: options.once,
       leaseMs: options.leaseMs ?? this.deps.leaseMs,
       pollMs: options.pollMs,
-      execute: (run, lease) => executeAndRecord(this.deps, run, lease),
+      execute: (run, lease) => this.execute(run, lease),
     });
   }
 
@@ -190,7 +246,7 @@ export class Runtime {
   }
 
   private async decide(runId: string, decision: DecisionOptions, kind: "approve" | "reject"): Promise<RunView> {
-    const run = this.runs.get(runId);
+    const run = this.current(runId);
     if (run.status !== "WAITING_APPROVAL") {
       throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for approval`);
     }
@@ -206,30 +262,68 @@ export class Runtime {
     const pending = await this.livePending(run);
     const check = validateResume(pending, resume);
     if (!check.ok) throw check.error;
-    if (decision.queue === true) {
-      const queued = this.runs.resume(runId, { resume: [resume] });
-      syncStateChanges(this.runs, this.trace, this.deps.recorder(queued), queued);
-      this.trace.flush();
-      return toRunView(queued);
-    }
-    return this.runHere(runId, [resume]);
+    // Applied only if the run is still in the wait that was checked (a racing approval or cancel: RUN_NOT_WAITING).
+    const expect = { status: run.status, fencingToken: run.fencingToken };
+    if (decision.queue === true) return this.queueResume(runId, [resume], expect);
+    return this.runHere(runId, [resume], expect);
   }
 
-  private async livePending(run: RunRecord) {
+  private queueResume(runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState): RunView {
+    const queued = this.runs.resume(runId, { resume, expect });
+    syncStateChanges(this.runs, this.trace, this.deps.recorder(queued), queued);
+    this.trace.flush();
+    return toRunView(queued);
+  }
+
+  /** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */
+  private current(runId: string): RunRecord {
+    const before = this.runs.get(runId);
+    const run = expireWaitIfDue(this.runs, runId);
+    if (run.status !== before.status) {
+      syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
+      this.trace.flush();
+    }
+    return run;
+  }
+
+  private async liveState(run: RunRecord): Promise<{ tasks: never[] }> {
     const graph = (await this.registry.load(run.graphId)) as unknown as {
       getState(config: object): Promise<{ tasks: never[] }>;
     };
-    return readPendingActions(await graph.getState({ configurable: { thread_id: run.threadId } }));
+    return graph.getState({ configurable: { thread_id: run.threadId } });
   }
 
-  private async runHere(runId: string, resume?: ApprovalResume[]): Promise<RunView> {
-    const claimed = this.scheduler.claimRun(runId, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs, resume });
+  private async livePending(run: RunRecord) {
+    return readPendingActions(await this.liveState(run));
+  }
+
+  private async execute(run: RunRecord, lease: RunLease): Promise<void> {
+    this.active.set(run.runId, lease);
+    try {
+      await executeAndRecord(this.deps, run, lease);
+    } finally {
+      if (this.active.get(run.runId) === lease) this.active.delete(run.runId);
+    }
+  }
+
+  private async runHere(runId: string, resume?: ApprovalResume[] | InputResume, expect?: ExpectedRunState): Promise<RunView> {
+    let claimed;
+    try {
+      claimed = this.scheduler.claimRun(runId, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs, resume, expect });
+    } catch (error) {
+      // The wait's TTL passed since the check (the claim's sweep rolled back with it): expire it, resume nothing.
+      const now = this.current(runId);
+      if (error instanceof IllegalTransitionError && resume !== undefined && isTerminal(now.status)) {
+        throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${now.status}, not waiting`);
+      }
+      throw error;
+    }
     if (claimed === undefined) {
       // Over a cap or running elsewhere: leave it to a worker, with the decision stored.
-      if (resume !== undefined && this.runs.get(runId).status === "WAITING_APPROVAL") this.runs.resume(runId, { resume });
+      if (resume !== undefined && isWaiting(this.runs.get(runId).status)) this.runs.resume(runId, { resume, expect });
       return this.get(runId);
     }
-    const result = await executeClaimed(claimed, (run, lease) => executeAndRecord(this.deps, run, lease));
+    const result = await executeClaimed(claimed, (run, lease) => this.execute(run, lease));
     if (result.kind === "error") throw result.error;
     return toRunView(result.kind === "lost" ? this.runs.get(runId) : result.run);
   }

@@ -7,8 +7,9 @@
 import type { z } from "zod";
 import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import { isTerminal, isWaiting, type RunRecord, type RunStatus } from "../runs/index.js";
-import type { Runtime, RuntimeEvent } from "../runtime/index.js";
+import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
+import { Admission } from "./admission.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import type { RunCreate } from "./schemas.js";
@@ -31,6 +32,7 @@ export function isResting(status: RunStatus): boolean {
 /** The run operations the routes call. */
 export class RunService {
   private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly admission = new Admission();
 
   constructor(
     readonly runtime: Runtime,
@@ -72,11 +74,11 @@ export class RunService {
       throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; resume or cancel it first`);
     }
     const view = await this.runtime.submit({ graph: graphId, input: body.input ?? null, threadId, user: caller.id, queue: true });
-    return { run: this.runtime.runs.get(view.run_id), kick: () => this.start(view.run_id) };
+    return { run: this.runtime.runs.get(view.run_id), kick: () => this.admit(view.run_id) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */
-  start(runId: string, resume?: ApprovalResume[]): void {
+  start(runId: string, resume?: ApprovalResume[] | InputResume): void {
     this.runtime.start(runId, resume).then(
       () => this.notify(runId),
       (error: unknown) => {
@@ -84,6 +86,22 @@ export class RunService {
         this.notify(runId);
       },
     );
+  }
+
+  /** Starts a new run here once the event loop has room for it (see Admission). */
+  admit(runId: string): void {
+    this.admission.admit(() => this.runtime.start(runId).then(
+      () => this.notify(runId),
+      (error: unknown) => {
+        this.log(`run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
+        this.notify(runId);
+      },
+    ));
+  }
+
+  /** Drops runs still waiting for admission: they stay QUEUED for a worker. */
+  close(): void {
+    this.admission.close();
   }
 
   /** Checks decisions against the live pending actions and resumes the run in the background. */
@@ -158,6 +176,14 @@ export class RunService {
 
   private async prepareResume(threadId: string, active: RunRecord[], resume: unknown, caller: Caller): Promise<PreparedRun> {
     const waiting = active.find((r) => r.status === "WAITING_APPROVAL");
+    const asking = active.find((r) => r.status === "WAITING_INPUT");
+    if (waiting === undefined && asking !== undefined) {
+      // A plain interrupt(): the resume value (or the one keyed by its interrupt id) is what interrupt() returns.
+      const answer = await this.runtime.inputResume(asking.runId, resume, caller.authenticated ? caller.id : undefined);
+      const keyed = resume !== null && typeof resume === "object" && answer.interrupt_id in resume;
+      const value = keyed ? (resume as Record<string, unknown>)[answer.interrupt_id] : resume;
+      return { run: asking, kick: () => this.start(asking.runId, { ...answer, value }) };
+    }
     if (waiting === undefined) {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);
     }

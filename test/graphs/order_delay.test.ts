@@ -1,7 +1,8 @@
 // order_delay through the real runtime: a delayed order notifies its rep exactly once, an on-time one nobody.
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SentMessage } from "../../graphs/sim/index.js";
-import { orderIdIn } from "../../graphs/order_delay-request.js";
+import { orderIdIn, requestedOrderId } from "../../graphs/order_delay-request.js";
 import { openScenarioRuntime, withSimEnv, type ScenarioRuntime } from "./scenario-runtime.js";
 
 let rt: ScenarioRuntime;
@@ -33,11 +34,27 @@ describe("order_delay", () => {
     expect(rt.world().calls).toEqual({ get_order: 1 });
   });
 
-  it("asks for the order number when the request has none, calling no tool", async () => {
+  it("asks for the order number when the request has none (WAITING_INPUT, no tool, no model call), then continues with the answer", async () => {
     const run = await submit("Is my order late? Tell the rep if it is.");
-    expect(run.status).toBe("SUCCEEDED");
-    expect(run.result).toMatch(/order number/);
+    expect(run.status).toBe("WAITING_INPUT");
+    expect(run.input_requests).toEqual([expect.objectContaining({ question: expect.stringMatching(/Which order .*order number/) })]);
+    expect(run.usage.model_calls).toBe(0);
     expect(rt.world().calls).toEqual({});
+    const answered = await rt.runtime.provideInput(run.run_id, { text: "It is order 10086." });
+    expect(answered.status).toBe("SUCCEEDED");
+    expect(answered.result).toMatch(/Order 10086 .* is delayed .*notified the sales rep Wang Fang/);
+    expect(rt.world().calls).toEqual({ get_order: 1, get_sales_rep: 1, send_message: 1 });
+  });
+
+  it("asks again when the answer names no order, and never calls a tool meanwhile", async () => {
+    const run = await submit("Is my order late?");
+    const vague = await rt.runtime.provideInput(run.run_id, { text: "the one from last week" });
+    expect(vague.status).toBe("WAITING_INPUT");
+    expect(vague.input_requests[0]?.question).toMatch(/could not find an order number/);
+    expect(rt.world().calls).toEqual({});
+    const done = await rt.runtime.provideInput(run.run_id, { text: "#10087" });
+    expect(done.status).toBe("SUCCEEDED");
+    expect(done.result).toMatch(/Order 10087 .* on time/);
   });
 
   it("asks again after transient faults and still sends exactly one message", async () => {
@@ -60,5 +77,7 @@ describe("order_delay", () => {
     expect(orderIdIn("order #10086 please")).toBe("10086");
     expect(orderIdIn("订单 10086 延迟了吗")).toBe("10086");
     expect(orderIdIn("my order")).toBeUndefined();
+    expect(requestedOrderId([new HumanMessage("order 10086"), new AIMessage("ok"), new HumanMessage("no, 10087")])).toBe("10087");
+    expect(requestedOrderId([new HumanMessage("order 10086"), new HumanMessage("thanks")])).toBe("10086");
   });
 });

@@ -2,10 +2,10 @@ import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
 import { printRun, withRuntime } from "../runtime-context.js";
 
-/** `agentrt cancel <run_id>`: no new steps; side effects already done stay done. */
+/** `agentrt cancel <run_id>`: no new steps, in-flight tools aborted; side effects already done stay done and are listed. */
 export const cancelCommand: Command = {
   name: "cancel",
-  summary: "Cancel a run that has not finished (done side effects stay done)",
+  summary: "Cancel a run that has not finished (done side effects stay done and are listed)",
   usage: "agentrt cancel <run_id> [--by NAME] [--reason TEXT]",
   flags: { by: { type: "string" }, reason: { type: "string" } },
   async run(ctx) {
@@ -14,6 +14,15 @@ export const cancelCommand: Command = {
     return withRuntime(ctx, async (runtime) => {
       const view = runtime.cancel(runId, { by: ctx.flags.by as string | undefined, reason: ctx.flags.reason as string | undefined });
       printRun(ctx, view);
+      if (!ctx.json) {
+        const done = view.side_effects.filter((e) => e.status === "done");
+        const unknown = view.side_effects.filter((e) => e.status === "unknown");
+        if (view.side_effects.length === 0) ctx.out("  no side effects were performed");
+        if (done.length > 0) ctx.out("  side effects already performed (they stay done):");
+        for (const e of done) ctx.out(`    ${e.tool} (call ${e.tool_call_id}${e.external_operation_id === null ? "" : `, operation ${e.external_operation_id}`})`);
+        if (unknown.length > 0) ctx.out("  side effects issued without a recorded outcome (check them):");
+        for (const e of unknown) ctx.out(`    ${e.tool} (call ${e.tool_call_id}, key ${e.idempotency_key})`);
+      }
       return 0;
     });
   },

@@ -3,6 +3,7 @@ import { approveCommand } from "./approve.js";
 import { cancelCommand } from "./cancel.js";
 import { graphCommand } from "./graph.js";
 import { infoCommand } from "./info.js";
+import { inputCommand } from "./input.js";
 import { runCommand } from "./run.js";
 import { runsCommand } from "./runs.js";
 import { statusCommand } from "./status.js";
@@ -15,5 +16,5 @@ import { serveCommand } from "./serve.js";
 
 /** Every `agentrt` sub-command, in the order `--help` lists them. */
 export const commands: readonly Command[] = [
-  runCommand, approveCommand, statusCommand, runsCommand, cancelCommand, workerCommand, graphCommand, worldCommand, traceCommand, statsCommand, evalCommand, serveCommand, infoCommand,
+  runCommand, approveCommand, inputCommand, statusCommand, runsCommand, cancelCommand, workerCommand, graphCommand, worldCommand, traceCommand, statsCommand, evalCommand, serveCommand, infoCommand,
 ];

@@ -7,7 +7,7 @@ import { printRun, withRuntime } from "../runtime-context.js";
 export const runCommand: Command = {
   name: "run",
   summary: "Start a run of a graph and execute it until it finishes or waits",
-  usage: `agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] ${BUDGET_USAGE} [--queue]`,
+  usage: `agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] ${BUDGET_USAGE} [--wait-ttl-ms N] [--queue]`,
   flags: {
     message: { type: "string", short: "m" },
     input: { type: "string" },
@@ -16,6 +16,7 @@ export const runCommand: Command = {
     priority: { type: "string" },
     queue: { type: "boolean", default: false },
     ...BUDGET_FLAGS,
+    "wait-ttl-ms": { type: "string" },
   },
   async run(ctx) {
     const [graph, ...extra] = ctx.args;
@@ -28,10 +29,11 @@ export const runCommand: Command = {
     const input = rawInput === undefined ? undefined : parseJson(rawInput);
     const priority = parseInteger(ctx.flags.priority as string | undefined, "--priority");
     const budget = parseBudgetFlags(ctx.flags);
+    const waitTtlMs = parseInteger(ctx.flags["wait-ttl-ms"] as string | undefined, "--wait-ttl-ms");
     return withRuntime(ctx, async (runtime) => {
       const view = await runtime.submit({
         graph, message, input, threadId: ctx.flags.thread as string | undefined, user: ctx.flags.user as string | undefined,
-        priority, budget, queue: ctx.flags.queue === true,
+        priority, budget, waitTtlMs, queue: ctx.flags.queue === true,
       });
       return printRun(ctx, view);
     });

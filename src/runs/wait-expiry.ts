@@ -1,0 +1,60 @@
+/**
+ * Wait time-to-live: a run waiting for approval or input longer than its
+ * `waitTtlMs` becomes EXPIRED (WAIT_EXPIRED). Workers sweep on every claim;
+ * approve, input and status check the one run lazily, so an expired wait can
+ * never be resumed even when no worker is running.
+ * @module
+ */
+import { UserInputError } from "../errors.js";
+import { isWaiting } from "./lifecycle.js";
+import type { RunRecord } from "./run-record.js";
+import type { RunStore } from "./run-store.js";
+
+/** The error code of a run whose approval or input wait outlived its TTL. */
+export const WAIT_EXPIRED = "WAIT_EXPIRED";
+
+/** The wait TTL runs get unless given: env `AGENTRT_WAIT_TTL_MS`, else none (wait forever). BAD_INPUT when malformed. */
+export function defaultWaitTtlMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.AGENTRT_WAIT_TTL_MS?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new UserInputError("BAD_INPUT", `AGENTRT_WAIT_TTL_MS must be a positive integer of ms, got "${raw}"`);
+  }
+  return value;
+}
+
+function expire(store: RunStore, run: RunRecord): RunRecord {
+  const what = run.status === "WAITING_APPROVAL" ? "approval" : "input";
+  return store.applyTransition(run, "EXPIRED", {
+    errorCode: WAIT_EXPIRED,
+    errorMessage: `no ${what} within the wait TTL of ${run.waitTtlMs ?? "?"} ms`,
+    reason: `${what} wait expired`,
+  });
+}
+
+/** Moves every waiting run whose wait deadline has passed to EXPIRED. Call inside a transaction. */
+export function expireOverdueWaits(store: RunStore, now: number): RunRecord[] {
+  const overdue = store
+    .stmt(
+      // Same terms as the partial index runs_by_open_wait.
+      `SELECT run_id FROM runs WHERE wait_expires_at IS NOT NULL AND wait_expires_at <= ?
+         AND status IN ('WAITING_INPUT', 'WAITING_APPROVAL') ORDER BY run_id`,
+    )
+    .all(now) as { run_id: string }[];
+  return overdue.map(({ run_id }) => expire(store, store.get(run_id)));
+}
+
+/** The run, first moved to EXPIRED if its wait has outlived its TTL (UNKNOWN_RUN for an unknown id). */
+export function expireWaitIfDue(store: RunStore, runId: string): RunRecord {
+  const run = store.get(runId);
+  if (!isWaitDue(run, store.clock())) return run;
+  return store.transaction(() => {
+    const current = store.get(runId);
+    return isWaitDue(current, store.clock()) ? expire(store, current) : current;
+  });
+}
+
+function isWaitDue(run: RunRecord, now: number): boolean {
+  return isWaiting(run.status) && run.waitExpiresAt !== null && run.waitExpiresAt <= now;
+}

@@ -1,0 +1,80 @@
+/**
+ * Input waits: a graph paused by a plain LangGraph `interrupt()` (not an
+ * approval) waits for a person's answer. The answer is stored with the run
+ * as an {@link InputResume} and sent back as `Command({ resume })` keyed by
+ * the interrupt id, so only the question it answers is resumed.
+ * @module
+ */
+import { Command } from "@langchain/langgraph";
+
+/** What a WAITING_INPUT run is waiting for: one live interrupt and its question. */
+export interface InputRequest {
+  interrupt_id: string;
+  /** The question as text: the payload's `question` (or `message`/`prompt`), a string payload, else its JSON. */
+  question: string;
+  /** The interrupt payload as the graph gave it. */
+  value: unknown;
+}
+
+/** An answer to an input request, as stored in the run's `resume` until the graph consumes it. */
+export interface InputResume {
+  kind: "input";
+  interrupt_id: string;
+  /** The value `interrupt()` returns in the graph. */
+  value: unknown;
+  /** Who answered. */
+  by: string;
+}
+
+type SnapshotTask = { result?: unknown; interrupts: { id?: string; value?: unknown }[] };
+
+function isApprovalPayload(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "action_id" in value;
+}
+
+/** The question text of an interrupt payload. */
+export function questionOf(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "object" && value !== null) {
+    for (const key of ["question", "message", "prompt"]) {
+      const text = (value as Record<string, unknown>)[key];
+      if (typeof text === "string") return text;
+    }
+  }
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** The live input requests of a thread, read from `graph.getState(config).tasks`. */
+export function readInputRequests(snapshot: { tasks: readonly SnapshotTask[] }): InputRequest[] {
+  // Only an unfinished task's latest interrupt is live; approvals are read by readPendingActions.
+  return snapshot.tasks
+    .filter((t) => t.result === undefined)
+    .flatMap((t) => t.interrupts.slice(-1))
+    .filter((i) => i.id !== undefined && !isApprovalPayload(i.value))
+    .map((i) => ({ interrupt_id: i.id as string, question: questionOf(i.value), value: i.value }));
+}
+
+/** The input requests stored in a waiting run's `pending` (what `status` shows without loading the graph). */
+export function storedInputRequests(pending: unknown): InputRequest[] {
+  if (!Array.isArray(pending)) return [];
+  return pending
+    .filter((p): p is { interrupt_id: string; value: unknown } => typeof p === "object" && p !== null && typeof p.interrupt_id === "string")
+    .map((p) => ({ interrupt_id: p.interrupt_id, question: questionOf(p.value), value: p.value }));
+}
+
+/** True for a stored answer to an input request. */
+export function isInputResume(value: unknown): value is InputResume {
+  return typeof value === "object" && value !== null && (value as { kind?: unknown }).kind === "input" &&
+    typeof (value as { interrupt_id?: unknown }).interrupt_id === "string";
+}
+
+/**
+ * The `Command` resuming the interrupt a stored answer is for, or undefined
+ * when that interrupt is no longer live (the answer was consumed before a crash:
+ * it must not be sent again).
+ */
+export function inputCommand(resume: unknown, snapshot: { tasks: readonly SnapshotTask[] }): Command | undefined {
+  if (!isInputResume(resume)) return undefined;
+  if (!readInputRequests(snapshot).some((r) => r.interrupt_id === resume.interrupt_id)) return undefined;
+  return new Command({ resume: { [resume.interrupt_id]: resume.value } });
+}
