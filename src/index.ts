@@ -53,11 +53,11 @@ export type {
 } from "./graph/index.js";
 export {
   defineDag, DagBuilder, DagCompileError, DagStateConflictError, ToolRefError, planToolCalls, readyCalls, resolveArgs,
-  findRefs, isToolRef, parseRefPath, describeProblem,
+  findRefs, isToolRef, parseRefPath, describeProblem, canonicalRefs, toolRefCode,
 } from "./graph/dag/index.js";
 export type {
   CompiledDag, DagCompileOptions, DagNodeContext, DagNodeFn, DagNodeOptions, DagProblem, DagStateField, DagStateSpec,
-  DefineDagOptions, PlannedCall, ToolCallPlan, ToolRef, ToolRefProblem,
+  DefineDagOptions, PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem,
 } from "./graph/dag/index.js";
 export { ScriptedChatModel } from "./models/scripted-model.js";
 export type { ChatScript, ScriptedReply, ScriptedToolCall, ScriptInput } from "./models/scripted-model.js";

@@ -72,10 +72,14 @@ export function readPendingActions(snapshot: Pick<StateSnapshot, "tasks">): Pend
   const pending: PendingAction[] = [];
   for (const task of snapshot.tasks) {
     // A finished task still lists the interrupt it was resumed from; only an
-    // unfinished task's latest interrupt is live (one throws at a time).
+    // unfinished task's latest interrupt per action is live (a call throws one
+    // at a time; a group of planned calls pauses several calls at once).
     if (task.result !== undefined) continue;
-    const live = task.interrupts.at(-1);
-    if (live?.id !== undefined && isApprovalRequest(live.value)) pending.push({ ...live.value, interrupt_id: live.id });
+    const live = new Map<string, PendingAction>();
+    for (const i of task.interrupts) {
+      if (i.id !== undefined && isApprovalRequest(i.value)) live.set(i.value.action_id, { ...i.value, interrupt_id: i.id });
+    }
+    pending.push(...live.values());
   }
   return pending;
 }

@@ -3,12 +3,14 @@
  * (`Send`), concurrently. A branch never throws for a bad call: unknown tool,
  * bad JSON, schema violation, denial, rejection and tool failure all become an
  * error ToolMessage plus a failed step, so siblings and the run go on.
+ * Calls linked by `$ref` arguments run together in one branch, each as soon as
+ * the calls it refers to have finished (see `dag/tool-dag.ts`).
  * @module
  */
 import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { AgentrtError } from "../errors.js";
-import { evaluatePolicy, defaultPolicy, type Policy } from "../policy/policy.js";
+import { evaluatePolicy, defaultPolicy, whenTainted, type Policy } from "../policy/policy.js";
 import { argsHash } from "../tools/args-hash.js";
 import type { AgentTool } from "../tools/define-tool.js";
 import { idempotencyKey, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
@@ -17,6 +19,8 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { toolResultMessage, type ToolStepStatus } from "../tools/tool-message.js";
 import { validateToolCall, type RawToolCall } from "../tools/validate-call.js";
 import { actionIdFor, awaitApproval } from "./approval.js";
+import { groupLinkedTasks, runToolGroup, type ToolCallRecord } from "./dag/tool-dag.js";
+import { describeProblem, findRefs, toolRefCode, type PlannedCall, type ToolRefProblem } from "./dag/tool-refs.js";
 import { emit, type AgentHooks } from "./hooks.js";
 import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate, ToolStep } from "./state.js";
@@ -26,6 +30,8 @@ export interface ToolTask {
   call: RawToolCall;
   /** Set when the model's call could not be parsed at all (LangChain `invalid_tool_calls`). */
   invalid?: string;
+  /** Calls of the turn linked by `$ref` arguments, run together as a small DAG (`call` is the first). */
+  group?: PlannedCall[];
   turn: number;
   /** Captured at the model turn so a resume in another process decides and keys the same way. */
   runId: string;
@@ -65,7 +71,7 @@ export function routeToolCalls(toolNode: string, endNode: string = END) {
   return (state: { messages: BaseMessage[]; turns: number; error?: unknown }, config?: LangGraphRunnableConfig): Send[] | string => {
     if (state.error) return endNode;
     const scope = resolveRunScope(config);
-    const tasks = toolTasksFrom(state.messages, { turn: state.turns, runId: scope.runId, user: scope.user, roles: scope.roles });
+    const tasks = groupLinkedTasks(toolTasksFrom(state.messages, { turn: state.turns, runId: scope.runId, user: scope.user, roles: scope.roles }));
     return tasks.length > 0 ? tasks.map((task) => new Send(toolNode, task)) : endNode;
   };
 }
@@ -87,13 +93,17 @@ function failure(code: string, message: string, startedAt: number): Finished {
 
 type Resolved = Omit<Required<ToolNodeOptions>, "execute"> & { execute: ToolExecutor | undefined };
 
-async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraphRunnableConfig | undefined): Promise<Finished> {
+/**
+ * `policy` judges the call; a call whose arguments were filled from another
+ * call's result carries tool output, so it is judged as in a tainted run.
+ */
+async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraphRunnableConfig | undefined, policy = options.policy): Promise<Finished> {
   const startedAt = Date.now();
   if (task.invalid !== undefined) return failure("TOOL_ARGS_INVALID", `arguments of ${task.call.name} are not valid JSON: ${task.invalid}`, startedAt);
   const checked = validateToolCall(options.registry, task.call);
   if (!checked.ok) return { status: "failed", error: checked.error, startedAt };
   const { tool, args } = checked;
-  const decision = evaluatePolicy(options.policy, { tool, user: task.user, roles: task.roles });
+  const decision = evaluatePolicy(policy, { tool, user: task.user, roles: task.roles });
   if (decision.effect === "deny") {
     return { status: "denied", error: { code: "PERMISSION_DENIED", message: `permission denied: ${decision.reason}` }, startedAt };
   }
@@ -147,7 +157,47 @@ async function runWithFallback(
   return { outcome: { ...second, startedAt }, via: alt.name };
 }
 
-/** The tool branch node: input is a {@link ToolTask}, output one ToolMessage and one step. */
+/** Records one finished call: its step, the `onToolCall` hook, and the data references read. */
+function record(task: ToolTask, done: Finished, resolved: Resolved, config: LangGraphRunnableConfig | undefined): ToolCallRecord {
+  const endedAt = Date.now();
+  const error = done.error ? { code: done.error.code, message: done.error.message } : undefined;
+  const step: ToolStep = {
+    turn: task.turn, toolCallId: task.call.id, tool: task.call.name, status: done.status, error: error ?? null,
+    approvedBy: done.approvedBy ?? null, externalOperationId: done.externalOperationId ?? null,
+    attempts: done.attempts ?? 0, fallback: done.via ?? null, startedAt: done.startedAt, endedAt,
+  };
+  emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
+    tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
+    status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
+    turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, resolveRunScope(config).actionVersion),
+    resultSize: done.data === undefined ? 0 : (JSON.stringify(done.data)?.length ?? 0),
+    redact: resolved.registry.get(task.call.name)?.redact ?? [],
+  });
+  return done.status === "done" ? { step, data: done.data } : { step };
+}
+
+function messageOf({ step, data }: ToolCallRecord) {
+  return toolResultMessage({
+    tool: step.tool, callId: step.toolCallId, status: step.status, data, error: step.error ?? undefined, fallback: step.fallback ?? undefined,
+  });
+}
+
+/** Runs a group of linked calls; a refused call (bad reference) is a failed step with a TOOL_REF_* code. */
+function runGroup(task: ToolTask & { group: PlannedCall[] }, resolved: Resolved, config: LangGraphRunnableConfig | undefined): Promise<ToolCallRecord[]> {
+  const single = (call: PlannedCall): ToolTask => ({ ...task, call, group: undefined });
+  const refPolicy = whenTainted(resolved.policy);
+  return runToolGroup(task.group, {
+    run: async (call) => {
+      const original = task.group.find((c) => c.id === call.id);
+      const refers = original !== undefined && findRefs(original.args).length > 0;
+      return record(single(call), await decideAndRun(single(call), resolved, config, refers ? refPolicy : resolved.policy), resolved, config);
+    },
+    refuse: (call, problem: ToolRefProblem) =>
+      record(single(call), failure(toolRefCode(problem), describeProblem(problem), Date.now()), resolved, config),
+  }, config);
+}
+
+/** The tool branch node: input is a {@link ToolTask}, output one ToolMessage and one step per call. */
 export function createToolNode(options: ToolNodeOptions) {
   const resolved: Resolved = {
     registry: options.registry,
@@ -156,24 +206,9 @@ export function createToolNode(options: ToolNodeOptions) {
     hooks: options.hooks ?? {},
   };
   return async (task: ToolTask, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const done = await decideAndRun(task, resolved, config);
-    const endedAt = Date.now();
-    const error = done.error ? { code: done.error.code, message: done.error.message } : undefined;
-    const step: ToolStep = {
-      turn: task.turn, toolCallId: task.call.id, tool: task.call.name, status: done.status, error: error ?? null,
-      approvedBy: done.approvedBy ?? null, externalOperationId: done.externalOperationId ?? null,
-      attempts: done.attempts ?? 0, fallback: done.via ?? null, startedAt: done.startedAt, endedAt,
-    };
-    emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
-      tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
-      status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
-      turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, resolveRunScope(config).actionVersion),
-      resultSize: done.data === undefined ? 0 : (JSON.stringify(done.data)?.length ?? 0),
-      redact: resolved.registry.get(task.call.name)?.redact ?? [],
-    });
-    const message = toolResultMessage({
-      tool: task.call.name, callId: task.call.id, status: done.status, data: done.data, error, fallback: done.via,
-    });
-    return { messages: [message], steps: [step] };
+    const records = task.group !== undefined
+      ? await runGroup(task as ToolTask & { group: PlannedCall[] }, resolved, config)
+      : [record(task, await decideAndRun(task, resolved, config), resolved, config)];
+    return { messages: records.map(messageOf), steps: records.map((r) => r.step) };
   };
 }

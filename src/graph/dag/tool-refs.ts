@@ -63,6 +63,21 @@ export function describeProblem(p: ToolRefProblem): string {
   }
 }
 
+/** The stable code a refused call's ToolMessage carries, one per problem kind. */
+export type ToolRefCode = "TOOL_REF_MISSING" | "TOOL_REF_CYCLE" | "TOOL_REF_BAD_PATH" | "TOOL_REF_FAILED";
+
+const REF_CODES: Record<ToolRefProblem["kind"], ToolRefCode> = {
+  missing_ref: "TOOL_REF_MISSING",
+  cycle: "TOOL_REF_CYCLE",
+  bad_path: "TOOL_REF_BAD_PATH",
+  ref_failed: "TOOL_REF_FAILED",
+};
+
+/** The {@link ToolRefCode} of a problem. */
+export function toolRefCode(problem: ToolRefProblem): ToolRefCode {
+  return REF_CODES[problem.kind];
+}
+
 /** True for `{ $ref: string, path?: string }` and nothing else. */
 export function isToolRef(value: unknown): value is ToolRef {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
@@ -76,6 +91,46 @@ export function findRefs(value: unknown): ToolRef[] {
   if (Array.isArray(value)) return value.flatMap(findRefs);
   if (typeof value === "object" && value !== null) return Object.values(value).flatMap(findRefs);
   return [];
+}
+
+/**
+ * Rewrites positional references to call ids: a model cannot know the ids its
+ * provider will give the calls it is writing, so `"$ref": "call_2"` (also
+ * `"#2"`, `"$2"`, `"2"`) names the turn's 2nd call when no call has that exact id.
+ */
+export function canonicalRefs(calls: readonly PlannedCall[]): PlannedCall[] {
+  const ids = calls.map((c) => c.id);
+  const known = new Set(ids);
+  const canonical = (ref: string): string => {
+    if (known.has(ref)) return ref;
+    const position = /^(?:call_|#|\$)?(\d+)$/.exec(ref)?.[1];
+    return (position === undefined ? undefined : ids[Number(position) - 1]) ?? ref;
+  };
+  const walk = (value: unknown): unknown => {
+    if (isToolRef(value)) return { ...value, $ref: canonical(value.$ref) };
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    return value;
+  };
+  return calls.map((c) => (findRefs(c.args).length === 0 ? c : { ...c, args: walk(c.args) as Record<string, unknown> }));
+}
+
+/**
+ * Splits a planned turn into groups that must run together: each set of calls
+ * linked by references (in the model's order) and, alone, every call that
+ * neither refers nor is referred to.
+ */
+export function refGroups(plan: ToolCallPlan): string[][] {
+  const root = new Map(plan.ids.map((id) => [id, id]));
+  const find = (id: string): string => {
+    let r = id;
+    while (root.get(r) !== r) r = root.get(r) as string;
+    return r;
+  };
+  for (const [id, deps] of plan.deps) for (const dep of deps) root.set(find(dep), find(id));
+  const groups = new Map<string, string[]>();
+  for (const id of plan.ids) groups.set(find(id), [...(groups.get(find(id)) ?? []), id]);
+  return [...groups.values()];
 }
 
 /** Plans a turn: dependencies, missing references, cycles, and the calls they block. */

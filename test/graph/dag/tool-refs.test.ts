@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
 import {
   ToolRefError,
+  canonicalRefs,
   findRefs,
   isToolRef,
   parseRefPath,
   planToolCalls,
   readyCalls,
+  refGroups,
   resolveArgs,
+  toolRefCode,
   type PlannedCall,
 } from "../../../src/graph/dag/tool-refs.js";
 
@@ -66,5 +69,28 @@ describe("tool call references", () => {
       expect((error as ToolRefError).details).toEqual({ kind: "bad_path", callId: "call_2", ref: "call_1", path: "items[3].sku" });
     }
     expect(() => resolveArgs("call_3", { x: { $ref: "call_9" } }, results)).toThrow(/did not succeed/);
+  });
+
+  it("reads positional references as the turn's n-th call unless a call has that exact id", () => {
+    const calls = canonicalRefs([
+      call("call_abc", "get_order", { order_id: "1" }),
+      call("call_def", "t", { a: { $ref: "call_1", path: "id" }, b: [{ $ref: "#1" }], c: { $ref: "call_abc" }, d: { $ref: "call_9" } }),
+      call("call_2", "t", { x: { $ref: "call_2" } }),
+    ]);
+    expect(calls[1]?.args).toEqual({ a: { $ref: "call_abc", path: "id" }, b: [{ $ref: "call_abc" }], c: { $ref: "call_abc" }, d: { $ref: "call_9" } });
+    expect(calls[2]?.args).toEqual({ x: { $ref: "call_2" } });
+    expect(toolRefCode(planToolCalls(calls).problems.get("call_2")!)).toBe("TOOL_REF_CYCLE");
+    expect(toolRefCode(planToolCalls(calls).problems.get("call_def")!)).toBe("TOOL_REF_MISSING");
+  });
+
+  it("groups calls linked by references, each unlinked call alone, in the model's order", () => {
+    const plan = planToolCalls([
+      call("a", "t", {}),
+      call("b", "t", {}),
+      call("c", "t", { x: { $ref: "a" } }),
+      call("d", "t", { x: { $ref: "c" }, y: { $ref: "e" } }),
+      call("e", "t", {}),
+    ]);
+    expect(refGroups(plan)).toEqual([["a", "c", "d", "e"], ["b"]]);
   });
 });
