@@ -96,6 +96,17 @@ describe("wait TTL", () => {
     expect((JSON.parse((await cli("runs", "--json")).out) as { runs: unknown[] }).runs).toHaveLength(1);
   });
 
+  it("agentrt runs shows an overdue wait as EXPIRED", async () => {
+    const waiting = await json("run", "order_delay", "--message", "Is my order late?", "--wait-ttl-ms", "5");
+    let listed: { run_id: string; status: string }[] = [];
+    for (let i = 0; i < 500; i++) {
+      listed = (JSON.parse((await cli("runs", "--status", "EXPIRED", "--json")).out) as { runs: { run_id: string; status: string }[] }).runs;
+      if (listed.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(listed.map((r) => r.run_id)).toEqual([waiting.run_id]);
+  });
+
   it("a worker's poll loop expires waits nobody looks at", async () => {
     const rt = Runtime.open({ db, config: CONFIG });
     try {
