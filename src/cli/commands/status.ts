@@ -5,7 +5,7 @@ import { printRun, withRuntime } from "../runtime-context.js";
 /** `agentrt status <run_id>`: the same JSON as `run`. */
 export const statusCommand: Command = {
   name: "status",
-  summary: "Show a run: status, pending approvals, result",
+  summary: "Show a run: status, pending approvals or question, result",
   usage: "agentrt status <run_id>",
   flags: {},
   async run(ctx) {
