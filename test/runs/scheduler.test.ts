@@ -120,3 +120,52 @@ describe("hasPendingWork", () => {
     expect(scheduler.hasPendingWork()).toBe(false);
   });
 });
+
+describe("runs of one thread", () => {
+  it("execute one at a time in creation order, whatever their priority, across connections", () => {
+    const { store, path, clock } = freshStore();
+    const other = new Scheduler(RunStore.open(openDatabase(path), { clock }));
+    const scheduler = new Scheduler(store);
+    const first = store.create({ graphId: "g", threadId: "t1" }).runId;
+    clock.advance(1);
+    const second = store.create({ graphId: "g", threadId: "t1", priority: 9 }).runId;
+    clock.advance(1);
+    const elsewhere = store.create({ graphId: "g", threadId: "t2" }).runId;
+    const a = scheduler.claimNext(claim)!;
+    expect(a.run.runId).toBe(first);
+    // The thread's second run outranks everything but must wait for the first; the other thread goes ahead.
+    expect(other.claimNext(claim)?.run.runId).toBe(elsewhere);
+    expect(other.claimNext(claim)).toBeUndefined();
+    expect(other.claimRun(second, claim)).toBeUndefined();
+    a.lease.transition("SUCCEEDED");
+    expect(other.claimNext(claim)?.run.runId).toBe(second);
+  });
+
+  it("an older run backing off (RETRYING) still holds the thread", () => {
+    const { store, clock } = freshStore();
+    const scheduler = new Scheduler(store);
+    const first = store.create({ graphId: "g", threadId: "t" }).runId;
+    clock.advance(1);
+    const second = store.create({ graphId: "g", threadId: "t" }).runId;
+    scheduler.claimNext(claim)!.lease.retry({ delayMs: 1000 });
+    expect(scheduler.claimNext(claim)).toBeUndefined();
+    clock.advance(1000);
+    expect(scheduler.claimNext(claim)?.run.runId).toBe(first);
+    expect(scheduler.claimRun(second, claim)).toBeUndefined();
+  });
+
+  it("a waiting run holds back later runs of its thread until it finishes; `once` workers see no pending work", () => {
+    const { store, clock } = freshStore();
+    const scheduler = new Scheduler(store);
+    const waiting = store.create({ graphId: "g", threadId: "t" }).runId;
+    clock.advance(1);
+    const later = store.create({ graphId: "g", threadId: "t" }).runId;
+    scheduler.claimNext(claim)!.lease.transition("WAITING_APPROVAL", { pending: [] });
+    expect(scheduler.claimNext(claim)).toBeUndefined();
+    expect(scheduler.claimRun(later, claim)).toBeUndefined();
+    expect(scheduler.hasPendingWork()).toBe(false);
+    store.cancel(waiting);
+    expect(scheduler.hasPendingWork()).toBe(true);
+    expect(scheduler.claimNext(claim)?.run.runId).toBe(later);
+  });
+});
