@@ -22,6 +22,7 @@ import { actionIdFor, awaitApproval } from "./approval.js";
 import { groupLinkedTasks, runToolGroup, type ToolCallRecord } from "./dag/tool-dag.js";
 import { describeProblem, findRefs, toolRefCode, type PlannedCall, type ToolRefProblem } from "./dag/tool-refs.js";
 import { emit, type AgentHooks } from "./hooks.js";
+import { mayFallBack, settleUnknownOutcome } from "./unknown-outcome.js";
 import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate, ToolStep } from "./state.js";
 
@@ -37,6 +38,8 @@ export interface ToolTask {
   runId: string;
   user: string;
   roles: string[];
+  /** Version part of the idempotency key, captured with the rest. @default the run scope's */
+  actionVersion?: number;
 }
 
 /** Options of {@link createToolNode}. */
@@ -71,7 +74,7 @@ export function routeToolCalls(toolNode: string, endNode: string = END) {
   return (state: { messages: BaseMessage[]; turns: number; error?: unknown }, config?: LangGraphRunnableConfig): Send[] | string => {
     if (state.error) return endNode;
     const scope = resolveRunScope(config);
-    const tasks = groupLinkedTasks(toolTasksFrom(state.messages, { turn: state.turns, runId: scope.runId, user: scope.user, roles: scope.roles }));
+    const tasks = groupLinkedTasks(toolTasksFrom(state.messages, { turn: state.turns, runId: scope.runId, user: scope.user, roles: scope.roles, actionVersion: scope.actionVersion }));
     return tasks.length > 0 ? tasks.map((task) => new Send(toolNode, task)) : endNode;
   };
 }
@@ -125,7 +128,11 @@ async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraph
     }
     approvedBy = resume.by;
   }
-  const { outcome, via } = await runWithFallback(tool, args, task, options, config);
+  // A side effect that may or may not have happened waits for a person instead of going back to the model.
+  const ask = { tool: tool.name, args, toolCallId: task.call.id, user: task.user, approvers: decision.effect === "approve" ? decision.approvers : [task.user] };
+  const settled = await settleUnknownOutcome(ask, (confirmed) => runWithFallback(tool, args, task, options, config, confirmed));
+  if (settled.kind === "declined") return { status: "failed", error: { code: "UNKNOWN_OUTCOME", message: settled.message }, approvedBy, startedAt };
+  const { outcome, via } = settled.value;
   const base = { approvedBy, via, externalOperationId: outcome.externalOperationId, attempts: outcome.attempts, startedAt: outcome.startedAt };
   return outcome.ok ? { ...base, status: "done", data: outcome.result } : { ...base, status: "failed", error: outcome.error };
 }
@@ -137,6 +144,7 @@ async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraph
  */
 async function runWithFallback(
   tool: AgentTool, args: Record<string, unknown>, task: ToolTask, options: Resolved, config: LangGraphRunnableConfig | undefined,
+  confirmedReissue?: number,
 ): Promise<{ outcome: ToolOutcome & { startedAt: number }; via: string | undefined }> {
   const scope = resolveRunScope(config);
   const execute = options.execute ?? createResilientExecutor({
@@ -144,12 +152,12 @@ async function runWithFallback(
   });
   const callScope = {
     runId: task.runId, threadId: scope.threadId, toolCallId: task.call.id, user: task.user,
-    actionVersion: scope.actionVersion, db: scope.db, signal: scope.signal, guard: scope.guard,
+    actionVersion: task.actionVersion ?? scope.actionVersion, db: scope.db, signal: scope.signal, guard: scope.guard, confirmedReissue,
   };
   const startedAt = Date.now();
   const outcome = await execute(tool, args, callScope);
   const alt = tool.fallback === undefined ? undefined : options.registry.get(tool.fallback);
-  if (outcome.ok || !alt || outcome.error.code === "CANCELED") return { outcome: { ...outcome, startedAt }, via: undefined };
+  if (outcome.ok || !alt || !mayFallBack(tool, outcome.error)) return { outcome: { ...outcome, startedAt }, via: undefined };
   const parsed = alt.schema.safeParse(args);
   const allowed = evaluatePolicy(options.policy, { tool: alt, user: task.user, roles: task.roles }).effect === "allow";
   if (!parsed.success || !allowed) return { outcome: { ...outcome, startedAt }, via: undefined };
@@ -169,7 +177,7 @@ function record(task: ToolTask, done: Finished, resolved: Resolved, config: Lang
   emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
     tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
     status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
-    turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, resolveRunScope(config).actionVersion),
+    turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, task.actionVersion ?? resolveRunScope(config).actionVersion),
     resultSize: done.data === undefined ? 0 : (JSON.stringify(done.data)?.length ?? 0),
     redact: resolved.registry.get(task.call.name)?.redact ?? [],
   });

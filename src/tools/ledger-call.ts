@@ -4,6 +4,7 @@
  * single attempt in {@link callThroughLedger}.
  * @module
  */
+import { AgentrtError, StorageError } from "../errors.js";
 import type { LedgerBeginInput, ToolLedger } from "./ledger.js";
 
 /** What the wrapped call returns: its result and the external system's operation id. */
@@ -26,26 +27,61 @@ export interface LedgerCallOutcome {
 export interface LedgerCallOptions {
   /**
    * Whether a thrown error means the side effect surely did not happen.
-   * @default true, except for timeouts, cancels and aborts (outcome unknown)
+   * @default true, except for timeouts, cancels, aborts and dropped connections (outcome unknown)
    */
   isDefiniteFailure?: (error: unknown) => boolean;
+}
+
+/**
+ * The ledger itself could not be read or written (busy or broken file): a
+ * run-level storage failure, never a tool failure the model sees.
+ */
+export class LedgerWriteError extends StorageError {
+  constructor(what: string, cause: unknown) {
+    super("DB_WRITE_FAILED", `tool ledger: could not ${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
 }
 
 // A connection dropped mid-call says nothing about whether the other side acted.
 const UNKNOWN_OUTCOME_CODES = new Set(["TOOL_TIMEOUT", "CANCELED", "LEASE_LOST", "ABORT_ERR", "ECONNRESET", "ETIMEDOUT", "EPIPE"]);
 
-/** Default of `isDefiniteFailure`: timeouts and aborts leave the outcome unknown. */
-export function isDefiniteFailure(error: unknown): boolean {
-  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return false;
+function unknownOutcomeSign(error: unknown): boolean {
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return !(typeof code === "string" && UNKNOWN_OUTCOME_CODES.has(code));
+  return typeof code === "string" && UNKNOWN_OUTCOME_CODES.has(code);
+}
+
+/**
+ * Default of `isDefiniteFailure`: timeouts, aborts and dropped connections
+ * leave the outcome unknown, also when wrapped (a TOOL_FAILED whose `cause`
+ * is an ECONNRESET is still a reset).
+ */
+export function isDefiniteFailure(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    if (unknownOutcomeSign(current)) return false;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return true;
+}
+
+/** Runs a ledger read/write; anything but an agentrt error (a refusal) becomes a {@link LedgerWriteError}. */
+function write<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof AgentrtError) throw error;
+    throw new LedgerWriteError(what, error);
+  }
 }
 
 /**
  * Performs `call(key, attempt)` at most once per ledger key: a recorded
  * result is returned without calling; an intent without a result is
- * re-issued with the same key for an idempotent tool, and for any other
- * tool throws the `ToolError` UNKNOWN_OUTCOME (a person must decide).
+ * re-issued with the same key for an idempotent tool (or one a person
+ * confirmed), and for any other tool throws the `ToolError` UNKNOWN_OUTCOME
+ * (a person must decide). The call's own error is rethrown as it was; a
+ * failing ledger write throws {@link LedgerWriteError}.
  * @example
  * const { result } = await callThroughLedger(ledger, { runId, toolCallId, tool: "rollback", argsHash, idempotent: true },
  *   (key) => deploy.rollback(args, { idempotencyKey: key }));
@@ -56,7 +92,7 @@ export async function callThroughLedger(
   call: (key: string, attempt: number) => Promise<LedgerCallResult>,
   options: LedgerCallOptions = {},
 ): Promise<LedgerCallOutcome> {
-  const begun = ledger.begin(input);
+  const begun = write("record the intent", () => ledger.begin(input));
   if (begun.kind === "replay-result") {
     return { result: begun.result, externalOperationId: begun.externalOperationId, replayed: true, attempt: 0 };
   }
@@ -65,10 +101,11 @@ export async function callThroughLedger(
   try {
     done = await call(begun.key, begun.attempt);
   } catch (error) {
-    ledger.fail(begun.key, error, { definite: (options.isDefiniteFailure ?? isDefiniteFailure)(error) });
+    const definite = (options.isDefiniteFailure ?? isDefiniteFailure)(error);
+    write("record the failure", () => ledger.fail(begun.key, error, { definite }));
     throw error;
   }
-  const entry = ledger.complete(begun.key, done);
+  const entry = write("record the result", () => ledger.complete(begun.key, done));
   // complete() keeps the first recorded result; return what the ledger holds so every caller sees the same.
   return { result: entry.result, externalOperationId: entry.externalOperationId, replayed: false, attempt: begun.attempt };
 }

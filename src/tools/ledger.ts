@@ -33,6 +33,12 @@ export interface LedgerBeginInput extends LedgerKeyParts {
    * cannot record a new intent. @default none
    */
   guard?: () => void;
+  /**
+   * A person confirmed re-issuing a call whose outcome is unknown after this
+   * many attempts: a pending intent of a tool that cannot dedupe is then
+   * re-issued with the same key (once; a later unknown outcome asks again). @default none
+   */
+  confirmedReissue?: number;
 }
 
 /** What the caller must do next, decided from what the ledger already holds. */
@@ -90,8 +96,9 @@ export class ToolLedger {
       if (existing.status === "done") {
         return { kind: "replay-result", key, result: existing.result, externalOperationId: existing.externalOperationId };
       }
-      if (existing.status === "pending" && !input.idempotent) {
-        return { kind: "unknown-outcome", key, entry: existing, error: unknownOutcome(existing) };
+      // Only the attempt count the person saw: a replay of an older confirmation does not re-issue again.
+      if (existing.status === "pending" && !input.idempotent && input.confirmedReissue !== existing.attempts) {
+        return { kind: "unknown-outcome", key, entry: existing, error: unknownOutcomeError(existing) };
       }
       this.db
         .prepare("UPDATE tool_ledger SET status = 'pending', attempts = attempts + 1, updated_at = ? WHERE idempotency_key = ?")
@@ -158,10 +165,16 @@ function assertSameAction(existing: LedgerEntry, input: LedgerBeginInput): void 
   );
 }
 
-function unknownOutcome(entry: LedgerEntry): ToolError {
-  return new ToolError(
-    "UNKNOWN_OUTCOME",
-    `${entry.tool} (${entry.key}) was issued but its outcome was never recorded, and the tool cannot dedupe a re-issue`,
-    { details: { key: entry.key, tool: entry.tool, runId: entry.runId, toolCallId: entry.toolCallId, attempts: entry.attempts } },
-  );
+/**
+ * The UNKNOWN_OUTCOME error of a pending intent whose tool cannot dedupe;
+ * `cause` is what cut the call short when this process saw it (a timeout, a reset).
+ */
+export function unknownOutcomeError(entry: LedgerEntry, cause?: unknown): ToolError {
+  const why = cause === undefined
+    ? "was issued but its outcome was never recorded"
+    : `did not report back (${cause instanceof Error ? cause.message : JSON.stringify(cause) ?? "no reason given"})`;
+  return new ToolError("UNKNOWN_OUTCOME", `${entry.tool} (${entry.key}) ${why}, and the tool cannot dedupe a re-issue`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { key: entry.key, tool: entry.tool, runId: entry.runId, toolCallId: entry.toolCallId, attempts: entry.attempts },
+  });
 }

@@ -73,5 +73,9 @@ describe("callThroughLedger", () => {
     expect(isDefiniteFailure(new ToolError("TOOL_TIMEOUT", "x"))).toBe(false);
     expect(isDefiniteFailure(new ToolError("CANCELED", "x"))).toBe(false);
     expect(isDefiniteFailure(new DOMException("aborted", "AbortError"))).toBe(false);
+    // Wrapped errors keep their meaning: a TOOL_FAILED caused by a reset is still a reset.
+    const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+    expect(isDefiniteFailure(new ToolError("TOOL_FAILED", "x", { cause: reset }))).toBe(false);
+    expect(isDefiniteFailure(new ToolError("TOOL_FAILED", "x", { cause: new Error("400") }))).toBe(true);
   });
 });
