@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
+import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/tools/ledger-executor.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -65,6 +66,29 @@ describe("cancel", () => {
     }
     // Done stays done: the note was posted once and nothing else ran.
     expect(probes(rt, waiting.run_id)).toEqual(["post_note"]);
+  });
+
+  it("ops_rollback canceled after its rollback was performed: the rollback stays done (once) and is listed", async () => {
+    const db = join(mkdtempSync(join(tmpdir(), "agentrt-cancel-")), "runs.db");
+    const rt = Runtime.open({ db, config: join(ROOT, "langgraph.json") });
+    opened.push(rt);
+    // Slow simulated systems, so the run is still verifying when the cancel comes.
+    const world = openWorld({ db: rt.db, env: { AGENTRT_SIM_LATENCY_MS: "300" } });
+    const waiting = await rt.submit({ graph: "ops_rollback", message: "Why did the payments deploy fail? Roll back if needed.", user: "alice" });
+    const action = waiting.pending[0]!;
+    const queued = await rt.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash, queue: true });
+    const running = rt.start(queued.run_id);
+    const rollback = () => ledgerFor(rt.db).list(waiting.run_id).find((e) => e.tool === "rollback_deployment");
+    await until("the rollback is recorded", () => rollback()?.status === "done");
+    const canceled = rt.cancel(waiting.run_id, { by: "alice" });
+    expect(canceled.status).toBe("CANCELED");
+    expect(canceled.side_effects).toContainEqual({
+      tool: "rollback_deployment", tool_call_id: rollback()!.toolCallId, external_operation_id: rollback()!.externalOperationId,
+      idempotency_key: rollback()!.key, status: "done",
+    });
+    expect(rollback()!.externalOperationId).toBeTruthy();
+    expect((await running).status).toBe("CANCELED");
+    expect(world.snapshot().calls.rollback_deployment).toBe(1);
   });
 
   it("the text output names the side effects", async () => {
