@@ -78,6 +78,16 @@ export class RunLease {
     });
   }
 
+  /** Throws LeaseLostError unless the lease is still held; one indexed read, no record built (per stream chunk). */
+  assertHeld(): void {
+    this.fenced(() => {
+      const held = this.store
+        .stmt("SELECT 1 FROM runs WHERE run_id = ? AND fencing_token = ? AND (status = 'RUNNING' OR (status = 'RETRYING' AND lease_owner IS NOT NULL))")
+        .get(this.runId, this.token);
+      if (held === undefined) assertFence(this.store.get(this.runId), this.token);
+    });
+  }
+
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */
   transition(to: Exclude<RunStatus, "RUNNING">, options: Omit<TransitionOptions, "fence"> = {}): RunRecord {
     return this.fenced(() => this.store.transaction(() => {

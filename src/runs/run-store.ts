@@ -242,13 +242,19 @@ export class RunStore {
 
   /** Adds to the run's usage counters as its lease holder (also while it backs off RETRYING); returns the totals. */
   addUsage(runId: string, fence: number, delta: Partial<RunUsage>): RunUsage {
-    const changed = this.stmt(
+    const totals = this.stmt(
       `UPDATE runs SET steps = steps + ?, model_calls = model_calls + ?, tokens = tokens + ?, cost_usd = cost_usd + ?,
-         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL`,
-    ).run(delta.steps ?? 0, delta.modelCalls ?? 0, delta.tokens ?? 0, delta.costUsd ?? 0, this.clock(), runId, fence).changes;
-    const run = this.get(runId);
-    if (changed === 0) assertFence(run, fence);
-    return run.usage;
+         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL
+       RETURNING steps, model_calls, tokens, cost_usd`,
+    ).get(delta.steps ?? 0, delta.modelCalls ?? 0, delta.tokens ?? 0, delta.costUsd ?? 0, this.clock(), runId, fence) as
+      | { steps: number; model_calls: number; tokens: number; cost_usd: number }
+      | undefined;
+    if (totals === undefined) {
+      assertFence(this.get(runId), fence);
+      throw new SystemError("INTERNAL", `run ${runId}: usage not updated although the lease is held`);
+    }
+    // The totals come back from the UPDATE itself: no second read.
+    return { steps: totals.steps, modelCalls: totals.model_calls, tokens: totals.tokens, costUsd: totals.cost_usd };
   }
 
   /**
@@ -259,7 +265,7 @@ export class RunStore {
     const now = this.clock();
     const guardToken = options.fence ?? current.fencingToken;
     const leaving = isWaiting(to) || isTerminal(to);
-    const changed = this.stmt(
+    const row = this.stmt(
       `UPDATE runs SET status = ?, updated_at = ?,
          lease_owner = ?, lease_expires_at = ?,
          fencing_token = fencing_token + ?, attempts = attempts + ?,
@@ -272,8 +278,9 @@ export class RunStore {
          pending_json = ?,
          wait_expires_at = CASE WHEN ? = 1 THEN ? + wait_ttl_ms ELSE NULL END,
          resume_json = CASE WHEN ? = 1 THEN NULL ELSE COALESCE(?, resume_json) END
-       WHERE run_id = ? AND status = ? AND fencing_token = ?`,
-    ).run(
+       WHERE run_id = ? AND status = ? AND fencing_token = ?
+       RETURNING *`,
+    ).get(
       to, now,
       claim?.owner ?? null, claim?.expiresAt ?? null,
       claim === undefined ? 0 : 1, claim === undefined ? 0 : 1,
@@ -287,8 +294,8 @@ export class RunStore {
       isWaiting(to) ? 1 : 0, now,
       leaving ? 1 : 0, toJson(options.resume),
       current.runId, current.status, guardToken,
-    ).changes;
-    if (changed !== 1) {
+    );
+    if (row === undefined) {
       if (options.fence !== undefined) assertFence(this.get(current.runId), options.fence);
       throw new SystemError("INTERNAL", `run ${current.runId}: changed underneath a transaction (${current.status} → ${to})`);
     }
@@ -302,7 +309,8 @@ export class RunStore {
       errorCode: options.errorCode ?? null,
       reason: options.reason ?? null,
     });
-    return this.get(current.runId);
+    // The record as written, from the UPDATE itself (no second read).
+    return rowToRun(row);
   }
 
   /** Internal: a cached prepared statement. */

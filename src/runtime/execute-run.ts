@@ -51,13 +51,14 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     context: { db: deps.db, hooks, signal: lease.signal, guard: createRunGuard(run, lease, deps) },
   };
   try {
-    const before = await graph.getState(config);
-    const input = inputFor(run, before as never);
+    // A first claim without a resume cannot have written a checkpoint yet: its input is due, no read needed.
+    const firstStart = run.attempts <= 1 && run.resume == null;
+    const input = firstStart ? run.input : inputFor(run, (await graph.getState(config)) as never);
     const options = { ...config, durability: "sync", signal: lease.signal, recursionLimit: 100 };
     // With a bus its listeners pick the modes (and streamEvents for "events"); without, "updates" is the cheapest.
     const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: ["updates"] }) : await deps.streams.stream(graph, run.runId, input, options);
     for await (const chunk of stream) {
-      lease.check();
+      lease.assertHeld();
       deps.streams?.publish(run.runId, chunk);
     }
     const after = await graph.getState(config);
