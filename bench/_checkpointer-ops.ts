@@ -3,11 +3,16 @@
 import { uuid6, type BaseCheckpointSaver, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 
-/** Operations per second of each contestant: `total` calls each, in `rounds` alternating slices, after a warmup slice. */
+/**
+ * Operations per second of each contestant: `total` calls each, in `rounds` alternating slices,
+ * after a warmup slice. `settle[name]` runs at the end of every slice inside the timing (a group
+ * commit saver flushes there, so every measured write is on disk when its time stops).
+ */
 export async function interleaved<K extends string>(
   contestants: Record<K, (i: number) => Promise<unknown>>,
   total: number,
   rounds = 10,
+  settle: Partial<Record<K, () => Promise<unknown>>> = {},
 ): Promise<Record<K, number>> {
   const names = Object.keys(contestants) as K[];
   const slice = Math.max(1, Math.floor(total / rounds));
@@ -18,6 +23,7 @@ export async function interleaved<K extends string>(
       const op = contestants[name];
       const start = performance.now();
       for (let i = 0; i < slice; i++) await op(call + i);
+      await settle[name]?.();
       if (round >= 0) elapsed[name] += performance.now() - start;
     }
     call += slice;
@@ -45,11 +51,14 @@ function agentCheckpoint(step: number): { checkpoint: Checkpoint; newVersions: R
   };
 }
 
-/** Figures of the four micro benchmarks, per saver. */
+/** Figures of the micro benchmarks, per saver. */
 export interface OpFigures {
   put: number;
   putWrites: number;
+  /** The latest checkpoint again and again (a saver may serve it from a cache while nothing changed). */
   getTuple: number;
+  /** A different checkpoint (by id) on every call: no cache can help. */
+  getTupleById: number;
   list200: number;
 }
 
@@ -62,25 +71,52 @@ async function fillThread(saver: BaseCheckpointSaver, threadId: string, count: n
   return config;
 }
 
-/** Runs the four micro benchmarks on every saver, interleaved. */
+/** A saver that batches writes (group commit) and must flush before a timing stops. */
+interface Flushable {
+  flush(): Promise<void>;
+}
+const flushOf = (saver: BaseCheckpointSaver) => ("flush" in saver ? () => (saver as unknown as Flushable).flush() : undefined);
+
+/**
+ * Runs the micro benchmarks on every saver, interleaved. Inputs (checkpoints,
+ * writes) are built before the timing, the same objects for every saver, so
+ * the figures are the savers' own cost.
+ */
 export async function measureOps<K extends string>(savers: Record<K, BaseCheckpointSaver>, count: number): Promise<Record<K, OpFigures>> {
   const names = Object.keys(savers) as K[];
   const each = <T>(make: (saver: BaseCheckpointSaver, name: K) => T) => Object.fromEntries(names.map((n) => [n, make(savers[n], n)])) as Record<K, T>;
+  const settle = Object.fromEntries(names.flatMap((n) => (flushOf(savers[n]) ? [[n, flushOf(savers[n])]] : []))) as Partial<Record<K, () => Promise<void>>>;
   const parents = each(() => ({ configurable: { thread_id: "bench-put", checkpoint_ns: "" } }) as RunnableConfig);
+  const calls = Math.ceil(count * 1.1) + 1;
+  const inputs = Array.from({ length: calls }, (_, i) => agentCheckpoint(i + 1));
+  const ids = each(() => [] as RunnableConfig[]);
   const put = await interleaved(
     each((saver, name) => async (i: number) => {
-      const { checkpoint, newVersions } = agentCheckpoint(i + 1);
+      const { checkpoint, newVersions } = inputs[i] ?? agentCheckpoint(i + 1);
       parents[name] = await saver.put(parents[name], checkpoint, { source: "loop", step: i, parents: {} }, newVersions);
+      ids[name].push(parents[name]);
     }),
     count,
+    10,
+    settle,
   );
   // getTuple before putWrites: the latest checkpoint then carries no pile of bench writes to load.
   const getTuple = await interleaved(each((saver) => () => saver.getTuple({ configurable: { thread_id: "bench-put" } })), count);
-  const putWrites = await interleaved(
-    each((saver, name) => (i: number) => saver.putWrites(parents[name], [["messages", [{ role: "ai", content: `write ${i}` }]], ["counter", i]], `task-${i}`)),
+  const getTupleById = await interleaved(
+    each((saver, name) => (i: number) => saver.getTuple(ids[name][(i * 7919) % ids[name].length] ?? parents[name])),
     count,
   );
-  for (const name of names) await fillThread(savers[name], "bench-list", 200);
+  const writes = Array.from({ length: calls }, (_, i) => [["messages", [{ role: "ai", content: `write ${i}` }]], ["counter", i]] as [string, unknown][]);
+  const putWrites = await interleaved(
+    each((saver, name) => (i: number) => saver.putWrites(parents[name], writes[i] ?? [], `task-${i}`)),
+    count,
+    10,
+    settle,
+  );
+  for (const name of names) {
+    await fillThread(savers[name], "bench-list", 200);
+    await settle[name]?.();
+  }
   const list200 = await interleaved(
     each((saver) => async () => {
       let n = 0;
@@ -90,5 +126,5 @@ export async function measureOps<K extends string>(savers: Record<K, BaseCheckpo
     Math.max(10, Math.floor(count / 100)),
     5,
   );
-  return each((_, name) => ({ put: put[name], putWrites: putWrites[name], getTuple: getTuple[name], list200: list200[name] }));
+  return each((_, name) => ({ put: put[name], putWrites: putWrites[name], getTuple: getTuple[name], getTupleById: getTupleById[name], list200: list200[name] }));
 }

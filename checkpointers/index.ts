@@ -3,4 +3,4 @@
  * @module
  */
 export { SqliteSaver } from "./sqlite/saver.js";
-export type { SqliteSaverOptions, PruneOptions } from "./sqlite/options.js";
+export type { SqliteSaverOptions, SqliteSaverBehaviour, SqliteDurability, PruneOptions } from "./sqlite/options.js";

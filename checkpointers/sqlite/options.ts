@@ -1,7 +1,22 @@
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 
+/**
+ * When a put/putWrites is on disk. `"commit"` (default): its own transaction,
+ * committed before the promise resolves. `"group"` (opt-in): queued and
+ * committed with every other write of the same event-loop turn in one
+ * transaction (at most 256 per batch); reads see queued writes, but a crash
+ * can lose the last batch (never half of one). Call `flush()` to force it.
+ */
+export type SqliteDurability = "commit" | "group";
+
+/** Behaviour of a saver, whoever opened its connection. */
+export interface SqliteSaverBehaviour {
+  /** @default "commit" */
+  durability?: SqliteDurability;
+}
+
 /** How {@link SqliteSaver.create} opens its database. */
-export interface SqliteSaverOptions {
+export interface SqliteSaverOptions extends SqliteSaverBehaviour {
   /** A file path (created if missing; its directory must exist) or `":memory:"`. */
   path: string;
   /** Serializer for channel values, writes and metadata. @default new JsonPlusSerializer() */

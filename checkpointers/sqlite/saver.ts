@@ -19,11 +19,13 @@ import { UserInputError } from "../../src/errors.js";
 import { Codec, metadataColumn, type StoredValue } from "./codec.js";
 import { DeltaHistoryQuery } from "./delta-history.js";
 import { storageError } from "./errors.js";
+import { readPageParts } from "./list-parts.js";
 import { ListQueries, type ListCursor, type ListSelection } from "./list-query.js";
-import type { PruneOptions, SqliteSaverOptions } from "./options.js";
+import { GroupCommit } from "./group-commit.js";
+import type { PruneOptions, SqliteSaverBehaviour, SqliteSaverOptions } from "./options.js";
 import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
-import { prepareBlobInsert, prepareStatements, type CheckpointRow, type PartRow, type Statements } from "./statements.js";
+import { prepareBlobInsert, prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
 import { nextChannelVersion } from "./versions.js";
@@ -38,8 +40,6 @@ const BLOB_ROWS_PER_STATEMENT = 256;
 type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
 /** thread, namespace, checkpoint id, task id, task path. */
 type WriteKey = [string, string, string, string, string];
-
-const partKey = (row: CheckpointRow) => JSON.stringify([row.thread_id, row.checkpoint_ns, row.checkpoint_id]);
 
 interface WriteRecord {
   idx: number;
@@ -70,11 +70,22 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => void>;
   private readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
   private readonly deleteTransaction: Transaction<(threadId: string) => void>;
+  private readonly writePut: (row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => void;
+  private readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
+  /** Set for `durability: "group"`: the writes waiting for the end of the event-loop turn. */
+  private readonly group: GroupCommit | undefined;
 
-  /** Wraps an open better-sqlite3 connection (as the official saver does) and creates or migrates the tables. */
-  constructor(db: SqliteDatabase, serde?: SerializerProtocol) {
+  /**
+   * Wraps an open better-sqlite3 connection (as the official saver does) and
+   * creates or migrates the tables; `behaviour.durability` picks per-call or group commit.
+   */
+  constructor(db: SqliteDatabase, serde?: SerializerProtocol, behaviour: SqliteSaverBehaviour = {}) {
     super(serde);
     this.db = db;
+    if (behaviour.durability !== undefined && behaviour.durability !== "commit" && behaviour.durability !== "group") {
+      throw new UserInputError("BAD_INPUT", `SqliteSaver: durability must be "commit" or "group" (got ${JSON.stringify(behaviour.durability)})`);
+    }
+    this.group = behaviour.durability === "group" ? new GroupCommit(db) : undefined;
     try {
       if (!db.memory && !db.readonly) db.pragma("journal_mode = WAL");
       migrate(db, CHECKPOINT_SCHEMA);
@@ -87,7 +98,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.deltas = new DeltaHistoryQuery(db);
     this.tupleCache = new TupleCache(db);
     const st = this.statements;
-    this.putTransaction = db.transaction((row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => {
+    this.writePut = (row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => {
       st.insertCheckpoint.run(...row);
       // Multi-row statements for the changed channels (one native call, not one per channel), chunked under SQLite's parameter limit.
       for (let start = 0; start < blobs.length; start += BLOB_ROWS_PER_STATEMENT) {
@@ -96,12 +107,14 @@ export class SqliteSaver extends BaseCheckpointSaver {
         for (const [channel, version, stored] of chunk) params.push(row[0], row[1], channel, version, stored.type, stored.value);
         this.blobInsert(chunk.length).run(...params);
       }
-    });
-    this.writesTransaction = db.transaction(([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
+    };
+    this.writeWrites = ([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
       for (const { idx, channel, stored, upsert } of records) {
         (upsert ? st.upsertWrite : st.insertWrite).run(thread, ns, id, taskId, idx, channel, stored.type, stored.value, taskPath);
       }
-    });
+    };
+    this.putTransaction = db.transaction(this.writePut);
+    this.writesTransaction = db.transaction(this.writeWrites);
     this.deleteTransaction = db.transaction((threadId: string) => {
       st.deleteWrites.run(threadId);
       st.deleteBlobs.run(threadId);
@@ -128,7 +141,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   static create(options: SqliteSaverOptions): SqliteSaver {
     const db = openDatabase(options.path || MEMORY_PATH, { busyTimeoutMs: options.busyTimeoutMs, readonly: options.readonly });
     try {
-      const saver = new SqliteSaver(db, options.serde);
+      const saver = new SqliteSaver(db, options.serde, { durability: options.durability });
       saver.ownsConnection = true;
       return saver;
     } catch (error) {
@@ -137,9 +150,26 @@ export class SqliteSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** Closes the connection if this saver opened it (a connection passed to the constructor stays the caller's). */
+  /**
+   * Commits writes queued by `durability: "group"` now (a no-op otherwise);
+   * throws if a queued batch failed to commit.
+   */
+  async flush(): Promise<void> {
+    this.flushPending();
+  }
+
+  /** Flushes queued group writes, then closes the connection if this saver opened it (a connection passed to the constructor stays the caller's). */
   close(): void {
-    if (this.ownsConnection && this.db.open) this.db.close();
+    try {
+      if (this.db.open) this.flushPending();
+    } finally {
+      if (this.ownsConnection && this.db.open) this.db.close();
+    }
+  }
+
+  /** Reads and deletes first commit what group commit still holds, so every call sees every earlier write. */
+  private flushPending(): void {
+    this.group?.flush();
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -148,6 +178,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = getCheckpointId(config);
+    this.flushPending();
     const cacheKey = JSON.stringify([thread, ns, id ?? ""]);
     const stamp = this.tupleCache.stamp();
     let rows = this.tupleCache.get(cacheKey, stamp);
@@ -179,45 +210,26 @@ export class SqliteSaver extends BaseCheckpointSaver {
       const namespaces = this.statements.namespacesOf.all(selection.threadId, 2);
       if (namespaces.length === 1) selection.checkpointNs = namespaces[0];
     }
+    this.flushPending();
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
     let cursor: ListCursor | undefined;
     let pageSize = FIRST_PAGE;
     while (remaining > 0) {
       const requested = Math.min(pageSize, remaining);
       const rows = this.lists.page(selection, cursor, requested);
-      const parts = this.pageParts(rows);
-      for (const row of rows) {
+      const { parsed, parts } = readPageParts(this.statements, rows);
+      for (const [index, row] of rows.entries()) {
         remaining -= 1;
         const key = { thread: row.thread_id, ns: row.checkpoint_ns };
-        yield await readTuple(this.statements, this.codec, key, headOf(row), parts.get(partKey(row)) ?? [], undefined);
+        yield await readTuple(this.statements, this.codec, key, headOf(row, parsed[index]), parts[index] ?? [], undefined);
       }
       const last = rows.at(-1);
       if (last === undefined || rows.length < requested) return;
       cursor = { checkpointId: last.checkpoint_id, threadId: last.thread_id, checkpointNs: last.checkpoint_ns };
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
       await nextMacrotask();
+      this.flushPending();
     }
-  }
-
-  /** Values and writes of a page of rows, one statement per (thread, namespace) in the page. */
-  private pageParts(rows: CheckpointRow[]): Map<string, PartRow[]> {
-    const groups = new Map<string, { thread: string; ns: string; ids: string[] }>();
-    for (const row of rows) {
-      const group = JSON.stringify([row.thread_id, row.checkpoint_ns]);
-      const entry = groups.get(group) ?? { thread: row.thread_id, ns: row.checkpoint_ns, ids: [] };
-      entry.ids.push(row.checkpoint_id);
-      groups.set(group, entry);
-    }
-    const parts = new Map<string, PartRow[]>();
-    for (const { thread, ns, ids } of groups.values()) {
-      for (const part of this.statements.partsOfIds.all({ thread, ns, ids: JSON.stringify(ids) })) {
-        const key = JSON.stringify([thread, ns, part.cid]);
-        const list = parts.get(key) ?? [];
-        list.push(part);
-        parts.set(key, list);
-      }
-    }
-    return parts;
   }
 
   /** Stores the checkpoint skeleton plus only the channels in `newVersions`, in one transaction. */
@@ -237,8 +249,10 @@ export class SqliteSaver extends BaseCheckpointSaver {
       blobs.push([channel, version, await this.codec.dump(values[channel])]);
     }
     const meta = await this.codec.dumpPlain(metadata);
+    const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)];
     try {
-      this.putTransaction.immediate([thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)], blobs);
+      if (this.group !== undefined) this.group.add(() => this.writePut(row, blobs));
+      else this.putTransaction.immediate(row, blobs);
     } catch (error) {
       throw storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
     }
@@ -262,7 +276,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
     try {
-      this.writesTransaction.immediate(key, records);
+      if (this.group !== undefined) this.group.add(() => this.writeWrites(key, records));
+      else this.writesTransaction.immediate(key, records);
     } catch (error) {
       throw storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
     }
@@ -270,6 +285,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   /** Deletes every checkpoint, value and write of a thread, in one transaction. */
   override async deleteThread(threadId: string): Promise<void> {
+    this.flushPending();
     this.deleteTransaction.immediate(String(threadId));
   }
 
@@ -283,6 +299,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     if (!Number.isInteger(options.keepLast) || options.keepLast < 1) {
       throw new UserInputError("BAD_INPUT", `SqliteSaver.prune: keepLast must be an integer >= 1 (got ${options.keepLast})`);
     }
+    this.flushPending();
     return pruneThread(this.db, this.deltas, options);
   }
 
@@ -290,6 +307,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   override async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<Record<string, DeltaChannelHistory>> {
     const { config, channels } = options;
     if (channels.length === 0) return {};
+    this.flushPending();
     const configurable = config.configurable ?? {};
     const thread = configurable.thread_id === undefined || configurable.thread_id === null ? undefined : String(configurable.thread_id);
     const ns = String(configurable.checkpoint_ns ?? "");

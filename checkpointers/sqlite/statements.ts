@@ -25,9 +25,24 @@ export interface PartRow {
   skeleton: string | null;
   type: string;
   value: Buffer | string | null;
+  /** Writes only: task path, task id and idx, the `writesSortKey` order (sorted in JS, see `sortWrites`). */
+  k1?: string | null;
+  k2?: string | null;
+  k3?: number | null;
 }
 
-/** Values (part 1) and writes (part 2) of the checkpoint `target` names, writes in writesSortKey order. */
+/** A stored channel value found by its (channel, version) key. */
+export interface BlobRow {
+  channel: string;
+  version: string | number;
+  type: string;
+  value: Buffer | null;
+}
+
+/**
+ * Values (part 1) and writes (part 2) of the checkpoint `target` names. No ORDER BY: a sort
+ * would copy every value into a sorter; the few writes are put in order in JS instead.
+ */
 const PARTS = `
   SELECT t.id AS cid, 1 AS part, b.channel AS a, NULL AS b, NULL AS skeleton, b.type AS type, b.value AS value,
          NULL AS k1, NULL AS k2, NULL AS k3
@@ -47,8 +62,7 @@ function tupleSql(target: string): string {
            c.metadata_type AS type, c.metadata AS value, NULL AS k1, NULL AS k2, NULL AS k3
       FROM target t CROSS JOIN checkpoints c
      WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id
-    UNION ALL ${PARTS}
-    ORDER BY part, k1, k2, k3`;
+    UNION ALL ${PARTS}`;
 }
 
 /** Named parameters of the tuple statements. */
@@ -69,7 +83,8 @@ export interface Statements {
   namespacesOf: Statement<[string, number], string>;
   tupleById: Statement<[TupleKey], PartRow>;
   tupleLatest: Statement<[TupleKey], PartRow>;
-  partsOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
+  blobsByKeys: Statement<[{ thread: string; ns: string; keys: string }], BlobRow>;
+  writesOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
   sendsOf: Statement<[string, string, string], { type: string; value: Buffer | null }>;
   deleteCheckpoints: Statement<[string]>;
   deleteBlobs: Statement<[string]>;
@@ -98,8 +113,19 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     tupleLatest: db.prepare(
       tupleSql("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 1"),
     ),
-    // One statement for a whole list() page: values and writes of every checkpoint in :ids (a JSON array).
-    partsOfIds: db.prepare(`WITH target(id) AS (SELECT value FROM json_each(:ids)) ${PARTS} ORDER BY cid, part, k1, k2, k3`),
+    // list() pages: each distinct (version, channel) of the page once (:keys is a JSON array of pairs),
+    // then the writes of every checkpoint in :ids (a JSON array).
+    blobsByKeys: db.prepare(
+      `SELECT b.channel AS channel, b.version AS version, b.type AS type, b.value AS value
+         FROM json_each(:keys) k CROSS JOIN checkpoint_blobs b
+        WHERE b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.version = k.value ->> 0 AND b.channel = k.value ->> 1`,
+    ),
+    writesOfIds: db.prepare(
+      `SELECT w.checkpoint_id AS cid, 2 AS part, w.task_id AS a, w.channel AS b, NULL AS skeleton, w.type AS type, w.value AS value,
+              w.task_path AS k1, w.task_id AS k2, w.idx AS k3
+         FROM json_each(:ids) t CROSS JOIN checkpoint_writes w
+        WHERE w.thread_id = :thread AND w.checkpoint_ns = :ns AND w.checkpoint_id = t.value`,
+    ),
     namespacesOf: db.prepare<[string, number], string>("SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? LIMIT ?").pluck(),
     latestId: db.prepare(
       `SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?

@@ -1,0 +1,64 @@
+import type { Checkpoint } from "@langchain/langgraph-checkpoint";
+import type { BlobRow, CheckpointRow, PartRow, Statements } from "./statements.js";
+import { sortWrites } from "./tuple.js";
+
+/** One `list()` page: each row's parsed skeleton, and its values and writes in `readTuple` order. */
+export interface PageParts {
+  parsed: Checkpoint[];
+  parts: PartRow[][];
+}
+
+/**
+ * Values and writes of a page of checkpoint rows in two statements per
+ * (thread, namespace): the distinct (version, channel) keys the page's
+ * skeletons reference, each read once however many checkpoints share it
+ * (an unchanged channel is shared by every checkpoint since it changed), then
+ * the page's writes.
+ */
+export function readPageParts(statements: Statements, rows: CheckpointRow[]): PageParts {
+  const parsed = rows.map((row) => JSON.parse(row.checkpoint) as Checkpoint);
+  const parts: PartRow[][] = rows.map(() => []);
+  const groups = new Map<string, number[]>();
+  rows.forEach((row, index) => {
+    const group = JSON.stringify([row.thread_id, row.checkpoint_ns]);
+    const members = groups.get(group);
+    if (members === undefined) groups.set(group, [index]);
+    else members.push(index);
+  });
+  for (const members of groups.values()) {
+    const first = rows[members[0] ?? 0];
+    if (first === undefined) continue;
+    const key = { thread: first.thread_id, ns: first.checkpoint_ns };
+    const wanted = new Map<string, [string | number, string]>();
+    for (const index of members) {
+      for (const [channel, version] of Object.entries(parsed[index]?.channel_versions ?? {})) {
+        wanted.set(blobKey(channel, version), [version, channel]);
+      }
+    }
+    const blobs = new Map<string, BlobRow>();
+    if (wanted.size > 0) {
+      for (const blob of statements.blobsByKeys.all({ ...key, keys: JSON.stringify([...wanted.values()]) })) blobs.set(blobKey(blob.channel, blob.version), blob);
+    }
+    const writesOf = new Map<string, PartRow[]>();
+    for (const write of statements.writesOfIds.all({ ...key, ids: JSON.stringify(members.map((index) => rows[index]?.checkpoint_id)) })) {
+      const list = writesOf.get(write.cid);
+      if (list === undefined) writesOf.set(write.cid, [write]);
+      else list.push(write);
+    }
+    for (const index of members) {
+      const row = rows[index];
+      const list = parts[index];
+      if (row === undefined || list === undefined) continue;
+      for (const [channel, version] of Object.entries(parsed[index]?.channel_versions ?? {})) {
+        const blob = blobs.get(blobKey(channel, version));
+        if (blob !== undefined) list.push({ cid: row.checkpoint_id, part: 1, a: channel, b: null, skeleton: null, type: blob.type, value: blob.value });
+      }
+      const writes = writesOf.get(row.checkpoint_id);
+      if (writes !== undefined) list.push(...sortWrites(writes));
+    }
+  }
+  return { parsed, parts };
+}
+
+/** A (channel, version) key; the version keeps its type, as the untyped SQL column does. */
+const blobKey = (channel: string, version: string | number) => `${typeof version === "number" ? "n" : "s"}${String(version)}\u0000${channel}`;

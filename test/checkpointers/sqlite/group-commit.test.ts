@@ -1,0 +1,102 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
+import { uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import { afterAll, describe, expect, it } from "vitest";
+import { SqliteSaver } from "agentrt/checkpointers";
+
+const dir = mkdtempSync(join(tmpdir(), "agentrt-group-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const meta = { source: "loop" as const, step: 0, parents: {} };
+function checkpoint(step: number, values: Record<string, unknown>): Checkpoint {
+  const versions = Object.fromEntries(Object.keys(values).map((k) => [k, step + 1]));
+  return { v: 4, id: uuid6(step), ts: new Date().toISOString(), channel_values: values, channel_versions: versions, versions_seen: {} };
+}
+const committed = (path: string) => {
+  const other = new Database(path, { readonly: true });
+  try {
+    return (other.prepare("SELECT count(*) AS n FROM checkpoints").get() as { n: number }).n;
+  } finally {
+    other.close();
+  }
+};
+
+describe('SqliteSaver durability: "group"', () => {
+  it("commits the puts of one event-loop turn together, and its own reads see them at once", async () => {
+    const path = join(dir, "turn.db");
+    const saver = SqliteSaver.create({ path, durability: "group" });
+    let config = { configurable: { thread_id: "t" } } as { configurable: Record<string, unknown> };
+    for (let step = 0; step < 5; step++) {
+      config = (await saver.put(config, checkpoint(step, { a: step }), meta, { a: step + 1 })) as typeof config;
+    }
+    expect(committed(path)).toBe(0);
+    await saver.putWrites(config, [["a", 9]], "task");
+    expect((await saver.getTuple({ configurable: { thread_id: "t" } }))?.pendingWrites).toEqual([["task", "a", 9]]);
+    expect(committed(path)).toBe(5);
+    await saver.put(config, checkpoint(5, { a: 5 }), meta, { a: 6 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(committed(path)).toBe(6);
+    saver.close();
+  });
+
+  it("flushes on close, so a reopened file holds every put", async () => {
+    const path = join(dir, "close.db");
+    const saver = SqliteSaver.create({ path, durability: "group" });
+    await saver.put({ configurable: { thread_id: "c" } }, checkpoint(0, { x: "kept" }), meta, { x: 1 });
+    saver.close();
+    const reopened = SqliteSaver.create({ path });
+    expect((await reopened.getTuple({ configurable: { thread_id: "c" } }))?.checkpoint.channel_values).toEqual({ x: "kept" });
+    reopened.close();
+  });
+
+  it("rolls a failed batch back whole and reports it on the next call, then keeps working", async () => {
+    const path = join(dir, "busy.db");
+    const saver = SqliteSaver.create({ path, durability: "group", busyTimeoutMs: 0 });
+    const blocker = new Database(path);
+    blocker.exec("BEGIN IMMEDIATE");
+    const config = await saver.put({ configurable: { thread_id: "b" } }, checkpoint(0, { a: 1 }), meta, { a: 1 });
+    await saver.putWrites(config, [["a", 2]], "task");
+    await expect(saver.flush()).rejects.toMatchObject({ code: "DB_OPEN_FAILED" });
+    blocker.exec("COMMIT");
+    blocker.close();
+    expect(await saver.getTuple({ configurable: { thread_id: "b" } })).toBeUndefined();
+    await saver.put({ configurable: { thread_id: "b" } }, checkpoint(1, { a: 3 }), meta, { a: 2 });
+    await saver.flush();
+    expect(committed(path)).toBe(1);
+    saver.close();
+  });
+
+  it("runs a graph to the same state as the default durability", async () => {
+    const State = Annotation.Root({ steps: Annotation<string[]>({ reducer: (a, b) => a.concat(b), default: () => [] }) });
+    const build = (saver: SqliteSaver) =>
+      new StateGraph(State)
+        .addNode("one", () => ({ steps: ["one"] }))
+        .addNode("two", () => ({ steps: ["two"] }))
+        .addEdge(START, "one")
+        .addEdge("one", "two")
+        .addEdge("two", END)
+        .compile({ checkpointer: saver });
+    const group = SqliteSaver.create({ path: join(dir, "graph-group.db"), durability: "group" });
+    const plain = SqliteSaver.create({ path: join(dir, "graph-plain.db") });
+    const config = { configurable: { thread_id: "g" } };
+    await build(group).invoke({ steps: [] }, config);
+    await build(plain).invoke({ steps: [] }, config);
+    const [a, b] = [await build(group).getState(config), await build(plain).getState(config)];
+    expect(a.values).toEqual({ steps: ["one", "two"] });
+    expect(a.values).toEqual(b.values);
+    let history = 0;
+    for await (const _ of build(group).getStateHistory(config)) history += 1;
+    expect(history).toBe(4);
+    group.close();
+    plain.close();
+  });
+
+  it("refuses an unknown durability", () => {
+    const db = new Database(":memory:");
+    expect(() => new SqliteSaver(db, undefined, { durability: "never" as never })).toThrow(/durability/);
+    db.close();
+  });
+});
