@@ -22,6 +22,11 @@ export {
   RUN_STATUSES, RUN_TRANSITIONS, isTerminal, isWaiting, IllegalTransitionError, LeaseLostError, UnknownRunError,
 } from "./runs/index.js";
 export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunOutcome, LeaseLossReason } from "./runs/index.js";
+export { BudgetExceededError, BUDGET_ERROR_CODES, exhaustedBudget, validateBudget } from "./runs/index.js";
+export type { ExhaustedLimit } from "./runs/index.js";
+export type { RunGuard, ModelCallRequest } from "./graph/run-guard.js";
+export type { ToolGuard, ToolAttemptEvent } from "./tools/tool-guard.js";
+export { LedgerWriteError } from "./tools/ledger-call.js";
 export type { LedgerEntry, LedgerStatus } from "./tools/ledger.js";
 export {
   defineTool, ToolRegistry, argsHash, canonicalJson, validateToolCall, executeTool, idempotencyKey,
