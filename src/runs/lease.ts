@@ -32,6 +32,7 @@ export class RunLease {
   readonly signal: AbortSignal;
   private expires: number;
   private readonly controller = new AbortController();
+  private deferred: Partial<RunUsage> | undefined;
   /** The store the lease writes to. */
   readonly store: RunStore;
 
@@ -72,6 +73,7 @@ export class RunLease {
   /** The current record, after checking the lease is still held. */
   check(): RunRecord {
     return this.fenced(() => {
+      this.flushUsage();
       const run = this.store.get(this.runId);
       assertFence(run, this.token);
       return run;
@@ -91,6 +93,7 @@ export class RunLease {
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */
   transition(to: Exclude<RunStatus, "RUNNING">, options: Omit<TransitionOptions, "fence"> = {}): RunRecord {
     return this.fenced(() => this.store.transaction(() => {
+      this.flushUsage();
       // An outcome is written from RUNNING: a backoff still shown (its end not recorded) ends first.
       if (isHeldRetrying(this.store.get(this.runId))) this.endBackoff("backoff ended");
       return this.store.transition(this.runId, to, { actor: this.workerId, ...options, fence: this.token });
@@ -109,7 +112,27 @@ export class RunLease {
 
   /** Adds to the usage counters; returns the new totals. */
   addUsage(delta: Partial<RunUsage>): RunUsage {
-    return this.fenced(() => this.store.addUsage(this.runId, this.token, delta));
+    return this.fenced(() => this.store.addUsage(this.runId, this.token, sumUsage(this.takeDeferred(), delta)));
+  }
+
+  /**
+   * Adds usage written with this lease's next write (usage, check, status change) instead of in
+   * a commit of its own: a tool call's step. Budgets read usage through {@link check}, which
+   * writes it first; a holder that dies before that write loses only these counts.
+   */
+  deferUsage(delta: Partial<RunUsage>): void {
+    this.deferred = sumUsage(this.deferred, delta);
+  }
+
+  private flushUsage(): void {
+    const pending = this.takeDeferred();
+    if (pending !== undefined) this.store.addUsage(this.runId, this.token, pending);
+  }
+
+  private takeDeferred(): Partial<RunUsage> | undefined {
+    const pending = this.deferred;
+    this.deferred = undefined;
+    return pending;
   }
 
   /**
@@ -142,6 +165,16 @@ export class RunLease {
       throw error;
     }
   }
+}
+
+function sumUsage(a: Partial<RunUsage> | undefined, b: Partial<RunUsage>): Partial<RunUsage> {
+  if (a === undefined) return b;
+  return {
+    steps: (a.steps ?? 0) + (b.steps ?? 0),
+    modelCalls: (a.modelCalls ?? 0) + (b.modelCalls ?? 0),
+    tokens: (a.tokens ?? 0) + (b.tokens ?? 0),
+    costUsd: (a.costUsd ?? 0) + (b.costUsd ?? 0),
+  };
 }
 
 /**

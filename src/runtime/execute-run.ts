@@ -161,7 +161,8 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
         // Denied and rejected calls never ran: they are not tool failures.
         status: SPAN_STATUS[e.status], error: e.error?.message, externalOperationId: e.externalOperationId,
       });
-      lease.addUsage({ steps: 1 });
+      // Written with the next model call's usage or the outcome: no commit of its own per tool call.
+      lease.deferUsage({ steps: 1 });
       emit({
         type: "tool_call", runId: run.runId, tool: e.tool, toolCallId: e.toolCallId, status: e.status, ms: e.endedAt - e.startedAt,
         ...(e.error === undefined ? {} : { error: e.error.message }),

@@ -114,3 +114,25 @@ describe("defaultLeaseMs", () => {
     expect(defaultLeaseMs({})).toBe(30_000);
   });
 });
+
+describe("deferred usage", () => {
+  it("is written with the lease's next write: a usage update, a check, or the outcome", () => {
+    const { store, runId, first } = setup();
+    first.lease.deferUsage({ steps: 1 });
+    first.lease.deferUsage({ steps: 1 });
+    expect(store.get(runId).usage.steps).toBe(0);
+    expect(first.lease.addUsage({ steps: 1, modelCalls: 1, tokens: 10 })).toMatchObject({ steps: 3, modelCalls: 1, tokens: 10 });
+    first.lease.deferUsage({ steps: 1 });
+    expect(first.lease.check().usage.steps).toBe(4);
+    first.lease.deferUsage({ steps: 2 });
+    expect(first.lease.transition("SUCCEEDED").usage).toMatchObject({ steps: 6, modelCalls: 1 });
+  });
+
+  it("is never written by a holder that lost the lease", () => {
+    const { store, runId, first } = setup();
+    first.lease.deferUsage({ steps: 5 });
+    store.cancel(runId);
+    expect(thrown(() => first.lease.check())).toBeInstanceOf(LeaseLostError);
+    expect(store.get(runId).usage.steps).toBe(0);
+  });
+});
