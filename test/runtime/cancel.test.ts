@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { holdCounters } from "../fixtures/cancel/graphs.js";
 import { runCli } from "../helpers/cli.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -89,6 +90,20 @@ describe("cancel", () => {
     expect(rollback()!.externalOperationId).toBeTruthy();
     expect((await running).status).toBe("CANCELED");
     expect(world.snapshot().calls.rollback_deployment).toBe(1);
+  });
+
+  it("a run canceled by another connection makes no new model call, long before its next heartbeat", async () => {
+    const { rt: canceler, db } = open();
+    const executor = Runtime.open({ db, config: CONFIG, leaseMs: 60_000 });
+    opened.push(executor);
+    holdCounters.modelCalls = 0;
+    const queued = await executor.submit({ graph: "hold_then_answer", message: "go", queue: true });
+    const running = executor.start(queued.run_id);
+    await until("hold started", () => probes(canceler, queued.run_id).includes("held"));
+    canceler.cancel(queued.run_id);
+    canceler.db.prepare("INSERT INTO cancel_probe (run_id, kind) VALUES (?, 'go')").run(queued.run_id);
+    expect((await running).status).toBe("CANCELED");
+    expect(holdCounters.modelCalls).toBe(1);
   });
 
   it("the text output names the side effects", async () => {
