@@ -1,18 +1,20 @@
 // `npm run bench -- server`: city_weather (3-way fan-out, 50 ms simulated latency) through `agentrt serve`
-// with the official SDK's runs.wait, against the same runs through the in-process Runtime, in one process.
+// with the official SDK's runs.wait, against the same runs through the in-process Runtime, in one process;
+// then server restarts on an empty database and on one holding 2,000 finished runs.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { Runtime } from "../src/runtime/index.js";
-import { startServer } from "../src/server/server.js";
+import { startServer, type AgentServer } from "../src/server/server.js";
 
 process.env.AGENTRT_SIM_LATENCY_MS ??= "50";
 const dir = mkdtempSync(join(tmpdir(), "agentrt-bench-server-"));
 const config = join(dir, "langgraph.json");
 writeFileSync(config, JSON.stringify({ graphs: { city_weather: `${fileURLToPath(new URL("../graphs/city_weather.ts", import.meta.url))}:graph` } }));
 const input = { messages: [{ role: "user", content: "Weather for Beijing, Shanghai and Shenzhen" }] };
+const HISTORY = 2000;
 
 interface Figures {
   runs: number;
@@ -20,18 +22,19 @@ interface Figures {
   p50: number;
   p99: number;
   mean: number;
+  /** CPU time of this process per run (server, SDK clients and runs together). */
+  cpuMs: number;
 }
 
-function figures(latencies: number[], wallMs: number): Figures {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  const mean = sorted.reduce((s, v) => s + v, 0) / Math.max(1, sorted.length);
-  return { runs: sorted.length, runsPerS: (sorted.length * 1000) / wallMs, p50: at(0.5), p99: at(0.99), mean };
-}
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+};
 
 /** `clients` loops at once, each doing `perClient` runs one after another. */
 async function load(clients: number, perClient: number, once: (client: number) => Promise<void>): Promise<Figures> {
   const latencies: number[] = [];
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(Array.from({ length: clients }, async (_, c) => {
     for (let i = 0; i < perClient; i++) {
@@ -40,13 +43,21 @@ async function load(clients: number, perClient: number, once: (client: number) =
       latencies.push(performance.now() - t);
     }
   }));
-  return figures(latencies, performance.now() - started);
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  const mean = latencies.reduce((s, v) => s + v, 0) / Math.max(1, latencies.length);
+  return {
+    runs: latencies.length, runsPerS: (latencies.length * 1000) / wallMs, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), mean,
+    cpuMs: (used.user + used.system) / 1000 / Math.max(1, latencies.length),
+  };
 }
 
-const fmt = (f: Figures) => `${f.runs} runs, ${f.runsPerS.toFixed(1)} runs/s, mean ${f.mean.toFixed(1)} ms, p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms`;
+const fmt = (f: Figures) => `${f.runs} runs, ${f.runsPerS.toFixed(1)} runs/s, mean ${f.mean.toFixed(1)} ms, p50 ${f.p50.toFixed(1)} ms, p99 ${f.p99.toFixed(1)} ms, cpu ${f.cpuMs.toFixed(1)} ms/run`;
 
-const runtime = Runtime.open({ db: join(dir, "inprocess.db"), config });
-const server = await startServer({ port: 0, db: join(dir, "server.db"), config, apiKey: "", log: () => undefined, workerConcurrency: 16 });
+const inProcessDb = join(dir, "inprocess.db");
+const serverDb = join(dir, "server.db");
+const runtime = Runtime.open({ db: inProcessDb, config });
+const server: AgentServer = await startServer({ port: 0, db: serverDb, config, apiKey: "", log: () => undefined });
 const sdk = Array.from({ length: 200 }, () => new Client({ apiUrl: server.url }));
 const inProcess = async () => {
   const view = await runtime.submit({ graph: "city_weather", input });
@@ -57,29 +68,106 @@ const overApi = async (c: number) => {
   if (values.error != null) throw new Error(`server run failed: ${JSON.stringify(values.error)}`);
 };
 
+/** Starts a server on `db`, waits until it answers, closes it; the time to answer. */
+async function restartMs(db: string): Promise<number> {
+  const t = performance.now();
+  const s = await startServer({ port: 0, db, config, apiKey: "", log: () => undefined });
+  const ok = await fetch(`${s.url}/ok`);
+  await ok.text();
+  const ms = performance.now() - t;
+  await s.close();
+  return ms;
+}
+
+/** Median latency of `n` sequential runs.wait against a server on `db`. */
+async function runsOn(db: string, n: number): Promise<number> {
+  const s = await startServer({ port: 0, db, config, apiKey: "", log: () => undefined });
+  const client = new Client({ apiUrl: s.url });
+  const latencies: number[] = [];
+  try {
+    for (let i = 0; i < n + 1; i++) {
+      const t = performance.now();
+      await client.runs.wait(null, "city_weather", { input });
+      if (i > 0) latencies.push(performance.now() - t); // the first run loads the graph
+    }
+  } finally {
+    await s.close();
+  }
+  return quantile(latencies, 0.5);
+}
+
+let closed = false;
 try {
   // Warm both paths (graph import, prepared statements) before measuring.
   await load(4, 2, inProcess);
   await load(4, 2, overApi);
-  const seqIn = await load(1, 20, inProcess);
-  const seqApi = await load(1, 20, overApi);
-  console.log(`sequential   in-process: ${fmt(seqIn)}`);
-  console.log(`sequential   server:     ${fmt(seqApi)}  (+${(seqApi.mean - seqIn.mean).toFixed(1)} ms per wait)`);
+
+  // Sequential, interleaved so both see the same machine load; the overhead is the median paired difference.
+  const seqIn: number[] = [];
+  const seqApi: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    seqIn.push((await load(1, 1, inProcess)).mean);
+    seqApi.push((await load(1, 1, overApi)).mean);
+  }
+  const paired = seqApi.map((v, i) => v - seqIn[i]!);
+  const seqOverhead = quantile(paired, 0.5);
+  const seqMean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;
+  console.log(`sequential   in-process: 30 runs, p50 ${quantile(seqIn, 0.5).toFixed(1)} ms, mean ${seqMean(seqIn).toFixed(1)} ms`);
+  console.log(`sequential   server:     30 runs, p50 ${quantile(seqApi, 0.5).toFixed(1)} ms, mean ${seqMean(seqApi).toFixed(1)} ms  (+${seqOverhead.toFixed(1)} ms per wait, median of pairs)`);
+
+  // Each client's connection is opened once, before measuring, as long-lived SDK clients do: a busy
+  // Node loop accepts one new connection per turn, so connecting under load would be measured too.
+  await load(50, 1, overApi);
   const in50 = await load(50, 4, inProcess);
   const api50 = await load(50, 4, overApi);
   console.log(`50 clients   in-process: ${fmt(in50)}`);
   console.log(`50 clients   server:     ${fmt(api50)}  (${(api50.runsPerS / in50.runsPerS).toFixed(2)}× in-process)`);
+  await load(200, 1, overApi);
   const in200 = await load(200, 2, inProcess);
   const api200 = await load(200, 2, overApi);
   console.log(`200 clients  in-process: ${fmt(in200)}`);
   console.log(`200 clients  server:     ${fmt(api200)}`);
+  // Little's law: 200 closed-loop clients on a CPU-bound process wait at least 200 × CPU per run on average.
+  console.log(`200 clients  bound:      mean latency ≥ 200 × ${api200.cpuMs.toFixed(1)} ms CPU/run = ${((200 * api200.cpuMs) / 1000).toFixed(1)} s on one core`);
+  await server.close();
+  runtime.close();
+  closed = true;
+
+  // Restarts: an empty (migrated) database against the server's database topped up to 2,000 finished runs.
+  const emptyDb = join(dir, "empty.db");
+  await restartMs(emptyDb);
+  const emptyMs = [await restartMs(emptyDb), await restartMs(emptyDb), await restartMs(emptyDb)];
+  const filler = Runtime.open({ db: serverDb, config });
+  const finished = () => (filler.db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'SUCCEEDED'").get() as { n: number }).n;
+  const missing = Math.max(0, HISTORY - finished());
+  await load(50, Math.ceil(missing / 50), async () => {
+    await filler.submit({ graph: "city_weather", input });
+  });
+  const history = finished();
+  filler.close();
+  const fullMs = [await restartMs(serverDb), await restartMs(serverDb), await restartMs(serverDb)];
+  const runEmpty = await runsOn(emptyDb, 5);
+  const runFull = await runsOn(serverDb, 5);
+  console.log(`restart      empty db:   ${emptyMs.map((v) => v.toFixed(0)).join(", ")} ms; then runs.wait p50 ${runEmpty.toFixed(1)} ms`);
+  console.log(`restart      ${history} runs: ${fullMs.map((v) => v.toFixed(0)).join(", ")} ms; then runs.wait p50 ${runFull.toFixed(1)} ms`);
+
   console.log(JSON.stringify({
     server_runs_per_s_50: Number(api50.runsPerS.toFixed(1)),
     server_over_inprocess_50: Number((api50.runsPerS / in50.runsPerS).toFixed(2)),
     p99_ms_200: Math.round(api200.p99),
-    sequential_overhead_ms: Number((seqApi.mean - seqIn.mean).toFixed(1)),
+    sequential_overhead_ms: Number(seqOverhead.toFixed(1)),
+    inprocess_p99_ms_200: Math.round(in200.p99),
+    cpu_ms_per_run_inprocess: Number(in50.cpuMs.toFixed(1)),
+    cpu_ms_per_run_server: Number(api50.cpuMs.toFixed(1)),
+    restart_ms_empty: Math.round(quantile(emptyMs, 0.5)),
+    restart_ms_2000: Math.round(quantile(fullMs, 0.5)),
+    history_runs: history,
+    run_ms_after_restart_empty: Number(runEmpty.toFixed(1)),
+    run_ms_after_restart_2000: Number(runFull.toFixed(1)),
   }));
 } finally {
-  await server.close();
-  runtime.close();
+  if (!closed) {
+    await server.close();
+    runtime.close();
+  }
 }

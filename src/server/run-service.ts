@@ -33,6 +33,9 @@ export function isResting(status: RunStatus): boolean {
 export class RunService {
   private readonly watchers = new Map<string, Set<() => void>>();
   private readonly admission = new Admission();
+  private foreignTimer: NodeJS.Timeout | undefined;
+  private dataVersion = -1;
+  private lastWakeAll = 0;
 
   constructor(
     readonly runtime: Runtime,
@@ -102,6 +105,8 @@ export class RunService {
   /** Drops runs still waiting for admission: they stay QUEUED for a worker. */
   close(): void {
     this.admission.close();
+    if (this.foreignTimer !== undefined) clearTimeout(this.foreignTimer);
+    this.foreignTimer = undefined;
   }
 
   /** Checks decisions against the live pending actions and resumes the run in the background. */
@@ -141,18 +146,38 @@ export class RunService {
         set = new Set();
         this.watchers.set(runId, set);
       }
-      // A run finished by another process sends no event here: look again now and then.
-      const timer = setTimeout(done, 500);
       const owner = set;
       function done(): void {
-        clearTimeout(timer);
         owner.delete(done);
         signal?.removeEventListener("abort", done);
         resolve();
       }
       set.add(done);
       signal?.addEventListener("abort", done);
+      this.watchForeign();
     });
+  }
+
+  /**
+   * Runs finished by another process send no event here. One shared timer (not one per waiter)
+   * wakes every waiter when another connection has written (PRAGMA data_version moved), and every
+   * few seconds regardless; a server alone on its file does no reads for its waiters.
+   */
+  private watchForeign(): void {
+    if (this.foreignTimer !== undefined) return;
+    this.foreignTimer = setTimeout(() => {
+      this.foreignTimer = undefined;
+      if (this.watchers.size === 0 || !this.runtime.db.open) return;
+      const version = this.runtime.db.pragma("data_version", { simple: true }) as number;
+      const now = Date.now();
+      if (version !== this.dataVersion || now - this.lastWakeAll >= 5000) {
+        this.dataVersion = version;
+        this.lastWakeAll = now;
+        for (const runId of [...this.watchers.keys()]) this.notify(runId);
+      }
+      this.watchForeign();
+    }, 250);
+    this.foreignTimer.unref();
   }
 
   /** Runs always continue from the thread's newest checkpoint; an older one must be forked first. */

@@ -84,6 +84,11 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
+  // Keep idle client connections for a minute (clients honour the Keep-Alive hint): a busy loop
+  // accepts one new connection per turn, so reconnecting clients would queue behind each other.
+  const http = server as { keepAliveTimeout?: number; headersTimeout?: number };
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
@@ -94,6 +99,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
       // Open SSE streams would hold close() forever.
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
+      service.close();
       await worker.stop({ abort: true });
       await working;
       runtime.close();
