@@ -34,6 +34,8 @@ export function printRun(ctx: CommandContext, view: RunView): number {
     ctx.out(`run ${view.run_id} (${view.graph}) thread ${view.thread_id}: ${view.status}`);
     for (const action of view.pending) {
       ctx.out(`  waiting for approval: ${action.tool} ${JSON.stringify(action.args)}`);
+      // A side effect that may or may not have happened: the person must know what approving does.
+      if (action.reason?.startsWith("outcome unknown") === true) ctx.out(`    ${action.reason}`);
       ctx.out(`    approve: agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash}${dbFlag(ctx)}`);
       ctx.out(`    reject:  agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash} --reject${dbFlag(ctx)}`);
     }

@@ -8,6 +8,7 @@ import { Runtime } from "../../src/runtime/index.js";
 import { argsHash } from "../../src/tools/args-hash.js";
 import { ledgerFor } from "../../src/tools/ledger-executor.js";
 import { counters, resetCounters } from "../fixtures/budget/graphs.js";
+import { runCli } from "../helpers/cli.js";
 
 const CONFIG = fileURLToPath(new URL("../fixtures/budget/langgraph.json", import.meta.url));
 const ARGS = { to: "bob", cents: 500 };
@@ -102,5 +103,19 @@ describe("unknown outcome of a side effect that cannot dedupe", () => {
     const done = await runtime.approve(gated.run_id, { actionId: action.action_id, argsHash: action.args_hash, by: "oncall", roles: ["sre"] });
     expect(done.status).toBe("SUCCEEDED");
     expect(counters.toolCalls).toEqual({ send_payment: 2 });
+  });
+
+  it("agentrt run shows why the action waits (exit 0: waiting)", async () => {
+    counters.hangs = 1;
+    const previous = process.env.AGENTRT_CONFIG;
+    process.env.AGENTRT_CONFIG = CONFIG;
+    try {
+      const result = await runCli(["run", "unknown", "--message", "pay bob 5", "--db", join(mkdtempSync(join(tmpdir(), "agentrt-unknown-")), "c.db")]);
+      expect(result.code).toBe(0);
+      expect(result.out).toMatch(/WAITING_APPROVAL[\s\S]*waiting for approval: send_payment[\s\S]*outcome unknown: send_payment/);
+    } finally {
+      if (previous === undefined) delete process.env.AGENTRT_CONFIG;
+      else process.env.AGENTRT_CONFIG = previous;
+    }
   });
 });
