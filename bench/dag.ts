@@ -3,6 +3,7 @@
 // Then order_check through the Runtime: the planned tool DAG (one model turn plans get_order → (inventory ∥ logistics))
 // against the ReAct variant, model calls and wall time (offline model 200 ms per call, simulated tools 50 ms).
 // Last line: {"dag_over_critical_path", "langgraph_over_critical_path", "order_check_model_calls_planned", "order_check_model_calls_react"}.
+import { setMaxListeners } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +17,8 @@ const DAGS = Number(process.env.DAG_BENCH_DAGS ?? "50");
 const NODES = 20;
 const SEED = 7;
 const SCALE = Number(process.env.DAG_BENCH_SCALE ?? "1");
+// LangGraph adds one abort listener per task of a run (21 here); Node warns above 10.
+setMaxListeners(64);
 const ORDER_CHECK_RUNS = 5;
 const TOOL_LATENCY_MS = "50";
 

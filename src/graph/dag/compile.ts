@@ -55,19 +55,34 @@ export function compileDag<S>(input: DagCompileInput<S>, options: DagCompileOpti
       const base = initialState(spec, runInput);
       const perRun = new ConcurrencyLimiter(options.maxConcurrency ?? Infinity);
       const results = new Map<string, Promise<Partial<S>>>();
+      // A node's result goes to its dependents the moment its function returns,
+      // not after LangGraph has wrapped up the task (~1 ms of bookkeeping per
+      // node on the critical path). Saving is asynchronous in LangGraph anyway.
+      // A task restored on resume settles the same promise from its saved value.
+      const handoff = new Map<string, Deferred<Partial<S>>>(plan.order.map((n) => [n, deferred<Partial<S>>()]));
       const inOrder = (names: ReadonlySet<string>) => plan.order.filter((n) => names.has(n));
       for (const nodeName of plan.order) {
         const def = nodes.get(nodeName) as DagNodeDef<S>;
         const ancestors = inOrder(plan.ancestors.get(nodeName) ?? new Set());
+        const own = handoff.get(nodeName) as Deferred<Partial<S>>;
         const run = task<[], Promise<Partial<S>>>(nodeName, async () => {
-          const done = await Promise.all(ancestors.map((a) => results.get(a) as Promise<Partial<S>>)).catch(() => {
+          const done = await Promise.all(ancestors.map((a) => (handoff.get(a) as Deferred<Partial<S>>).promise)).catch(() => {
             throw skipped();
           });
           const view = applyUpdates(spec, base, ancestors.map((a, i) => [a, done[i] as Partial<S>] as const), plan.ancestors);
-          return runNode(def, view, [perRun, options.limiter, def.limiter]);
+          const update = await runNode(def, view, [perRun, options.limiter, def.limiter]);
+          own.resolve(update);
+          return update;
         });
         // LangGraph types the call as Promise<Promise<T>>; at run time it is one promise.
-        results.set(nodeName, run() as unknown as Promise<Partial<S>>);
+        const settled = run() as unknown as Promise<Partial<S>>;
+        settled.then(own.resolve, own.reject);
+        results.set(nodeName, settled);
+        // Preparing a task costs LangGraph about a millisecond; let the ones
+        // called so far start (roots come first) before preparing the next,
+        // instead of every root waiting for all twenty. The call order, and so
+        // every task id, stays the fixed topological one.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
       const settled = await Promise.allSettled(plan.order.map((n) => results.get(n) as Promise<Partial<S>>));
       const reasons = settled.flatMap((s) => (s.status === "rejected" && !isEmptyInterrupt(s.reason) ? [s.reason as unknown] : []));
@@ -82,6 +97,25 @@ export function compileDag<S>(input: DagCompileInput<S>, options: DagCompileOpti
   const drawing = () => drawableDag(plan.order, new Map([...nodes].map(([n, d]) => [n, d.after])));
   Object.assign(compiled, { getGraph: drawing, getGraphAsync: () => Promise.resolve(drawing()) });
   return compiled as unknown as CompiledDag<S>;
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** A promise settled from outside; only its first settlement counts. */
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Dependents may all be gone (a failed run); the entrypoint reports the failure, not this copy.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
 }
 
 /** Runs one node holding every applicable slot, under its retry policy; retries wait without a slot. */
