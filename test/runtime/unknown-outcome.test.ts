@@ -118,4 +118,14 @@ describe("unknown outcome of a side effect that cannot dedupe", () => {
       else process.env.AGENTRT_CONFIG = previous;
     }
   });
+
+  it("a ledger that cannot be written fails the run DB_WRITE_FAILED; the model never sees a tool failure", async () => {
+    ledgerFor(runtime.db);
+    runtime.db.exec("DROP TABLE tool_ledger");
+    const view = await runtime.submit({ graph: "unknown", message: "pay bob 5", user: "alice" });
+    expect(view.status).toBe("FAILED");
+    expect(view.error?.code).toBe("DB_WRITE_FAILED");
+    expect(counters.toolCalls).toEqual({});
+    expect(counters.modelCalls.unknown).toBe(1);
+  });
 });
