@@ -21,6 +21,8 @@ export interface NewRunEvent {
 }
 
 const inserts = new WeakMap<SqliteDatabase, Database.Statement<unknown[]>>();
+// Read on every execution (the trace copies transitions from it): prepared once per connection.
+const byRun = new WeakMap<SqliteDatabase, Database.Statement<unknown[]>>();
 
 function insertStatement(db: SqliteDatabase): Database.Statement<unknown[]> {
   let statement = inserts.get(db);
@@ -50,10 +52,12 @@ export function appendRunEvent(db: SqliteDatabase, event: NewRunEvent): void {
 
 /** Every event of a run, oldest first. */
 export function listRunEvents(db: SqliteDatabase, runId: string): RunEvent[] {
-  return db
-    .prepare("SELECT * FROM run_events WHERE run_id = ? ORDER BY event_id")
-    .all(runId)
-    .map(rowToEvent);
+  let statement = byRun.get(db);
+  if (statement === undefined) {
+    statement = db.prepare<unknown[]>("SELECT * FROM run_events WHERE run_id = ? ORDER BY event_id");
+    byRun.set(db, statement);
+  }
+  return statement.all(runId).map(rowToEvent);
 }
 
 /** Events after `afterEventId` (all runs, or one), oldest first. */

@@ -10,7 +10,7 @@ import type { TraceRecorder, TraceStore } from "../trace/index.js";
 /** Records every transition of `run` that the trace does not have yet. */
 export function syncStateChanges(runs: RunStore, trace: TraceStore, recorder: TraceRecorder, run: RunRecord): void {
   const transitions = runs.events(run.runId).filter((e) => e.from !== null);
-  const recorded = trace.spans(run.runId).filter((s) => s.kind === "state_change").length;
+  const recorded = trace.countSpans(run.runId, "state_change");
   for (const event of transitions.slice(recorded)) {
     const waitName = event.to === "WAITING_APPROVAL" ? `approval_wait ${pendingTools(runs.get(run.runId).pending)}` : undefined;
     recorder.recordStateChange(event.from ?? "QUEUED", event.to, {

@@ -3,6 +3,7 @@
  * spans and statistics back.
  * @module
  */
+import type Database from "better-sqlite3";
 import { assertSchemaCurrent, migrate, type SqliteDatabase } from "../db/index.js";
 import { randomBytes } from "node:crypto";
 import { OTEL_SPAN_ID, OTEL_TRACE_ID, OtelBridge } from "./otel.js";
@@ -11,7 +12,7 @@ import { TraceRecorder } from "./recorder.js";
 import { INSERT_IF_ABSENT_SQL, emptyRow, rowToSpan, rowValues, type SpanRow } from "./rows.js";
 import { TRACE_SCHEMA } from "./schema.js";
 import { computeStats, type StatsOptions, type TraceStats } from "./stats.js";
-import type { AttributeValue, TraceSpan } from "./types.js";
+import type { AttributeValue, SpanKind, TraceSpan } from "./types.js";
 import { SpanWriter, type SpanWriterOptions } from "./writer.js";
 
 /** How a trace store records. */
@@ -38,6 +39,8 @@ export interface RecorderOptions {
   extra?: Record<string, AttributeValue>;
 }
 
+type Statement = Database.Statement<unknown[]>;
+
 const defaultClock = () => performance.timeOrigin + performance.now();
 
 /** Spans of every run in one database. */
@@ -49,6 +52,8 @@ export class TraceStore {
   #writer: SpanWriter | undefined;
   // One live recorder per run in this process, so every caller shares open spans and one OTel segment.
   readonly #live = new Map<string, TraceRecorder>();
+  // Prepared once per store: runs open recorders and read spans on every execution.
+  readonly #statements = new Map<string, Statement>();
 
   constructor(db: SqliteDatabase, options: TraceStoreOptions = {}) {
     this.#db = db;
@@ -73,8 +78,8 @@ export class TraceStore {
     const writer = this.#getWriter();
     writer.flush();
     const { row, resumed } = this.#attachRoot(runId, options);
-    const loadStmt = this.#db.prepare("SELECT * FROM spans WHERE span_id = ?");
-    const openStmt = this.#db.prepare("SELECT * FROM spans WHERE run_id = ? AND status = 'running' ORDER BY start_ms, rowid");
+    const loadStmt = this.#stmt("SELECT * FROM spans WHERE span_id = ?");
+    const openStmt = this.#stmt("SELECT * FROM spans WHERE run_id = ? AND status = 'running' ORDER BY start_ms, rowid");
     const recorder: TraceRecorder = new TraceRecorder({
       root: row, resumed, writer, pricing: this.#pricing, clock: this.#clock, maxArgsChars: this.#options.maxArgsChars ?? 2000,
       startOtel: (continuation) => this.#startOtel(row, continuation),
@@ -92,15 +97,22 @@ export class TraceStore {
   spans(runId: string): TraceSpan[] {
     this.#writer?.flush();
     if (!this.#hasTable()) return [];
-    const rows = this.#db.prepare("SELECT * FROM spans WHERE run_id = ? ORDER BY start_ms, rowid").all(runId);
+    const rows = this.#stmt("SELECT * FROM spans WHERE run_id = ? ORDER BY start_ms, rowid").all(runId);
     return rows.map(rowToSpan);
+  }
+
+  /** How many spans of one kind a run has stored (pending writes included), without reading them. */
+  countSpans(runId: string, kind: SpanKind): number {
+    this.#writer?.flush();
+    if (!this.#hasTable()) return 0;
+    return (this.#stmt("SELECT COUNT(*) AS n FROM spans WHERE run_id = ? AND kind = ?").get(runId, kind) as { n: number }).n;
   }
 
   /** Whether any span of this run is stored. */
   hasRun(runId: string): boolean {
     this.#writer?.flush();
     if (!this.#hasTable()) return false;
-    return this.#db.prepare("SELECT 1 FROM spans WHERE run_id = ? LIMIT 1").get(runId) !== undefined;
+    return this.#stmt("SELECT 1 FROM spans WHERE run_id = ? LIMIT 1").get(runId) !== undefined;
   }
 
   /** Latency, failure, retry, token and cost statistics over stored spans. */
@@ -133,11 +145,20 @@ export class TraceStore {
   }
 
   #hasTable(): boolean {
-    return this.#db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spans'").get() !== undefined;
+    return this.#stmt("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'spans'").get() !== undefined;
+  }
+
+  #stmt(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare<unknown[]>(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
   }
 
   #attachRoot(runId: string, options: RecorderOptions): { row: SpanRow; resumed: boolean } {
-    const select = this.#db.prepare("SELECT * FROM spans WHERE run_id = ? AND kind = 'invoke_agent' AND parent_id IS NULL");
+    const select = this.#stmt("SELECT * FROM spans WHERE run_id = ? AND kind = 'invoke_agent' AND parent_id IS NULL");
     const existing = select.get(runId) as SpanRow | undefined;
     if (existing !== undefined) return { row: existing, resumed: true };
     const spanId = randomBytes(8).toString("hex");
@@ -146,7 +167,7 @@ export class TraceStore {
     row.agent = options.agent ?? options.graph ?? "agent";
     if (options.extra !== undefined) row.extra_json = JSON.stringify(options.extra);
     // OR IGNORE: when two processes race, the unique root index keeps the first.
-    this.#db.prepare(INSERT_IF_ABSENT_SQL).run(rowValues(row));
+    this.#stmt(INSERT_IF_ABSENT_SQL).run(rowValues(row));
     const winner = select.get(runId) as SpanRow;
     return { row: winner, resumed: winner.span_id !== spanId };
   }
