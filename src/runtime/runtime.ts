@@ -190,9 +190,10 @@ export class Runtime {
    * (or leaves it QUEUED with `queue`). Checked before anything changes: RUN_NOT_WAITING otherwise.
    */
   async provideInput(runId: string, options: InputOptions): Promise<RunView> {
-    const resume = await this.inputResume(runId, options.text, options.by);
-    if (options.queue === true) return this.queueResume(runId, resume);
-    return this.runHere(runId, resume);
+    const { resume, expect } = await this.checkInput(runId, options.text, options.by);
+    // Applied only if the run is still as checked: a second answer racing this one is refused, not dropped.
+    if (options.queue === true) return this.queueResume(runId, resume, expect);
+    return this.runHere(runId, resume, expect);
   }
 
   /**
@@ -200,6 +201,10 @@ export class Runtime {
    * resumes it (pass it to {@link Runtime.start}); nothing changes. For hosts that start runs themselves.
    */
   async inputResume(runId: string, value: unknown, by?: string): Promise<InputResume> {
+    return (await this.checkInput(runId, value, by)).resume;
+  }
+
+  private async checkInput(runId: string, value: unknown, by: string | undefined): Promise<{ resume: InputResume; expect: ExpectedRunState }> {
     const run = this.current(runId);
     if (run.status !== "WAITING_INPUT") {
       throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for input`);
@@ -209,7 +214,8 @@ export class Runtime {
     if (request === undefined) {
       throw new UserInputError("RUN_NOT_WAITING", `run ${runId} has no open question in its checkpoint`);
     }
-    return { kind: "input", interrupt_id: request.interrupt_id, value, by: by ?? run.userId };
+    const resume: InputResume = { kind: "input", interrupt_id: request.interrupt_id, value, by: by ?? run.userId };
+    return { resume, expect: { status: run.status, fencingToken: run.fencingToken } };
   }
 
   /**

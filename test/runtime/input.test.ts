@@ -45,6 +45,24 @@ describe("Runtime.provideInput", () => {
   });
 });
 
+describe("two answers racing", () => {
+  it("one resumes the run, the other is refused with RUN_NOT_WAITING instead of being dropped silently", async () => {
+    const first = open(ASK);
+    const second = Runtime.open({ db: first.db.name, config: ASK });
+    opened.push(second);
+    const waiting = await first.submit({ graph: "ask", input: {} });
+    const results = await Promise.allSettled([
+      first.provideInput(waiting.run_id, { text: "ORD-1" }),
+      second.provideInput(waiting.run_id, { text: "ORD-2" }),
+    ]);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(refused.map((r) => (r.reason as { code: string }).code)).toEqual(["RUN_NOT_WAITING"]);
+    const after = first.get(waiting.run_id);
+    expect(after.status).toBe("SUCCEEDED");
+    expect(["ORD-1", "ORD-2"]).toContain((after.result as { answer: string }).answer);
+  });
+});
+
 describe("input requests and resumes", () => {
   const task = (interrupts: { id?: string; value?: unknown }[], result?: unknown) => ({ interrupts, result });
 
