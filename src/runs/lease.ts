@@ -7,7 +7,7 @@
 import { LeaseLostError } from "./errors.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunRecord, RunUsage } from "./run-record.js";
-import { isHeldRetrying, setBackoff } from "./backoff.js";
+import { setBackoff } from "./backoff.js";
 import { assertFence } from "./fence.js";
 import type { RunStore, TransitionOptions } from "./run-store.js";
 
@@ -32,6 +32,8 @@ export class RunLease {
   readonly signal: AbortSignal;
   private expires: number;
   private readonly controller = new AbortController();
+  /** True between startBackoff and endBackoff: the run shows RETRYING under this lease (no read needed to know). */
+  private backingOff = false;
   private deferred: Partial<RunUsage> | undefined;
   /** The store the lease writes to. */
   readonly store: RunStore;
@@ -95,19 +97,23 @@ export class RunLease {
     return this.fenced(() => this.store.transaction(() => {
       this.flushUsage();
       // An outcome is written from RUNNING: a backoff still shown (its end not recorded) ends first.
-      if (isHeldRetrying(this.store.get(this.runId))) this.endBackoff("backoff ended");
+      if (this.backingOff) this.endBackoff("backoff ended");
       return this.store.transition(this.runId, to, { actor: this.workerId, ...options, fence: this.token });
     }));
   }
 
   /** Shows the run RETRYING while a tool backs off here; the lease stays held, so no other worker claims it. */
   startBackoff(reason: string): RunRecord {
-    return this.fenced(() => setBackoff(this.store, this.runId, this.token, "RETRYING", { actor: this.workerId, reason }));
+    const run = this.fenced(() => setBackoff(this.store, this.runId, this.token, "RETRYING", { actor: this.workerId, reason }));
+    this.backingOff = true;
+    return run;
   }
 
   /** Back to RUNNING (same lease, token and attempt) when the next attempt starts. */
   endBackoff(reason: string): RunRecord {
-    return this.fenced(() => setBackoff(this.store, this.runId, this.token, "RUNNING", { actor: this.workerId, reason }));
+    const run = this.fenced(() => setBackoff(this.store, this.runId, this.token, "RUNNING", { actor: this.workerId, reason }));
+    this.backingOff = false;
+    return run;
   }
 
   /** Adds to the usage counters; returns the new totals. */
