@@ -57,6 +57,14 @@ export class Codec {
     return { type, value: bytes };
   }
 
+  /**
+   * The form of stored bytes that is cheapest to load again and again: JSON as
+   * text when the default serde reads it (each load then skips the UTF-8 decode).
+   */
+  reusable(type: string, data: Buffer | string | null): Buffer | string | null {
+    return this.plainJson && type === "json" && Buffer.isBuffer(data) ? data.toString("utf8") : data;
+  }
+
   /** Deserializes bytes (or text) that `dump` or `dumpPlain` produced. */
   load(type: string, data: Uint8Array | string): unknown {
     if (type.startsWith(DEFLATED)) return this.load(type.slice(DEFLATED.length), inflateRawSync(data));

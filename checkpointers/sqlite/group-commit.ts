@@ -9,14 +9,17 @@ const MAX_BATCH = 256;
 /**
  * Group commit for `durability: "group"`: writes queued during one event-loop
  * turn share one `BEGIN IMMEDIATE` transaction, committed on `setImmediate`
- * (or when the batch is full, or before any read). A put resolves once queued,
- * so a crash can lose the last batch, never half of one.
+ * (or when the batch is full, or before a read of a thread it holds writes
+ * for). A put resolves once queued, so a crash can lose the last batch, never
+ * half of one.
  *
  * A batch that fails to commit is rolled back whole; its error is thrown by the
  * next call that flushes (any saver read or write, `flush()`, `close()`).
  */
 export class GroupCommit {
   private queue: (() => void)[] = [];
+  /** Threads with queued writes: a read of another thread needs no flush. */
+  private threads = new Set<string>();
   private scheduled = false;
   private failure: StorageError | undefined;
   private readonly commit: Transaction<(batch: (() => void)[]) => void>;
@@ -27,10 +30,11 @@ export class GroupCommit {
     });
   }
 
-  /** Queues one write (run later inside the batch transaction); throws a previous batch's failure first. */
-  add(write: () => void): void {
+  /** Queues one write to `thread` (run later inside the batch transaction); throws a previous batch's failure first. */
+  add(thread: string, write: () => void): void {
     this.throwFailure();
     this.queue.push(write);
+    this.threads.add(thread);
     if (this.queue.length >= MAX_BATCH) this.flush();
     else if (!this.scheduled) {
       this.scheduled = true;
@@ -45,11 +49,12 @@ export class GroupCommit {
     }
   }
 
-  /** Commits the queued writes now, in one transaction; throws a failed batch's error. */
-  flush(): void {
-    if (this.queue.length > 0) {
+  /** Commits the queued writes now if some are for `thread` (every thread when undefined); throws a failed batch's error. */
+  flush(thread?: string): void {
+    if (this.queue.length > 0 && (thread === undefined || this.threads.has(thread))) {
       const batch = this.queue;
       this.queue = [];
+      this.threads = new Set();
       try {
         this.commit.immediate(batch);
       } catch (error) {

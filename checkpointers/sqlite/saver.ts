@@ -96,7 +96,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.codec = new Codec(this.serde);
     this.lists = new ListQueries(db);
     this.deltas = new DeltaHistoryQuery(db);
-    this.tupleCache = new TupleCache(db);
+    this.tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
     const st = this.statements;
     this.writePut = (row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => {
       st.insertCheckpoint.run(...row);
@@ -167,9 +167,12 @@ export class SqliteSaver extends BaseCheckpointSaver {
     }
   }
 
-  /** Reads and deletes first commit what group commit still holds, so every call sees every earlier write. */
-  private flushPending(): void {
-    this.group?.flush();
+  /**
+   * Reads and deletes first commit what group commit still holds for their
+   * thread (for every thread when undefined), so every call sees every earlier write.
+   */
+  private flushPending(thread?: string): void {
+    this.group?.flush(thread);
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -178,16 +181,15 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = getCheckpointId(config);
-    this.flushPending();
+    this.flushPending(thread);
     const cacheKey = JSON.stringify([thread, ns, id ?? ""]);
     const stamp = this.tupleCache.stamp();
-    let rows = this.tupleCache.get(cacheKey, stamp);
-    if (rows === undefined) {
-      rows = id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns });
-      this.tupleCache.set(cacheKey, stamp, rows);
+    let split = this.tupleCache.get(cacheKey, stamp);
+    if (split === undefined) {
+      const rows = id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns });
+      split = this.tupleCache.set(cacheKey, stamp, splitParts(rows) ?? null);
     }
-    const split = splitParts(rows);
-    if (split === undefined) return undefined;
+    if (split === null) return undefined;
     return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined);
   }
 
@@ -210,7 +212,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       const namespaces = this.statements.namespacesOf.all(selection.threadId, 2);
       if (namespaces.length === 1) selection.checkpointNs = namespaces[0];
     }
-    this.flushPending();
+    this.flushPending(selection.threadId);
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
     let cursor: ListCursor | undefined;
     let pageSize = FIRST_PAGE;
@@ -228,7 +230,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       cursor = { checkpointId: last.checkpoint_id, threadId: last.thread_id, checkpointNs: last.checkpoint_ns };
       pageSize = Math.min(pageSize * 4, MAX_PAGE);
       await nextMacrotask();
-      this.flushPending();
+      this.flushPending(selection.threadId);
     }
   }
 
@@ -251,7 +253,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const meta = await this.codec.dumpPlain(metadata);
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)];
     try {
-      if (this.group !== undefined) this.group.add(() => this.writePut(row, blobs));
+      if (this.group !== undefined) this.group.add(thread, () => this.writePut(row, blobs));
       else this.putTransaction.immediate(row, blobs);
     } catch (error) {
       throw storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
@@ -276,7 +278,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
     try {
-      if (this.group !== undefined) this.group.add(() => this.writeWrites(key, records));
+      if (this.group !== undefined) this.group.add(thread, () => this.writeWrites(key, records));
       else this.writesTransaction.immediate(key, records);
     } catch (error) {
       throw storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
@@ -285,7 +287,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   /** Deletes every checkpoint, value and write of a thread, in one transaction. */
   override async deleteThread(threadId: string): Promise<void> {
-    this.flushPending();
+    this.flushPending(String(threadId));
     this.deleteTransaction.immediate(String(threadId));
   }
 
@@ -299,7 +301,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     if (!Number.isInteger(options.keepLast) || options.keepLast < 1) {
       throw new UserInputError("BAD_INPUT", `SqliteSaver.prune: keepLast must be an integer >= 1 (got ${options.keepLast})`);
     }
-    this.flushPending();
+    this.flushPending(String(options.threadId));
     return pruneThread(this.db, this.deltas, options);
   }
 
@@ -307,9 +309,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
   override async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<Record<string, DeltaChannelHistory>> {
     const { config, channels } = options;
     if (channels.length === 0) return {};
-    this.flushPending();
     const configurable = config.configurable ?? {};
     const thread = configurable.thread_id === undefined || configurable.thread_id === null ? undefined : String(configurable.thread_id);
+    this.flushPending(thread);
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = thread === undefined ? undefined : getCheckpointId(config) || this.statements.latestId.get(thread, ns)?.checkpoint_id;
     if (thread === undefined || id === undefined) return Object.fromEntries(channels.map((channel) => [channel, { writes: [] }]));

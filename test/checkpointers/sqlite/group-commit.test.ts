@@ -100,3 +100,22 @@ describe('SqliteSaver durability: "group"', () => {
     db.close();
   });
 });
+
+describe('SqliteSaver durability: "group", reads of other threads', () => {
+  it("does not commit a thread's queued writes for a read of another thread, but does for a read of its own", async () => {
+    const path = join(dir, "threads.db");
+    const saver = SqliteSaver.create({ path, durability: "group" });
+    await saver.put({ configurable: { thread_id: "a" } }, checkpoint(0, { v: "a" }), meta, { v: 1 });
+    expect(await saver.getTuple({ configurable: { thread_id: "b" } })).toBeUndefined();
+    expect(committed(path)).toBe(0);
+    const seen: unknown[] = [];
+    for await (const tuple of saver.list({ configurable: { thread_id: "a" } })) seen.push(tuple.checkpoint.channel_values);
+    expect(seen).toEqual([{ v: "a" }]);
+    expect(committed(path)).toBe(1);
+    await saver.put({ configurable: { thread_id: "c" } }, checkpoint(1, { v: "c" }), meta, { v: 1 });
+    let all = 0;
+    for await (const _ of saver.list({})) all += 1;
+    expect(all).toBe(2);
+    saver.close();
+  });
+});
