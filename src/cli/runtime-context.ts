@@ -41,7 +41,7 @@ export function printRun(ctx: CommandContext, view: RunView): number {
     }
     for (const request of view.input_requests) {
       ctx.out(`  waiting for input: ${request.question}`);
-      ctx.out(`    answer: agentrt input ${view.run_id} --text "…"${dbFlag(ctx)}`);
+      ctx.out(`    answer: agentrt input ${view.run_id} --text "<answer>"${dbFlag(ctx)}`);
     }
     if (view.wait_expires_at !== null) ctx.out(`  the wait expires at ${view.wait_expires_at}`);
     if (view.error !== null) ctx.out(`  error ${view.error.code}: ${view.error.message}`);
