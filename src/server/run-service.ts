@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
-import { isTerminal, isWaiting, type RunRecord, type RunStatus } from "../runs/index.js";
+import { isTerminal, isWaiting, validateBudget, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { Admission } from "./admission.js";
@@ -66,6 +66,8 @@ export class RunService {
 
   /** Validates and stores a new run (or the resume of the thread's waiting one). */
   async prepare(body: z.infer<typeof RunCreate>, pathThreadId: string | undefined, caller: Caller): Promise<PreparedRun> {
+    // Checked before anything is written (a thread created on the fly included).
+    const budget = validateBudget(body.budget);
     const graphId = this.graphOf(body.assistant_id);
     await this.runtime.registry.load(graphId);
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
@@ -76,7 +78,7 @@ export class RunService {
       const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
       throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; resume or cancel it first`);
     }
-    const view = await this.runtime.submit({ graph: graphId, input: body.input ?? null, threadId, user: caller.id, queue: true });
+    const view = await this.runtime.submit({ graph: graphId, input: body.input ?? null, threadId, user: caller.id, queue: true, budget });
     return { run: this.runtime.runs.get(view.run_id), kick: () => this.admit(view.run_id) };
   }
 

@@ -63,6 +63,8 @@ export const RunCreate = z.object({
   checkpoint_id: z.string().nullish(),
   interrupt_before: z.unknown().optional(),
   interrupt_after: z.unknown().optional(),
+  /** agentrt extension: the run's budget `{ maxSteps, maxModelCalls, maxTokens, maxCostUsd, deadlineMs }` (checked at submit). */
+  budget: z.unknown().optional(),
 }).loose();
 
 /** One decision on a pending action, as the approvals endpoints take it. */
