@@ -29,10 +29,19 @@ const WARMUP = 10;
 const tempDb = (name: string) => join(mkdtempSync(join(tmpdir(), "agentrt-bench-runs-")), name);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
-async function timeSequential(runs: number, once: (i: number) => Promise<void>): Promise<number> {
+/** Process CPU ms used so far (user + system): steadier than wall time on a machine shared with other work. */
+const cpuMs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const cpuPerRun: Record<"agentrt" | "langgraph", number[]> = { agentrt: [], langgraph: [] };
+
+async function timeSequential(side: "agentrt" | "langgraph", runs: number, once: (i: number) => Promise<void>): Promise<number> {
   for (let i = 0; i < WARMUP; i++) await once(-1 - i);
   const start = performance.now();
+  const cpuStart = cpuMs();
   for (let i = 0; i < runs; i++) await once(i);
+  cpuPerRun[side].push((cpuMs() - cpuStart) / runs);
   return (performance.now() - start) / runs;
 }
 
@@ -41,7 +50,7 @@ async function agentrtMsPerRun(): Promise<number> {
   process.env.AGENTRT_SIM_LATENCY_MS = "0";
   const runtime = Runtime.open({ db: tempDb("agentrt.db"), config: CONFIG });
   try {
-    return await timeSequential(SEQUENTIAL, async () => {
+    return await timeSequential("agentrt", SEQUENTIAL, async () => {
       const view = await runtime.submit({ graph: "city_weather", message: MESSAGE });
       if (view.status !== "SUCCEEDED") throw new Error(`city_weather ended ${view.status}`);
     });
@@ -62,13 +71,13 @@ async function langgraphMsPerRun(): Promise<number> {
   });
   const checkpointer = OfficialSqliteSaver.fromConnString(tempDb("langgraph.db"));
   const agent = createReactAgent({ llm: model, tools: [getWeather], checkpointSaver: checkpointer });
-  return timeSequential(SEQUENTIAL, async (i) => {
+  return timeSequential("langgraph", SEQUENTIAL, async (i) => {
     await agent.invoke({ messages: [{ role: "user", content: MESSAGE }] }, { configurable: { thread_id: `t${i}` } });
   });
 }
 
 /** Scale: queue QUEUED runs, one worker at concurrency 200, 50 ms per tool call. */
-async function scale(): Promise<{ runsPerS: number; p50: number; p99: number }> {
+async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; elu: number; waitP50: number; waitP99: number; cpuMsPerRun: number }> {
   process.env.AGENTRT_SIM_LATENCY_MS = "50";
   const runtime = Runtime.open({ db: tempDb("scale.db"), config: CONFIG });
   try {
@@ -76,7 +85,12 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number }> 
     const ids: string[] = [];
     for (let i = 0; i < QUEUED; i++) ids.push((await runtime.submit({ graph: "city_weather", message: MESSAGE, queue: true })).run_id);
     const start = Date.now();
+    const cpuStart = cpuMs();
+    const eluStart = performance.eventLoopUtilization();
     const stats = await runtime.worker({ concurrency: 200, once: true, pollMs: 20 }).run();
+    // Share of the wall time the event loop was busy: near 1 means one core's worth of CPU is the limit.
+    const elu = performance.eventLoopUtilization(eluStart).utilization;
+    const cpuMsPerRun = (cpuMs() - cpuStart) / QUEUED;
     const seconds = (Date.now() - start) / 1000;
     const runs = ids.map((id) => runtime.runs.get(id));
     const failed = runs.filter((r) => r.status !== "SUCCEEDED").length;
@@ -86,7 +100,12 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number }> 
       const started = runtime.runs.events(r.runId).find((e) => e.to === "RUNNING");
       return (r.finishedAt ?? 0) - (started?.at ?? start);
     }).sort((a, b) => a - b);
-    return { runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    // Time from the start of the batch until a run was claimed: long waits with short latencies would mean unfair claiming.
+    const waits = runs.map((r) => (runtime.runs.events(r.runId).find((e) => e.to === "RUNNING")?.at ?? start) - start).sort((a, b) => a - b);
+    return {
+      runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), elu,
+      waitP50: percentile(waits, 50), waitP99: percentile(waits, 99), cpuMsPerRun,
+    };
   } finally {
     runtime.close();
   }
@@ -102,7 +121,12 @@ const rt = Math.min(rt1, rt2);
 console.log(`overhead: ${SEQUENTIAL} sequential city_weather runs (2 turns, 3 tool calls), best of 2 rounds`);
 console.log(`  createReactAgent + official SqliteSaver: ${lg.toFixed(2)} ms/run (${(1000 / lg).toFixed(0)} runs/s)  rounds ${lg1.toFixed(2)} / ${lg2.toFixed(2)}`);
 console.log(`  agentrt full path (run record, lease, checkpoints, trace): ${rt.toFixed(2)} ms/run (${(1000 / rt).toFixed(0)} runs/s)  rounds ${rt1.toFixed(2)} / ${rt2.toFixed(2)}`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const [cpuRt, cpuLg] = [Math.min(...cpuPerRun.agentrt), Math.min(...cpuPerRun.langgraph)];
+console.log(`  CPU per run (best of rounds): agentrt ${cpuRt.toFixed(2)} ms, langgraph ${cpuLg.toFixed(2)} ms, ratio ${(cpuRt / cpuLg).toFixed(2)} (median ratio ${(median(cpuPerRun.agentrt) / median(cpuPerRun.langgraph)).toFixed(2)})`);
 console.log("  trace on/off: not measured; the Runtime has no switch to turn its trace recorder off");
 const s = await scale();
 console.log(`scale: ${QUEUED} queued runs, 50 ms per tool call, worker concurrency 200: ${s.runsPerS.toFixed(1)} runs/s, p50 ${s.p50} ms, p99 ${s.p99} ms`);
+console.log(`  claimed after: p50 ${s.waitP50} ms, p99 ${s.waitP99} ms; event loop busy ${(s.elu * 100).toFixed(0)}% of the time; ${s.cpuMsPerRun.toFixed(1)} CPU ms per run`);
+console.log(`  (one event loop runs all ${Math.min(200, QUEUED)} in-flight runs: latency ≈ in-flight ÷ throughput = ${(Math.min(200, QUEUED) / s.runsPerS).toFixed(1)} s when it is saturated)`);
 console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)) }));

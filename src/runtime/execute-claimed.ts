@@ -25,19 +25,33 @@ export interface ClaimDeps extends ExecutionDeps {
  * worker to handle.
  */
 export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease): Promise<void> {
-  const recorder = deps.recorder(run);
-  syncStateChanges(deps.runs, deps.trace, recorder, run);
+  // The trace's start (root span, the claim's transition) in one commit rather than one per write.
+  const recorder = deps.runs.transaction(() => {
+    const attached = deps.recorder(run);
+    syncStateChanges(deps.runs, deps.trace, attached, run);
+    attached.flush();
+    return attached;
+  });
   deps.emit({ type: "status", runId: run.runId, status: "RUNNING" });
   let outcome: RunOutcome;
   try {
     outcome = await executeRun(deps, run, lease);
   } catch (error) {
-    if (error instanceof LeaseLostError || lease.signal.aborted) throw error;
+    if (error instanceof LeaseLostError || lease.signal.aborted) {
+      recorder.flush();
+      throw error;
+    }
     outcome = failure(error);
   }
   try {
-    const after = applyOutcome(lease, outcome);
-    syncStateChanges(deps.runs, deps.trace, recorder, after);
+    // The outcome, its transition in the trace and the run's pending spans in one commit. Spans are
+    // flushed only after the outcome is written, so a refused outcome (lost lease) rolls none back.
+    const after = deps.runs.transaction(() => {
+      const recorded = applyOutcome(lease, outcome);
+      syncStateChanges(deps.runs, deps.trace, recorder, recorded);
+      recorder.flush();
+      return recorded;
+    });
     deps.emit({ type: "status", runId: run.runId, status: after.status });
   } finally {
     recorder.flush();

@@ -67,8 +67,8 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     recorder.recordError(error);
     throw error;
   } finally {
+    // Written by the caller with the outcome (executeAndRecord), in the same commit.
     steps.close();
-    recorder.flush();
   }
 }
 
