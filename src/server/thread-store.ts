@@ -4,6 +4,7 @@
  * any run still exists after a restart. Values come from the checkpoints.
  * @module
  */
+import type { Statement } from "better-sqlite3";
 import { migrate, type ModuleSchema, type SqliteDatabase } from "../db/index.js";
 import { HttpError } from "./http-error.js";
 
@@ -41,7 +42,19 @@ function fromRow(row: Row): ThreadRow {
 
 /** Threads of the HTTP API over one database. */
 export class ThreadStore {
+  private readonly statements = new Map<string, Statement<unknown[]>>();
+
   private constructor(private readonly db: SqliteDatabase) {}
+
+  /** A prepared statement, compiled once per SQL text (every run creates and reads a thread). */
+  private stmt(sql: string): Statement<unknown[]> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   /** Migrates the table and returns the store. */
   static open(db: SqliteDatabase): ThreadStore {
@@ -57,14 +70,14 @@ export class ThreadStore {
       throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} already exists`);
     }
     const now = Date.now();
-    this.db.prepare("INSERT INTO server_threads (thread_id, metadata_json, created_at, updated_at) VALUES (?, ?, ?, ?)")
+    this.stmt("INSERT INTO server_threads (thread_id, metadata_json, created_at, updated_at) VALUES (?, ?, ?, ?)")
       .run(threadId, JSON.stringify(metadata), now, now);
     return { threadId, metadata, createdAt: now, updatedAt: now };
   }
 
   /** The thread or undefined. */
   find(threadId: string): ThreadRow | undefined {
-    const row = this.db.prepare("SELECT * FROM server_threads WHERE thread_id = ?").get(threadId) as Row | undefined;
+    const row = this.stmt("SELECT * FROM server_threads WHERE thread_id = ?").get(threadId) as Row | undefined;
     return row === undefined ? undefined : fromRow(row);
   }
 
@@ -80,7 +93,7 @@ export class ThreadStore {
     const thread = this.get(threadId);
     const merged = { ...thread.metadata, ...metadata };
     const now = Date.now();
-    this.db.prepare("UPDATE server_threads SET metadata_json = ?, updated_at = ? WHERE thread_id = ?").run(JSON.stringify(merged), now, threadId);
+    this.stmt("UPDATE server_threads SET metadata_json = ?, updated_at = ? WHERE thread_id = ?").run(JSON.stringify(merged), now, threadId);
     return { ...thread, metadata: merged, updatedAt: now };
   }
 
@@ -100,6 +113,6 @@ export class ThreadStore {
 
   /** Removes the thread row; true when it existed. */
   delete(threadId: string): boolean {
-    return this.db.prepare("DELETE FROM server_threads WHERE thread_id = ?").run(threadId).changes > 0;
+    return this.stmt("DELETE FROM server_threads WHERE thread_id = ?").run(threadId).changes > 0;
   }
 }
