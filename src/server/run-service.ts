@@ -71,7 +71,8 @@ export class RunService {
     const graphId = this.graphOf(body.assistant_id);
     await this.runtime.registry.load(graphId);
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
-    const active = this.runtime.runs.list({ threadId, status: ACTIVE });
+    // A thread made for this very run (stateless POST /runs) has no runs yet: skip the lookup.
+    const active = pathThreadId === undefined ? [] : this.runtime.runs.list({ threadId, status: ACTIVE });
     if (body.checkpoint_id != null) await this.assertNewest(graphId, threadId, body.checkpoint_id);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
     if (active.length > 0) {
