@@ -77,7 +77,7 @@ async function langgraphMsPerRun(): Promise<number> {
 }
 
 /** Scale: queue QUEUED runs, one worker at concurrency 200, 50 ms per tool call. */
-async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; elu: number; waitP50: number; waitP99: number; cpuMsPerRun: number }> {
+async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; elu: number; inFlight: number; waitP50: number; waitP99: number; cpuMsPerRun: number }> {
   process.env.AGENTRT_SIM_LATENCY_MS = "50";
   const runtime = Runtime.open({ db: tempDb("scale.db"), config: CONFIG });
   try {
@@ -102,8 +102,9 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; el
     }).sort((a, b) => a - b);
     // Time from the start of the batch until a run was claimed: long waits with short latencies would mean unfair claiming.
     const waits = runs.map((r) => (runtime.runs.events(r.runId).find((e) => e.to === "RUNNING")?.at ?? start) - start).sort((a, b) => a - b);
+    const meanLatencyMs = latencies.reduce((sum, l) => sum + l, 0) / latencies.length;
     return {
-      runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), elu,
+      runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), elu, inFlight: (meanLatencyMs / 1000) * (QUEUED / seconds),
       waitP50: percentile(waits, 50), waitP99: percentile(waits, 99), cpuMsPerRun,
     };
   } finally {
@@ -128,5 +129,6 @@ console.log("  trace on/off: not measured; the Runtime has no switch to turn its
 const s = await scale();
 console.log(`scale: ${QUEUED} queued runs, 50 ms per tool call, worker concurrency 200: ${s.runsPerS.toFixed(1)} runs/s, p50 ${s.p50} ms, p99 ${s.p99} ms`);
 console.log(`  claimed after: p50 ${s.waitP50} ms, p99 ${s.waitP99} ms; event loop busy ${(s.elu * 100).toFixed(0)}% of the time; ${s.cpuMsPerRun.toFixed(1)} CPU ms per run`);
-console.log(`  (one event loop runs all ${Math.min(200, QUEUED)} in-flight runs: latency ≈ in-flight ÷ throughput = ${(Math.min(200, QUEUED) / s.runsPerS).toFixed(1)} s when it is saturated)`);
+// One event loop runs every claimed run, so latency ≈ runs in flight ÷ throughput (Little's law); the worker stops claiming while its loop lags.
+console.log(`  runs in flight on average: ${s.inFlight.toFixed(0)} of at most 200 (latency ≈ in flight ÷ throughput on one saturated event loop)`);
 console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)) }));

@@ -31,6 +31,11 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Exit when nothing is QUEUED, RETRYING or RUNNING anywhere and no run is active here. @default false */
   once?: boolean;
+  /**
+   * Claim no more runs (beyond one) while this process's event loop lags more than this: its
+   * runs would only queue for the CPU, and left QUEUED they can go to a less busy worker. @default 100
+   */
+  maxLagMs?: number;
   /** Global and per-user caps, or a shared Scheduler. @default no caps */
   scheduler?: SchedulerOptions | Scheduler;
   /** Unexpected errors (not lost leases) go here. @default one line on stderr */
@@ -69,11 +74,17 @@ export function createWorker(options: WorkerOptions): Worker {
   return new WorkerLoop(options);
 }
 
+/** Runs claimed at once before the event loop's lag is looked at again. */
+const CLAIM_BURST = 8;
+/** Pause between bursts: long enough for the lag probe (10 ms ticks) to see the new runs' load. */
+const BURST_PAUSE_MS = 30;
+
 class WorkerLoop implements Worker {
   readonly workerId: string;
   private readonly store: RunStore;
   private readonly scheduler: Scheduler;
   private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId">>;
+  private readonly lag = new LagProbe();
   private readonly inFlight = new Map<string, { lease: RunLease; done: Promise<void> }>();
   private readonly stats: WorkerStats = { claimed: 0, finished: {}, lost: 0, released: 0 };
   private stopping = false;
@@ -92,6 +103,7 @@ class WorkerLoop implements Worker {
       heartbeatMs: options.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 3)),
       pollMs: options.pollMs ?? 200,
       once: options.once ?? false,
+      maxLagMs: options.maxLagMs ?? 100,
       onError: options.onError ?? reportToStderr,
     };
     if (!(this.settings.concurrency >= 1)) throw new TypeError("createWorker: concurrency must be at least 1");
@@ -117,13 +129,22 @@ class WorkerLoop implements Worker {
   }
 
   private async loopUntilDone(): Promise<WorkerStats> {
+    this.lag.start();
+    try {
+      return await this.loopWhileRunning();
+    } finally {
+      this.lag.stop();
+    }
+  }
+
+  private async loopWhileRunning(): Promise<WorkerStats> {
     while (!this.stopping) {
       // A file upgraded by a newer agentrt under a running worker must stop it, not be written wrongly.
       assertSchemaCurrent(this.store.db, RUNS_SCHEMA);
-      this.fill();
+      const more = this.fill();
       if (this.settings.once && this.inFlight.size === 0 && !this.safely(() => this.scheduler.hasPendingWork(), true)) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.settings.pollMs);
+        const timer = setTimeout(resolve, more ? Math.min(BURST_PAUSE_MS, this.settings.pollMs) : this.settings.pollMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
@@ -135,10 +156,13 @@ class WorkerLoop implements Worker {
     return this.stats;
   }
 
-  private fill(): void {
-    while (!this.stopping && this.inFlight.size < this.settings.concurrency) {
+  /** Claims up to the concurrency; true when it stopped early (a burst's end or a lagging loop) with runs maybe left. */
+  private fill(): boolean {
+    for (let burst = 0; !this.stopping && this.inFlight.size < this.settings.concurrency; burst++) {
+      // A saturated event loop would only make every run here slower; the lag is measured again before the next burst.
+      if (this.inFlight.size > 0 && (burst >= CLAIM_BURST || this.lag.ms > this.settings.maxLagMs)) return true;
       const claimed = this.safely(() => this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs }), undefined);
-      if (claimed === undefined) return;
+      if (claimed === undefined) return false;
       this.stats.claimed++;
       const done = executeClaimed(claimed, this.settings.execute, {
         heartbeatMs: this.settings.heartbeatMs,
@@ -151,6 +175,7 @@ class WorkerLoop implements Worker {
         });
       this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
     }
+    return false;
   }
 
   private count(result: ExecutionResult): void {
@@ -166,5 +191,29 @@ class WorkerLoop implements Worker {
       this.settings.onError(error, undefined);
       return fallback;
     }
+  }
+}
+
+/** Event-loop lag of this process: how late a 10 ms timer fires, smoothed over the last few ticks. */
+class LagProbe {
+  private smoothed = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  get ms(): number {
+    return this.smoothed;
+  }
+
+  start(): void {
+    let expected = performance.now() + 10;
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      this.smoothed = 0.7 * this.smoothed + 0.3 * Math.max(0, now - expected);
+      expected = now + 10;
+    }, 10);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
   }
 }
