@@ -9,7 +9,6 @@ import { validateResume, type ApprovalResume, type PendingAction } from "../grap
 import { isTerminal, isWaiting, validateBudget, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
-import { Admission } from "./admission.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import type { RunCreate } from "./schemas.js";
@@ -32,7 +31,6 @@ export function isResting(status: RunStatus): boolean {
 /** The run operations the routes call. */
 export class RunService {
   private readonly watchers = new Map<string, Set<() => void>>();
-  private readonly admission = new Admission();
   private foreignTimer: NodeJS.Timeout | undefined;
   private dataVersion = -1;
   private lastWakeAll = 0;
@@ -80,7 +78,7 @@ export class RunService {
       throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; resume or cancel it first`);
     }
     const view = await this.runtime.submit({ graph: graphId, input: body.input ?? null, threadId, user: caller.id, queue: true, budget });
-    return { run: this.runtime.runs.get(view.run_id), kick: () => this.admit(view.run_id) };
+    return { run: this.runtime.runs.get(view.run_id), kick: () => this.start(view.run_id) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */
@@ -94,20 +92,8 @@ export class RunService {
     );
   }
 
-  /** Starts a new run here once the event loop has room for it (see Admission). */
-  admit(runId: string): void {
-    this.admission.admit(() => this.runtime.start(runId).then(
-      () => this.notify(runId),
-      (error: unknown) => {
-        this.log(`run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
-        this.notify(runId);
-      },
-    ));
-  }
-
-  /** Drops runs still waiting for admission: they stay QUEUED for a worker. */
+  /** Stops watching for other processes' writes. */
   close(): void {
-    this.admission.close();
     if (this.foreignTimer !== undefined) clearTimeout(this.foreignTimer);
     this.foreignTimer = undefined;
   }
