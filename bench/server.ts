@@ -1,7 +1,7 @@
 // `npm run bench -- server`: city_weather (3-way fan-out, 50 ms simulated latency) through `agentrt serve`
 // with the official SDK's runs.wait, against the same runs through the in-process Runtime, in one process;
 // then server restarts on an empty database and on one holding 2,000 finished runs.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -173,4 +173,5 @@ try {
     await server.close();
     runtime.close();
   }
+  rmSync(dir, { recursive: true, force: true });
 }
