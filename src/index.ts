@@ -100,3 +100,9 @@ export type {
   SpanKind, SpanStatus, SpanAttributes, TraceSpan, ModelPrice, PricingTable, TokenUsage, Cost, RenderOptions,
   StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, UsageTotals,
 } from "./trace/index.js";
+export { Runtime, GraphRegistry, StreamBus } from "./runtime/index.js";
+export type {
+  RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView, InputRequest, InputResume, SideEffectView,
+  GraphEntry, RegisteredGraph, RunView, PendingActionView, RuntimeEvent, RuntimeListener, StreamChunk, StreamListener,
+  StreamBusOptions,
+} from "./runtime/index.js";

@@ -45,11 +45,11 @@ describe("the published package", () => {
     const script = [
       "const main = await import('agentrt');",
       "const cp = await import('agentrt/checkpointers');",
-      "console.log(JSON.stringify({ error: typeof main.AgentrtError, saver: typeof cp.SqliteSaver }));",
+      "console.log(JSON.stringify({ error: typeof main.AgentrtError, runtime: typeof main.Runtime, saver: typeof cp.SqliteSaver }));",
     ].join("\n");
     writeFileSync(join(project, "check.mjs"), script);
     const out = JSON.parse(run("node", ["check.mjs"], project)) as Record<string, string>;
-    expect(out).toEqual({ error: "function", saver: "function" });
+    expect(out).toEqual({ error: "function", runtime: "function", saver: "function" });
   });
 
   it("runs the agentrt bin with npx", () => {
