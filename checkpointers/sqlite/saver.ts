@@ -207,12 +207,13 @@ export class SqliteSaver extends BaseCheckpointSaver {
       before: options.before?.configurable?.checkpoint_id || undefined,
       filter: options.filter,
     };
+    // Before the namespace lookup: a queued write may add the thread's second namespace.
+    this.flushPending(selection.threadId);
     if (selection.threadId !== undefined && selection.checkpointNs === undefined) {
       // The usual thread has one namespace; pinning it lets SQLite walk the primary key in order instead of sorting.
       const namespaces = this.statements.namespacesOf.all(selection.threadId, 2);
       if (namespaces.length === 1) selection.checkpointNs = namespaces[0];
     }
-    this.flushPending(selection.threadId);
     let remaining = options.limit ?? Number.POSITIVE_INFINITY;
     let cursor: ListCursor | undefined;
     let pageSize = FIRST_PAGE;

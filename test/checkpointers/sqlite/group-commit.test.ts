@@ -118,4 +118,16 @@ describe('SqliteSaver durability: "group", reads of other threads', () => {
     expect(all).toBe(2);
     saver.close();
   });
+
+  it("lists a thread's queued checkpoints of a namespace it had none in yet", async () => {
+    const saver = SqliteSaver.create({ path: join(dir, "namespaces.db"), durability: "group" });
+    await saver.put({ configurable: { thread_id: "t", checkpoint_ns: "" } }, checkpoint(0, { v: "root" }), meta, { v: 1 });
+    await saver.flush();
+    await saver.put({ configurable: { thread_id: "t", checkpoint_ns: "child:1" } }, checkpoint(1, { v: "child" }), meta, { v: 2 });
+    const seen: unknown[] = [];
+    for await (const tuple of saver.list({ configurable: { thread_id: "t" } })) seen.push(tuple.checkpoint.channel_values);
+    expect(seen).toHaveLength(2);
+    expect(seen).toContainEqual({ v: "child" });
+    saver.close();
+  });
 });
