@@ -172,7 +172,8 @@ export class Runtime {
     const expired = this.runs.transaction(() => expireOverdueWaits(this.runs, this.runs.clock()));
     for (const run of expired) syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
     if (expired.length > 0) this.trace.flush();
-    return this.runs.list(filter).map(toRunView);
+    // Newest first, so a limit keeps the latest runs (the store's default is claim order).
+    return this.runs.list({ ...filter, order: "newest" }).map(toRunView);
   }
 
   /** Approves one pending action (bound to its args hash) and resumes the run here. */
