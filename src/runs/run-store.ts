@@ -223,7 +223,10 @@ export class RunStore {
       const current = this.get(runId);
       // A run that finished since the caller looked (another process) is the caller's race, not a bug.
       if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
-      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED" });
+      // Who canceled and why, so `status` never prints an empty reason.
+      const why = options.reason === undefined || options.reason === "canceled" ? "" : `: ${options.reason}`;
+      const errorMessage = `canceled${options.actor === undefined ? "" : ` by ${options.actor}`}${why}`;
+      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED", errorMessage });
     });
   }
 

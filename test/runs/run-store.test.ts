@@ -64,6 +64,16 @@ describe("RunStore.create and reads", () => {
     expect(store.find("run_nope")).toBeUndefined();
   });
 
+  it("a cancel records who canceled and why in the error message (never empty)", () => {
+    const { store } = freshStore();
+    const plain = store.create({ graphId: "g" });
+    const told = store.create({ graphId: "g" });
+    expect(store.cancel(plain.runId)).toMatchObject({ errorCode: "CANCELED", errorMessage: "canceled" });
+    expect(store.cancel(told.runId, { actor: "ops", reason: "wrong order" })).toMatchObject({
+      errorCode: "CANCELED", errorMessage: "canceled by ops: wrong order",
+    });
+  });
+
   it("lists by status, user, graph and thread", () => {
     const { store } = freshStore();
     const a = store.create({ graphId: "g1", userId: "ann" });
