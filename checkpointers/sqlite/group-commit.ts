@@ -11,7 +11,7 @@ const MAX_BATCH = 256;
  * turn share one `BEGIN IMMEDIATE` transaction, committed on `setImmediate`
  * (or when the batch is full, or before a read of a thread it holds writes
  * for). A put resolves once queued, so a crash can lose the last batch, never
- * half of one.
+ * half of one; a normal exit (also `process.exit()`) commits it.
  *
  * A batch that fails to commit is rolled back whole; its error is thrown by the
  * next call that flushes (any saver read or write, `flush()`, `close()`).
@@ -23,6 +23,17 @@ export class GroupCommit {
   private scheduled = false;
   private failure: StorageError | undefined;
   private readonly commit: Transaction<(batch: (() => void)[]) => void>;
+  /**
+   * Registered on `process` "exit" while writes are queued: `process.exit()` right after
+   * an awaited put runs no further event-loop turn, and the batch would be lost.
+   */
+  private readonly onExit = (): void => {
+    try {
+      if (this.db.open) this.flush();
+    } catch {
+      // Exiting: nobody is left to report it to.
+    }
+  };
 
   constructor(private readonly db: SqliteDatabase) {
     this.commit = db.transaction((batch: (() => void)[]) => {
@@ -33,6 +44,7 @@ export class GroupCommit {
   /** Queues one write to `thread` (run later inside the batch transaction); throws a previous batch's failure first. */
   add(thread: string, write: () => void): void {
     this.throwFailure();
+    if (this.queue.length === 0) process.once("exit", this.onExit);
     this.queue.push(write);
     this.threads.add(thread);
     if (this.queue.length >= MAX_BATCH) this.flush();
@@ -55,6 +67,7 @@ export class GroupCommit {
       const batch = this.queue;
       this.queue = [];
       this.threads = new Set();
+      process.off("exit", this.onExit);
       try {
         this.commit.immediate(batch);
       } catch (error) {
