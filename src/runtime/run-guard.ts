@@ -61,5 +61,9 @@ export function createRunGuard(run: RunRecord, lease: RunLease, deps: RunGuardDe
     backoffEnded(event) {
       if (backingOff > 0 && --backingOff === 0) setStatus("RUNNING", `${event.tool} attempt ${event.attempt} starts`);
     },
+    assertHeld() {
+      // Throws LeaseLostError (and aborts the run's signal) when another worker took the run or it was canceled.
+      lease.assertHeld();
+    },
   };
 }

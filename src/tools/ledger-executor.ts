@@ -67,6 +67,8 @@ export function withLedger(inner: ToolExecutor): ToolExecutor {
     const input: LedgerBeginInput = {
       runId: scope.runId, toolCallId: scope.toolCallId, actionVersion: scope.actionVersion ?? 1,
       tool: tool.name, argsHash: argsHash(tool.name, args), idempotent: tool.idempotent, confirmedReissue: scope.confirmedReissue,
+      // Fenced: the intent is written only while the run's lease is held (checked in the same transaction).
+      ...(scope.guard?.assertHeld === undefined ? {} : { guard: () => scope.guard?.assertHeld?.() }),
     };
     let last: ToolOutcome | undefined;
     let thrown: { error: unknown } | undefined;

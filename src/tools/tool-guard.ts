@@ -26,4 +26,10 @@ export interface ToolGuard {
   backoffStarted?(event: ToolAttemptEvent & { delayMs: number }): void;
   /** The backoff of that call ended: its next attempt starts, or the call was given up. */
   backoffEnded?(event: ToolAttemptEvent): void;
+  /**
+   * Called in the transaction that writes a side effect's intent; the one method that
+   * throws: when the run's lease is lost (taken over, canceled), so a stale worker records
+   * no intent and issues no call.
+   */
+  assertHeld?(): void;
 }
