@@ -232,13 +232,18 @@ export class RunStore {
 
   /**
    * Hands a waiting run back to the queue with what it resumes with. With `expect`, the run must
-   * still be in the state the resume was checked against (else RUN_NOT_WAITING, nothing changed).
+   * still be in the state the resume was checked against (else RUN_NOT_WAITING, nothing changed);
+   * a wait past its TTL is RUN_NOT_WAITING too.
    */
   resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState } = {}): RunRecord {
     return this.transaction(() => {
       const current = this.get(runId);
       assertUnchanged(current, options.expect);
       if (!isWaiting(current.status)) throw new IllegalTransitionError({ runId, from: current.status, to: "QUEUED" });
+      // A wait past its TTL is over even if no sweep has marked it EXPIRED yet: it cannot be resumed.
+      if (current.waitExpiresAt !== null && current.waitExpiresAt <= this.clock()) {
+        throw new UserInputError("RUN_NOT_WAITING", `run ${runId}: its wait expired (TTL ${current.waitTtlMs ?? "?"} ms); nothing was applied`);
+      }
       return this.applyTransition(current, "QUEUED", options);
     });
   }

@@ -280,7 +280,14 @@ export class Runtime {
   }
 
   private queueResume(runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState): RunView {
-    const queued = this.runs.resume(runId, { resume, expect });
+    let queued: RunRecord;
+    try {
+      queued = this.runs.resume(runId, { resume, expect });
+    } catch (error) {
+      // The wait's TTL passed since the check: record the expiry (with its trace), resume nothing.
+      this.current(runId);
+      throw error;
+    }
     syncStateChanges(this.runs, this.trace, this.deps.recorder(queued), queued);
     this.trace.flush();
     return toRunView(queued);

@@ -59,6 +59,19 @@ describe("wait TTL", () => {
     expect(waitingAgain.waitExpiresAt).toBe(clock.now + 1_000);
   });
 
+  it("a resume (answer or decision left for a worker) is refused once the wait is past its TTL, even before any sweep", () => {
+    const { store, clock } = freshStore();
+    const scheduler = new Scheduler(store);
+    const run = waiting(store, scheduler, 1_000);
+    const events = store.events(run.runId).length;
+    clock.advance(1_000);
+    const error = thrown(() => store.resume(run.runId, { resume: { kind: "input", interrupt_id: "i1", value: "10086", by: "u" } }));
+    expect(error).toMatchObject({ code: "RUN_NOT_WAITING" });
+    expect(store.get(run.runId)).toMatchObject({ status: "WAITING_INPUT", resume: null });
+    expect(store.events(run.runId)).toHaveLength(events);
+    expect(expireWaitIfDue(store, run.runId).status).toBe("EXPIRED");
+  });
+
   it("refuses a TTL below 1 ms and a malformed AGENTRT_WAIT_TTL_MS", () => {
     const { store } = freshStore();
     expect((thrown(() => store.create({ graphId: "g", waitTtlMs: 0 })) as { code: string }).code).toBe("BAD_INPUT");
