@@ -88,7 +88,7 @@ function helpText(): string {
     "Commands:",
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "Exit codes: 0 success or waiting, 1 run failed, 2 bad usage or input.",
+    "Exit codes: 0 success or waiting, 1 run failed (also expired or canceled), 2 bad usage or input.",
   ].join("\n");
 }
 

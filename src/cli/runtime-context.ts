@@ -26,7 +26,10 @@ export async function withRuntime<T>(ctx: CommandContext, fn: (runtime: Runtime)
   }
 }
 
-/** Prints a run (one JSON object with --json) and returns the exit code: 1 only when it failed. */
+/**
+ * Prints a run (one JSON object with --json) and returns the exit code: 1 when it ended without
+ * success (FAILED, EXPIRED, CANCELED), else 0 — waiting counts as success.
+ */
 export function printRun(ctx: CommandContext, view: RunView): number {
   if (ctx.json) {
     ctx.out(JSON.stringify(view));
@@ -50,8 +53,11 @@ export function printRun(ctx: CommandContext, view: RunView): number {
     }
     ctx.out(`  usage: ${view.usage.model_calls} model calls, ${view.usage.tokens} tokens, $${view.usage.cost_usd.toFixed(6)}`);
   }
-  return view.status === "FAILED" ? 1 : 0;
+  return UNSUCCESSFUL.has(view.status) ? 1 : 0;
 }
+
+// A script checking `$?` must not read an expired or canceled run as done.
+const UNSUCCESSFUL: ReadonlySet<string> = new Set(["FAILED", "EXPIRED", "CANCELED"]);
 
 function dbFlag(ctx: CommandContext): string {
   return ctx.db === "./agentrt.db" ? "" : ` --db ${ctx.db}`;

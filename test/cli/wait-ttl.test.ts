@@ -58,6 +58,8 @@ describe("wait TTL", () => {
     expect(refused.code).toBe(2);
     expect(refused.err).toContain("RUN_NOT_WAITING");
     expect(await json("status", waiting.run_id)).toEqual(expired);
+    // An expired run did not do its job: scripts checking the exit code must see that.
+    expect((await cli("status", waiting.run_id)).code).toBe(1);
     expect((await worldCalls()).rollback_deployment ?? 0).toBe(0);
   });
 
