@@ -35,4 +35,4 @@ export type { ExecuteRun, ExecuteClaimedOptions, ExecutionResult } from "./execu
 export { createWorker } from "./worker.js";
 export type { Worker, WorkerOptions, WorkerStats } from "./worker.js";
 export { RUNS_SCHEMA } from "./schema.js";
-export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue } from "./wait-expiry.js";
+export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";

@@ -33,15 +33,19 @@ function expire(store: RunStore, run: RunRecord): RunRecord {
   });
 }
 
+const OVERDUE_WAITS =
+  // Same terms as the partial index runs_by_open_wait.
+  `SELECT run_id FROM runs WHERE wait_expires_at IS NOT NULL AND wait_expires_at <= ?
+     AND status IN ('WAITING_INPUT', 'WAITING_APPROVAL') ORDER BY run_id`;
+
+/** True when some wait is overdue: a plain read, so readers take the write lock only when there is work. */
+export function hasOverdueWaits(store: RunStore, now: number): boolean {
+  return store.stmt(`${OVERDUE_WAITS} LIMIT 1`).get(now) !== undefined;
+}
+
 /** Moves every waiting run whose wait deadline has passed to EXPIRED. Call inside a transaction. */
 export function expireOverdueWaits(store: RunStore, now: number): RunRecord[] {
-  const overdue = store
-    .stmt(
-      // Same terms as the partial index runs_by_open_wait.
-      `SELECT run_id FROM runs WHERE wait_expires_at IS NOT NULL AND wait_expires_at <= ?
-         AND status IN ('WAITING_INPUT', 'WAITING_APPROVAL') ORDER BY run_id`,
-    )
-    .all(now) as { run_id: string }[];
+  const overdue = store.stmt(OVERDUE_WAITS).all(now) as { run_id: string }[];
   return overdue.map(({ run_id }) => expire(store, store.get(run_id)));
 }
 

@@ -11,7 +11,7 @@ import { validateResume, readPendingActions, type ApprovalResume } from "../grap
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
   RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
-  defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, IllegalTransitionError, LeaseLostError,
+  defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, hasOverdueWaits, IllegalTransitionError, LeaseLostError,
   type RunBudget, type RunLease, type RunRecord, type RunStatus, type SchedulerOptions, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
 import { openTraceStore, type TraceStore } from "../trace/index.js";
@@ -169,7 +169,10 @@ export class Runtime {
   /** Runs, newest first, optionally of one status. */
   list(filter: { status?: RunStatus; limit?: number } = {}): RunView[] {
     // Waits past their TTL show as EXPIRED here too, even with no worker sweeping.
-    const expired = this.runs.transaction(() => expireOverdueWaits(this.runs, this.runs.clock()));
+    // Listing is a read: take the write lock (contended by workers) only when a wait is overdue.
+    const expired = hasOverdueWaits(this.runs, this.runs.clock())
+      ? this.runs.transaction(() => expireOverdueWaits(this.runs, this.runs.clock()))
+      : [];
     for (const run of expired) syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
     if (expired.length > 0) this.trace.flush();
     // Newest first, so a limit keeps the latest runs (the store's default is claim order).
