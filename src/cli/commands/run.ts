@@ -35,7 +35,13 @@ export const runCommand: Command = {
         graph, message, input, threadId: ctx.flags.thread as string | undefined, user: ctx.flags.user as string | undefined,
         priority, budget, waitTtlMs, queue: ctx.flags.queue === true,
       });
-      return printRun(ctx, view);
+      const code = printRun(ctx, view);
+      if (!ctx.json && view.status === "QUEUED" && ctx.flags.queue !== true) {
+        // Not started here although asked to: say why, or the user waits for nothing.
+        ctx.out(`  not started here: an earlier run of thread ${view.thread_id} is unfinished or a concurrency cap is reached;`);
+        ctx.out(`  a worker runs it once it may: agentrt worker --once${ctx.db === "./agentrt.db" ? "" : ` --db ${ctx.db}`}`);
+      }
+      return code;
     });
   },
 };
