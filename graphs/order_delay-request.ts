@@ -45,11 +45,12 @@ export const ASK_ORDER_ID = "ask_order_id";
  */
 export function askOrderId(state: { messages: BaseMessage[] }): { messages?: BaseMessage[] } {
   if (requestedOrderId(state.messages) !== undefined) return {};
-  const askedBefore = state.messages.some((m) => !isHumanMessage(m) && textOf(m) === ORDER_ID_QUESTION);
+  const askedBefore = state.messages.some((m) => !isHumanMessage(m) && textOf(m).endsWith(ORDER_ID_QUESTION));
   const question = askedBefore ? `I could not find an order number in your answer. ${ORDER_ID_QUESTION}` : ORDER_ID_QUESTION;
   const answer: unknown = interrupt({ question });
   const text = typeof answer === "string" ? answer : JSON.stringify(answer);
-  return { messages: [new AIMessage(ORDER_ID_QUESTION), new HumanMessage(text)] };
+  // Store the question actually asked, so the transcript shows the re-ask too.
+  return { messages: [new AIMessage(question), new HumanMessage(text)] };
 }
 
 /** After {@link askOrderId}: on to `next` once an order number is known, else ask again. */

@@ -42,6 +42,12 @@ export interface DefineAgentOptions {
   context?: ContextOptions;
   /** Replaces the executor, e.g. to add the ledger. @default createResilientExecutor() */
   execute?: ToolExecutor;
+  /**
+   * A node run before the first model turn: START is wired to it instead of the model. Add it
+   * yourself with `.addNode(entry, fn)` and an edge (or conditional edges) from it to `AGENT_NODES.model`.
+   * @default none (START → model)
+   */
+  entry?: string;
 }
 
 const DEFAULT_MAX_TURNS = 10;
@@ -50,8 +56,8 @@ const DEFAULT_MAX_TURNS = 10;
 export const AGENT_NODES = { model: "model", tools: "tools" } as const;
 
 /**
- * Builds the agent graph: START → model → (one `tools` branch per call, in
- * parallel) → model … → END. Call `.compile({ checkpointer })` on the result.
+ * Builds the agent graph: START → model (or your `entry` node) → (one `tools` branch per
+ * call, in parallel) → model … → END. Call `.compile({ checkpointer })` on the result.
  * @example
  * const graph = defineAgent({ model, tools: [getWeather] }).compile({ checkpointer: new MemorySaver() });
  * const out = await graph.invoke({ messages: [new HumanMessage("Weather in Paris?")] },
@@ -80,7 +86,8 @@ export function defineAgent(options: DefineAgentOptions) {
     .addNode(AGENT_NODES.model, modelTurn)
     // Branch input is a ToolTask from Send, not the graph state.
     .addNode(AGENT_NODES.tools, toolNode as unknown as typeof modelTurn)
-    .addEdge(START, AGENT_NODES.model)
+    // `entry` is added by the caller after defineAgent; compile() rejects the graph if it never is.
+    .addEdge(START, (options.entry ?? AGENT_NODES.model) as typeof AGENT_NODES.model)
     .addConditionalEdges(AGENT_NODES.model, routeMarked, [AGENT_NODES.tools, END])
     .addEdge(AGENT_NODES.tools, AGENT_NODES.model);
   // Two supersteps per turn plus the final one: without this, a maxTurns above

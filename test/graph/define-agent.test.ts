@@ -1,8 +1,8 @@
-import { HumanMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineTool } from "agentrt";
+import { AGENT_NODES, defineAgent, defineTool } from "agentrt";
 import { ScriptedChatModel } from "agentrt/testing";
 
 describe("defineAgent", () => {
@@ -39,5 +39,23 @@ describe("defineAgent", () => {
     expect(mermaid).toContain("tools --> model;");
     const out = await graph.invoke({ messages: [new HumanMessage("hello")] });
     expect(out.result).toBe("hi");
+  });
+
+  it("entry: START runs the named node, added after defineAgent, before the first model turn", async () => {
+    const model = new ScriptedChatModel({
+      script: ({ messages }) => ({ content: messages.map((m) => m.text).join(" | ") }),
+    });
+    const graph = defineAgent({ model, tools: [], entry: "greet" })
+      .addNode("greet", () => ({ messages: [new AIMessage("greeted first")] }))
+      .addEdge("greet", AGENT_NODES.model)
+      .compile();
+    const out = await graph.invoke({ messages: [new HumanMessage("hello")] });
+    expect(out.result).toBe("hello | greeted first");
+    expect(graph.getGraph().drawMermaid()).toContain("__start__ --> greet;");
+  });
+
+  it("entry: compile fails clearly when the entry node was never added", () => {
+    const model = new ScriptedChatModel({ script: () => ({ content: "hi" }) });
+    expect(() => defineAgent({ model, tools: [], entry: "missing" }).compile()).toThrow(/missing/);
   });
 });

@@ -1,8 +1,9 @@
 // order_delay through the real runtime: a delayed order notifies its rep exactly once, an on-time one nobody.
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SentMessage } from "../../graphs/sim/index.js";
-import { orderIdIn, requestedOrderId } from "../../graphs/order_delay-request.js";
+import { ASK_ORDER_ID, askOrderId, orderIdIn, requestedOrderId, routeAfterAsk } from "../../graphs/order_delay-request.js";
 import { openScenarioRuntime, withSimEnv, type ScenarioRuntime } from "./scenario-runtime.js";
 
 let rt: ScenarioRuntime;
@@ -79,5 +80,21 @@ describe("order_delay", () => {
     expect(orderIdIn("my order")).toBeUndefined();
     expect(requestedOrderId([new HumanMessage("order 10086"), new AIMessage("ok"), new HumanMessage("no, 10087")])).toBe("10087");
     expect(requestedOrderId([new HumanMessage("order 10086"), new HumanMessage("thanks")])).toBe("10086");
+  });
+
+  it("keeps the question actually asked in the conversation, the re-ask included", async () => {
+    const asker = new StateGraph(MessagesAnnotation)
+      .addNode(ASK_ORDER_ID, askOrderId)
+      .addEdge(START, ASK_ORDER_ID)
+      .addConditionalEdges(ASK_ORDER_ID, routeAfterAsk(END), [ASK_ORDER_ID, END])
+      .compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "ask" } };
+    await asker.invoke({ messages: [new HumanMessage("Is my order late?")] }, config);
+    await asker.invoke(new Command({ resume: "the one from last week" }), config);
+    const out = await asker.invoke(new Command({ resume: "#10087" }), config);
+    const asked = out.messages.filter((m) => m instanceof AIMessage).map((m) => m.text);
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toMatch(/^Which order/);
+    expect(asked[1]).toMatch(/^I could not find an order number in your answer\. Which order/);
   });
 });
