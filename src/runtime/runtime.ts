@@ -7,18 +7,19 @@
 import { SqliteSaver } from "../../checkpointers/index.js";
 import { openDatabase, type SqliteDatabase } from "../db/index.js";
 import { UserInputError } from "../errors.js";
-import { validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
+import type { ApprovalResume } from "../graph/approval.js";
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
   RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
-  defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, hasOverdueWaits, IllegalTransitionError, LeaseLostError,
+  defaultWaitTtlMs, expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError,
   type RunBudget, type RunLease, type RunRecord, type RunStatus, type SchedulerOptions, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
 import { openTraceStore, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { executeAndRecord, type ClaimDeps } from "./execute-claimed.js";
 import { stampRunIds } from "./run-stamp.js";
-import { readInputRequests, type InputResume } from "./input-resume.js";
+import type { InputResume } from "./input-resume.js";
+import { checkDecision, checkInput, currentRun, queueResume, type DecisionDeps } from "./decisions.js";
 import { listSideEffects, type SideEffectView } from "./side-effects.js";
 import { toRunView, type RunView } from "./run-view.js";
 import { syncStateChanges } from "./state-changes.js";
@@ -102,6 +103,8 @@ export class Runtime {
   readonly registry: GraphRegistry;
   private readonly scheduler: Scheduler;
   private readonly deps: ClaimDeps;
+  /** What the decision/input checks use (the unbound registry, as before the split). */
+  private readonly decisionDeps: DecisionDeps;
   /** Leases of runs executing in this process, so a cancel here stops them at once. */
   private readonly active = new Map<string, RunLease>();
 
@@ -124,6 +127,7 @@ export class Runtime {
       workerId: options.workerId ?? `rt_${newSortableId()}`,
       streams: options.streams,
     };
+    this.decisionDeps = { runs: this.runs, trace, recorder: this.deps.recorder, registry };
   }
 
   /** Opens the database (creating and migrating it) and reads langgraph.json. */
@@ -194,9 +198,9 @@ export class Runtime {
    * (or leaves it QUEUED with `queue`). Checked before anything changes: RUN_NOT_WAITING otherwise.
    */
   async provideInput(runId: string, options: InputOptions): Promise<RunView> {
-    const { resume, expect } = await this.checkInput(runId, options.text, options.by);
+    const { resume, expect } = await checkInput(this.decisionDeps, runId, options.text, options.by);
     // Applied only if the run is still as checked: a second answer racing this one is refused, not dropped.
-    if (options.queue === true) return this.queueResume(runId, resume, expect);
+    if (options.queue === true) return queueResume(this.decisionDeps, runId, resume, expect);
     return this.runHere(runId, resume, expect);
   }
 
@@ -205,21 +209,7 @@ export class Runtime {
    * resumes it (pass it to {@link Runtime.start}); nothing changes. For hosts that start runs themselves.
    */
   async inputResume(runId: string, value: unknown, by?: string): Promise<InputResume> {
-    return (await this.checkInput(runId, value, by)).resume;
-  }
-
-  private async checkInput(runId: string, value: unknown, by: string | undefined): Promise<{ resume: InputResume; expect: ExpectedRunState }> {
-    const run = this.current(runId);
-    if (run.status !== "WAITING_INPUT") {
-      throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for input`);
-    }
-    if (typeof value === "string" && value.trim() === "") throw new UserInputError("BAD_INPUT", "the answer is empty");
-    const request = readInputRequests(await this.liveState(run))[0];
-    if (request === undefined) {
-      throw new UserInputError("RUN_NOT_WAITING", `run ${runId} has no open question in its checkpoint`);
-    }
-    const resume: InputResume = { kind: "input", interrupt_id: request.interrupt_id, value, by: by ?? run.userId };
-    return { resume, expect: { status: run.status, fencingToken: run.fencingToken } };
+    return (await checkInput(this.decisionDeps, runId, value, by)).resume;
   }
 
   /**
@@ -260,62 +250,14 @@ export class Runtime {
   }
 
   private async decide(runId: string, decision: DecisionOptions, kind: "approve" | "reject"): Promise<RunView> {
-    const run = this.current(runId);
-    if (run.status !== "WAITING_APPROVAL") {
-      throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for approval`);
-    }
-    const resume: ApprovalResume = {
-      action_id: decision.actionId,
-      args_hash: decision.argsHash,
-      decision: kind,
-      by: decision.by ?? run.userId,
-      roles: decision.roles ?? [],
-      ...(decision.reason === undefined ? {} : { comment: decision.reason }),
-    };
-    // Checked against the checkpoint before anything changes: a refused decision leaves the run waiting.
-    const pending = await this.livePending(run);
-    const check = validateResume(pending, resume);
-    if (!check.ok) throw check.error;
-    // Applied only if the run is still in the wait that was checked (a racing approval or cancel: RUN_NOT_WAITING).
-    const expect = { status: run.status, fencingToken: run.fencingToken };
-    if (decision.queue === true) return this.queueResume(runId, [resume], expect);
-    return this.runHere(runId, [resume], expect);
-  }
-
-  private queueResume(runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState): RunView {
-    let queued: RunRecord;
-    try {
-      queued = this.runs.resume(runId, { resume, expect });
-    } catch (error) {
-      // The wait's TTL passed since the check: record the expiry (with its trace), resume nothing.
-      this.current(runId);
-      throw error;
-    }
-    syncStateChanges(this.runs, this.trace, this.deps.recorder(queued), queued);
-    this.trace.flush();
-    return toRunView(queued);
+    const { resume, expect } = await checkDecision(this.decisionDeps, runId, decision, kind);
+    if (decision.queue === true) return queueResume(this.decisionDeps, runId, resume, expect);
+    return this.runHere(runId, resume, expect);
   }
 
   /** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */
   private current(runId: string): RunRecord {
-    const before = this.runs.get(runId);
-    const run = expireWaitIfDue(this.runs, runId);
-    if (run.status !== before.status) {
-      syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
-      this.trace.flush();
-    }
-    return run;
-  }
-
-  private async liveState(run: RunRecord): Promise<{ tasks: never[] }> {
-    const graph = (await this.registry.load(run.graphId)) as unknown as {
-      getState(config: object): Promise<{ tasks: never[] }>;
-    };
-    return graph.getState({ configurable: { thread_id: run.threadId } });
-  }
-
-  private async livePending(run: RunRecord) {
-    return readPendingActions(await this.liveState(run));
+    return currentRun(this.decisionDeps, runId);
   }
 
   private async execute(run: RunRecord, lease: RunLease): Promise<void> {

@@ -1,0 +1,101 @@
+/**
+ * Decision, input and resume plumbing behind `Runtime.approve`, `Runtime.provideInput` and
+ * queued resumes: each answer is checked against the run's live checkpoint before anything changes.
+ * @module
+ */
+import { UserInputError } from "../errors.js";
+import { validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
+import { expireWaitIfDue, type ExpectedRunState, type RunRecord } from "../runs/index.js";
+import type { ClaimDeps } from "./execute-claimed.js";
+import type { GraphRegistry } from "./graph-registry.js";
+import { readInputRequests, type InputResume } from "./input-resume.js";
+import { toRunView, type RunView } from "./run-view.js";
+import type { DecisionOptions } from "./runtime.js";
+import { syncStateChanges } from "./state-changes.js";
+
+/** What the checks need from a `Runtime`: its stores, trace recorder and graph registry. */
+export interface DecisionDeps extends Pick<ClaimDeps, "runs" | "trace" | "recorder"> {
+  registry: GraphRegistry;
+}
+
+/** A checked resume and the run state it may only be applied to (a racing answer is refused, not dropped). */
+export interface CheckedResume<R> {
+  resume: R;
+  expect: ExpectedRunState;
+}
+
+/** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */
+export function currentRun(deps: DecisionDeps, runId: string): RunRecord {
+  const before = deps.runs.get(runId);
+  const run = expireWaitIfDue(deps.runs, runId);
+  if (run.status !== before.status) {
+    syncStateChanges(deps.runs, deps.trace, deps.recorder(run), run);
+    deps.trace.flush();
+  }
+  return run;
+}
+
+/** Checks an approve/reject against the run's pending actions; RUN_NOT_WAITING or the validation error otherwise. */
+export async function checkDecision(
+  deps: DecisionDeps, runId: string, decision: DecisionOptions, kind: "approve" | "reject",
+): Promise<CheckedResume<ApprovalResume[]>> {
+  const run = currentRun(deps, runId);
+  if (run.status !== "WAITING_APPROVAL") {
+    throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for approval`);
+  }
+  const resume: ApprovalResume = {
+    action_id: decision.actionId,
+    args_hash: decision.argsHash,
+    decision: kind,
+    by: decision.by ?? run.userId,
+    roles: decision.roles ?? [],
+    ...(decision.reason === undefined ? {} : { comment: decision.reason }),
+  };
+  // Checked against the checkpoint before anything changes: a refused decision leaves the run waiting.
+  const pending = readPendingActions(await liveState(deps, run));
+  const check = validateResume(pending, resume);
+  if (!check.ok) throw check.error;
+  // Applied only if the run is still in the wait that was checked (a racing approval or cancel: RUN_NOT_WAITING).
+  return { resume: [resume], expect: { status: run.status, fencingToken: run.fencingToken } };
+}
+
+/** Checks an answer for a WAITING_INPUT run against its live interrupt; nothing changes. */
+export async function checkInput(
+  deps: DecisionDeps, runId: string, value: unknown, by: string | undefined,
+): Promise<CheckedResume<InputResume>> {
+  const run = currentRun(deps, runId);
+  if (run.status !== "WAITING_INPUT") {
+    throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for input`);
+  }
+  if (typeof value === "string" && value.trim() === "") throw new UserInputError("BAD_INPUT", "the answer is empty");
+  const request = readInputRequests(await liveState(deps, run))[0];
+  if (request === undefined) {
+    throw new UserInputError("RUN_NOT_WAITING", `run ${runId} has no open question in its checkpoint`);
+  }
+  const resume: InputResume = { kind: "input", interrupt_id: request.interrupt_id, value, by: by ?? run.userId };
+  return { resume, expect: { status: run.status, fencingToken: run.fencingToken } };
+}
+
+/** Stores a checked resume and leaves the run QUEUED for a worker. */
+export function queueResume(
+  deps: DecisionDeps, runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState,
+): RunView {
+  let queued: RunRecord;
+  try {
+    queued = deps.runs.resume(runId, { resume, expect });
+  } catch (error) {
+    // The wait's TTL passed since the check: record the expiry (with its trace), resume nothing.
+    currentRun(deps, runId);
+    throw error;
+  }
+  syncStateChanges(deps.runs, deps.trace, deps.recorder(queued), queued);
+  deps.trace.flush();
+  return toRunView(queued);
+}
+
+async function liveState(deps: DecisionDeps, run: RunRecord): Promise<{ tasks: never[] }> {
+  const graph = (await deps.registry.load(run.graphId)) as unknown as {
+    getState(config: object): Promise<{ tasks: never[] }>;
+  };
+  return graph.getState({ configurable: { thread_id: run.threadId } });
+}
