@@ -57,7 +57,7 @@ export type {
   ToolCallEvent, ToolRetryEvent,
 } from "./graph/index.js";
 export {
-  defineDag, DagBuilder, DagCompileError, DagStateConflictError, ToolRefError, planToolCalls, readyCalls, resolveArgs,
+  defineDag, DagBuilder, DagCompileError, DagStateConflictError, ToolRefError, planToolCalls, resolveArgs,
   findRefs, isToolRef, parseRefPath, describeProblem, canonicalRefs, toolRefCode,
 } from "./graph/dag/index.js";
 export type {

@@ -16,7 +16,6 @@ export {
   isToolRef,
   parseRefPath,
   planToolCalls,
-  readyCalls,
   refGroups,
   resolveArgs,
   toolRefCode,

@@ -2,11 +2,11 @@
  * Model-planned tool DAGs (LLMCompiler style): a tool call's argument may be
  * `{"$ref": "call_1", "path": "items[0].sku"}`, the value at `path` of call
  * `call_1`'s result. Pure pieces for the tool fan-out: find references, plan
- * (missing refs and cycles become structured problems for the model), tell
- * which calls are ready, and substitute resolved values.
+ * (missing refs and cycles become structured problems for the model), group
+ * linked calls, and substitute resolved values.
  * @module
  */
-import { ModelBehaviorError } from "../../errors.js";
+import { ModelBehaviorError, type AgentrtErrorCode } from "../../errors.js";
 
 /** A reference to another call's result, as the model writes it in an argument. */
 export interface ToolRef {
@@ -39,12 +39,13 @@ export interface ToolCallPlan {
   problems: Map<string, ToolRefProblem>;
 }
 
-/** A structured refusal of a planned call (`MODEL_OUTPUT_INVALID`), `details` holding the problem. */
+/** A structured refusal of a planned call; `code` is the problem's TOOL_REF_* code (the one its ToolMessage carries), `details` the problem. */
 export class ToolRefError extends ModelBehaviorError {
+  declare readonly code: ToolRefCode;
   readonly problem: ToolRefProblem;
 
   constructor(problem: ToolRefProblem) {
-    super("MODEL_OUTPUT_INVALID", describeProblem(problem), { details: { ...problem } });
+    super(toolRefCode(problem), describeProblem(problem), { details: { ...problem } });
     this.problem = problem;
   }
 }
@@ -63,8 +64,8 @@ export function describeProblem(p: ToolRefProblem): string {
   }
 }
 
-/** The stable code a refused call's ToolMessage carries, one per problem kind. */
-export type ToolRefCode = "TOOL_REF_MISSING" | "TOOL_REF_CYCLE" | "TOOL_REF_BAD_PATH" | "TOOL_REF_FAILED";
+/** The stable code a refused call's ToolMessage and its {@link ToolRefError} carry, one per problem kind. */
+export type ToolRefCode = Extract<AgentrtErrorCode, `TOOL_REF_${string}`>;
 
 const REF_CODES: Record<ToolRefProblem["kind"], ToolRefCode> = {
   missing_ref: "TOOL_REF_MISSING",
@@ -96,7 +97,9 @@ export function findRefs(value: unknown): ToolRef[] {
 /**
  * Rewrites positional references to call ids: a model cannot know the ids its
  * provider will give the calls it is writing, so `"$ref": "call_2"` (also
- * `"#2"`, `"$2"`, `"2"`) names the turn's 2nd call when no call has that exact id.
+ * `"#2"`, `"$2"`, `"2"`) names the turn's 2nd call (1-based) — but only when no
+ * call of the turn has that exact id. An exact id always wins, so with ids
+ * `call_0, call_1` (providers numbering from 0) `"call_1"` is the call `call_1`.
  */
 export function canonicalRefs(calls: readonly PlannedCall[]): PlannedCall[] {
   const ids = calls.map((c) => c.id);
@@ -183,11 +186,6 @@ function blockDependents(ids: readonly string[], deps: ReadonlyMap<string, reado
       }
     }
   }
-}
-
-/** Calls not started whose references all finished successfully (problem calls never become ready). */
-export function readyCalls(plan: ToolCallPlan, succeeded: ReadonlySet<string>, started: ReadonlySet<string>): string[] {
-  return plan.ids.filter((id) => !started.has(id) && !plan.problems.has(id) && (plan.deps.get(id) ?? []).every((d) => succeeded.has(d)));
 }
 
 /** Splits `items[0].sku` into `["items", 0, "sku"]`. */

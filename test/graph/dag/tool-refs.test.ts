@@ -6,11 +6,11 @@ import {
   isToolRef,
   parseRefPath,
   planToolCalls,
-  readyCalls,
   refGroups,
   resolveArgs,
   toolRefCode,
   type PlannedCall,
+  type ToolRefProblem,
 } from "../../../src/graph/dag/tool-refs.js";
 
 const call = (id: string, name: string, args: Record<string, unknown>): PlannedCall => ({ id, name, args });
@@ -25,16 +25,14 @@ describe("tool call references", () => {
     expect(parseRefPath("")).toEqual([]);
   });
 
-  it("plans get_order → (check_inventory ∥ check_logistics) and releases calls as their references succeed", () => {
+  it("plans get_order → (check_inventory ∥ check_logistics) with each call's dependencies", () => {
     const plan = planToolCalls([
       call("call_1", "get_order", { order_id: "10086" }),
       call("call_2", "check_inventory", { sku: { $ref: "call_1", path: "items[0].sku" } }),
       call("call_3", "check_logistics", { order_id: { $ref: "call_1", path: "id" } }),
     ]);
     expect(plan.problems.size).toBe(0);
-    expect(readyCalls(plan, new Set(), new Set())).toEqual(["call_1"]);
-    expect(readyCalls(plan, new Set(), new Set(["call_1"]))).toEqual([]);
-    expect(readyCalls(plan, new Set(["call_1"]), new Set(["call_1"]))).toEqual(["call_2", "call_3"]);
+    expect(Object.fromEntries(plan.deps)).toEqual({ call_1: [], call_2: ["call_1"], call_3: ["call_1"] });
   });
 
   it("reports a missing reference and a cycle as structured problems, and blocks their dependents only", () => {
@@ -50,7 +48,7 @@ describe("tool call references", () => {
     expect(plan.problems.get("c")?.kind).toBe("cycle");
     expect(plan.problems.get("d")).toEqual({ kind: "ref_failed", callId: "d", ref: "a" });
     expect(plan.problems.has("e")).toBe(false);
-    expect(readyCalls(plan, new Set(), new Set())).toEqual(["e"]);
+    expect(plan.ids.filter((id) => !plan.problems.has(id))).toEqual(["e"]);
   });
 
   it("substitutes resolved values and refuses absent paths or unfinished references with a structured error", () => {
@@ -65,10 +63,18 @@ describe("tool call references", () => {
     try {
       bad();
     } catch (error) {
-      expect((error as ToolRefError).code).toBe("MODEL_OUTPUT_INVALID");
+      expect((error as ToolRefError).code).toBe("TOOL_REF_BAD_PATH");
       expect((error as ToolRefError).details).toEqual({ kind: "bad_path", callId: "call_2", ref: "call_1", path: "items[3].sku" });
     }
-    expect(() => resolveArgs("call_3", { x: { $ref: "call_9" } }, results)).toThrow(/did not succeed/);
+    expect(() => resolveArgs("call_3", { x: { $ref: "call_9" } }, results)).toThrow(expect.objectContaining({ code: "TOOL_REF_FAILED" }));
+    // The error's code is the one the refused call's ToolMessage carries, for every kind.
+    const problems: ToolRefProblem[] = [
+      { kind: "missing_ref", callId: "a", ref: "b" },
+      { kind: "cycle", callId: "a", cycle: ["a", "a"] },
+      { kind: "bad_path", callId: "a", ref: "b", path: "x" },
+      { kind: "ref_failed", callId: "a", ref: "b" },
+    ];
+    for (const problem of problems) expect(new ToolRefError(problem).code).toBe(toolRefCode(problem));
   });
 
   it("reads positional references as the turn's n-th call unless a call has that exact id", () => {
@@ -81,6 +87,17 @@ describe("tool call references", () => {
     expect(calls[2]?.args).toEqual({ x: { $ref: "call_2" } });
     expect(toolRefCode(planToolCalls(calls).problems.get("call_2")!)).toBe("TOOL_REF_CYCLE");
     expect(toolRefCode(planToolCalls(calls).problems.get("call_def")!)).toBe("TOOL_REF_MISSING");
+  });
+
+  it("lets an exact id win over a position when a provider numbers calls from 0", () => {
+    const calls = canonicalRefs([
+      call("call_0", "get_order", { order_id: "1" }),
+      call("call_1", "t", { x: 1 }),
+      call("call_2", "t", { a: { $ref: "call_1" }, b: { $ref: "call_0" }, c: { $ref: "#1" } }),
+    ]);
+    // "call_1" and "call_0" are ids of this turn, so they stay; "#1" is no id, so it is the 1st call.
+    expect(calls[2]?.args).toEqual({ a: { $ref: "call_1" }, b: { $ref: "call_0" }, c: { $ref: "call_0" } });
+    expect(planToolCalls(calls).deps.get("call_2")).toEqual(["call_1", "call_0"]);
   });
 
   it("groups calls linked by references, each unlinked call alone, in the model's order", () => {
