@@ -7,23 +7,37 @@
 import { Runtime, type RunView, type RuntimeEvent } from "../runtime/index.js";
 import type { CommandContext } from "./command.js";
 
+/** How a command opens the runtime. */
+export interface OpenRuntimeOptions {
+  /** Refuse a missing `--db` file instead of creating it (commands that act on existing runs). @default false */
+  mustExist?: boolean;
+}
+
 /** Opens the runtime for a command; progress is printed only in human mode. */
-export function openRuntime(ctx: CommandContext): Runtime {
+export function openRuntime(ctx: CommandContext, options: OpenRuntimeOptions = {}): Runtime {
   return Runtime.open({
     db: ctx.db,
+    mustExist: options.mustExist,
     config: process.env.AGENTRT_CONFIG,
     onEvent: ctx.json ? undefined : (event) => printEvent(ctx, event),
   });
 }
 
 /** Runs `fn` with an open runtime and always closes it. */
-export async function withRuntime<T>(ctx: CommandContext, fn: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const runtime = openRuntime(ctx);
+export async function withRuntime<T>(
+  ctx: CommandContext, fn: (runtime: Runtime) => Promise<T>, options: OpenRuntimeOptions = {},
+): Promise<T> {
+  const runtime = openRuntime(ctx, options);
   try {
     return await fn(runtime);
   } finally {
     runtime.close();
   }
+}
+
+/** {@link withRuntime} for commands that only act on existing runs: a mistyped `--db` fails (exit 2) and creates nothing. */
+export function withExistingRuntime<T>(ctx: CommandContext, fn: (runtime: Runtime) => Promise<T>): Promise<T> {
+  return withRuntime(ctx, fn, { mustExist: true });
 }
 
 /**

@@ -12,6 +12,8 @@ export interface OpenDatabaseOptions {
   readonly?: boolean;
   /** How long a writer waits for another process's lock before failing. @default 5000 */
   busyTimeoutMs?: number;
+  /** Fail instead of creating a missing file (commands that only act on existing runs). @default false (implied by readonly) */
+  mustExist?: boolean;
 }
 
 /** The path better-sqlite3 treats as a private in-memory database. */
@@ -26,13 +28,15 @@ export const MEMORY_PATH = ":memory:";
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
   const readonly = options.readonly ?? false;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const mustExist = readonly || options.mustExist === true;
   const isMemory = path === MEMORY_PATH || path === "";
   const shown = isMemory ? MEMORY_PATH : resolve(path);
-  if (!isMemory) checkPath(shown, readonly);
+  if (!isMemory) checkPath(shown, mustExist);
 
   let db: SqliteDatabase;
   try {
-    db = new Database(isMemory ? MEMORY_PATH : shown, { readonly, fileMustExist: readonly });
+    // fileMustExist also closes the gap between checkPath and the open.
+    db = new Database(isMemory ? MEMORY_PATH : shown, { readonly, fileMustExist: mustExist && !isMemory });
   } catch (error) {
     throw wrapOpenError(shown, error);
   }
@@ -55,7 +59,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
   return db;
 }
 
-function checkPath(file: string, readonly: boolean): void {
+function checkPath(file: string, mustExist: boolean): void {
   const dir = dirname(file);
   if (!existsSync(dir)) {
     throw new StorageError("DB_OPEN_FAILED", `${file}: directory ${dir} does not exist`);
@@ -63,8 +67,8 @@ function checkPath(file: string, readonly: boolean): void {
   if (existsSync(file) && statSync(file).isDirectory()) {
     throw new StorageError("DB_OPEN_FAILED", `${file}: is a directory, not a database file`);
   }
-  if (readonly && !existsSync(file)) {
-    throw new StorageError("DB_OPEN_FAILED", `${file}: no such database file`);
+  if (mustExist && !existsSync(file)) {
+    throw new StorageError("DB_OPEN_FAILED", `no database at ${file}`);
   }
 }
 

@@ -42,6 +42,8 @@ export interface RuntimeOptions {
   scheduler?: SchedulerOptions;
   /** Publishes live stream chunks of runs executed here (for SSE). @default none */
   streams?: StreamBus;
+  /** Fail with a StorageError instead of creating a missing database file. @default false */
+  mustExist?: boolean;
 }
 
 /** What to start; see {@link Runtime.submit}. */
@@ -133,7 +135,7 @@ export class Runtime {
   /** Opens the database (creating and migrating it) and reads langgraph.json. */
   static open(options: RuntimeOptions = {}): Runtime {
     const registry = GraphRegistry.fromConfig(options.config);
-    const db = openDatabase(options.db ?? "./agentrt.db");
+    const db = openDatabase(options.db ?? "./agentrt.db", { mustExist: options.mustExist });
     try {
       return new Runtime(db, registry, options);
     } catch (error) {

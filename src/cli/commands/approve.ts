@@ -1,6 +1,6 @@
 import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
-import { printRun, withRuntime } from "../runtime-context.js";
+import { printRun, withExistingRuntime } from "../runtime-context.js";
 
 /** `agentrt approve <run_id>`: decides one pending action, bound to its args hash, and resumes the run here. */
 export const approveCommand: Command = {
@@ -28,7 +28,7 @@ export const approveCommand: Command = {
       roles: (ctx.flags.role as string[] | undefined) ?? [],
       reason: ctx.flags.reason as string | undefined,
     };
-    return withRuntime(ctx, async (runtime) => {
+    return withExistingRuntime(ctx, async (runtime) => {
       const view = ctx.flags.reject === true ? await runtime.reject(runId, decision) : await runtime.approve(runId, decision);
       return printRun(ctx, view);
     });

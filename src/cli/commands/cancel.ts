@@ -1,6 +1,6 @@
 import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
-import { printRun, withRuntime } from "../runtime-context.js";
+import { printRun, withExistingRuntime } from "../runtime-context.js";
 
 /** `agentrt cancel <run_id>`: no new steps, in-flight tools aborted; side effects already done stay done and are listed. */
 export const cancelCommand: Command = {
@@ -11,7 +11,7 @@ export const cancelCommand: Command = {
   async run(ctx) {
     const [runId, ...extra] = ctx.args;
     if (runId === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt cancel <run_id>");
-    return withRuntime(ctx, async (runtime) => {
+    return withExistingRuntime(ctx, async (runtime) => {
       const view = runtime.cancel(runId, { by: ctx.flags.by as string | undefined, reason: ctx.flags.reason as string | undefined });
       printRun(ctx, view);
       if (!ctx.json) {

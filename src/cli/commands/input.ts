@@ -1,6 +1,6 @@
 import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
-import { printRun, withRuntime } from "../runtime-context.js";
+import { printRun, withExistingRuntime } from "../runtime-context.js";
 
 /** `agentrt input <run_id> --text TEXT`: answers the question of a WAITING_INPUT run and resumes it here. */
 export const inputCommand: Command = {
@@ -18,7 +18,7 @@ export const inputCommand: Command = {
     if (runId === undefined || extra.length > 0 || text === undefined) {
       throw new UserInputError("BAD_INPUT", "usage: agentrt input <run_id> --text TEXT");
     }
-    return withRuntime(ctx, async (runtime) => {
+    return withExistingRuntime(ctx, async (runtime) => {
       const view = await runtime.provideInput(runId, { text, by: ctx.flags.by as string | undefined, queue: ctx.flags.queue === true });
       return printRun(ctx, view);
     });

@@ -1,6 +1,6 @@
 import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
-import { printRun, withRuntime } from "../runtime-context.js";
+import { printRun, withExistingRuntime } from "../runtime-context.js";
 
 /** `agentrt status <run_id>`: the same JSON as `run`. */
 export const statusCommand: Command = {
@@ -11,6 +11,6 @@ export const statusCommand: Command = {
   async run(ctx) {
     const [runId, ...extra] = ctx.args;
     if (runId === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt status <run_id>");
-    return withRuntime(ctx, async (runtime) => printRun(ctx, runtime.get(runId)));
+    return withExistingRuntime(ctx, async (runtime) => printRun(ctx, runtime.get(runId)));
   },
 };
