@@ -13,14 +13,21 @@ const MAX_BATCH = 256;
  * for). A put resolves once queued, so a crash can lose the last batch, never
  * half of one; a normal exit (also `process.exit()`) commits it.
  *
- * A batch that fails to commit is rolled back whole; its error is thrown by the
- * next call that flushes (any saver read or write, `flush()`, `close()`).
+ * A batch that fails to commit is rolled back whole, and its error reaches the
+ * callers whose writes it lost: it is thrown once by the next call on each
+ * thread of the batch (put, putWrites, read, delete) and once by the next
+ * whole-saver flush (`flush()`, `close()`, a read across every thread), never
+ * by a call on a thread the batch did not hold. (Puts still resolve once
+ * queued: awaiting the commit would cost a sequential writer a turn per put.)
  */
 export class GroupCommit {
   private queue: (() => void)[] = [];
   /** Threads with queued writes: a read of another thread needs no flush. */
   private threads = new Set<string>();
   private scheduled = false;
+  /** A failed batch's error per thread it held, until that thread's next call throws it. */
+  private readonly threadFailures = new Map<string, StorageError>();
+  /** The first failed batch's error not yet thrown by a whole-saver flush. */
   private failure: StorageError | undefined;
   private readonly commit: Transaction<(batch: (() => void)[]) => void>;
   /**
@@ -28,11 +35,8 @@ export class GroupCommit {
    * an awaited put runs no further event-loop turn, and the batch would be lost.
    */
   private readonly onExit = (): void => {
-    try {
-      if (this.db.open) this.flush();
-    } catch {
-      // Exiting: nobody is left to report it to.
-    }
+    // Exiting: nobody is left to report a failure to.
+    if (this.db.open) this.commitQueued();
   };
 
   constructor(private readonly db: SqliteDatabase) {
@@ -41,40 +45,32 @@ export class GroupCommit {
     });
   }
 
-  /** Queues one write to `thread` (run later inside the batch transaction); throws a previous batch's failure first. */
+  /** Queues one write to `thread` (run later inside the batch transaction); first throws a failed earlier batch's error if it held `thread`. */
   add(thread: string, write: () => void): void {
-    this.throwFailure();
+    this.throwFailure(thread);
     if (this.queue.length === 0) process.once("exit", this.onExit);
     this.queue.push(write);
     this.threads.add(thread);
-    if (this.queue.length >= MAX_BATCH) this.flush();
-    else if (!this.scheduled) {
+    if (this.queue.length >= MAX_BATCH) {
+      this.commitQueued();
+      this.throwFailure(thread);
+    } else if (!this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
-        try {
-          this.flush();
-        } catch {
-          // Kept in `failure`; the next call on the saver throws it.
-        }
+        this.commitQueued();
       });
     }
   }
 
-  /** Commits the queued writes now if some are for `thread` (every thread when undefined); throws a failed batch's error. */
+  /**
+   * Commits the queued writes now if some are for `thread` (every thread when
+   * undefined), then throws a failed batch's error not yet reported to this
+   * thread (to a whole-saver flush when undefined).
+   */
   flush(thread?: string): void {
-    if (this.queue.length > 0 && (thread === undefined || this.threads.has(thread))) {
-      const batch = this.queue;
-      this.queue = [];
-      this.threads = new Set();
-      process.off("exit", this.onExit);
-      try {
-        this.commit.immediate(batch);
-      } catch (error) {
-        this.failure = storageError(this.db.name, `group commit of ${batch.length} writes`, error);
-      }
-    }
-    this.throwFailure();
+    if (thread === undefined || this.threads.has(thread)) this.commitQueued();
+    this.throwFailure(thread);
   }
 
   /** Writes queued and not yet committed. */
@@ -82,10 +78,29 @@ export class GroupCommit {
     return this.queue.length;
   }
 
-  private throwFailure(): void {
-    if (this.failure === undefined) return;
-    const failure = this.failure;
-    this.failure = undefined;
+  /** Commits the whole queue in one transaction; on failure, remembers the error for each of its threads and for the next whole-saver flush. */
+  private commitQueued(): void {
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    const threads = this.threads;
+    this.queue = [];
+    this.threads = new Set();
+    process.off("exit", this.onExit);
+    try {
+      this.commit.immediate(batch);
+    } catch (error) {
+      const named = [...threads].slice(0, 5).join(", ") + (threads.size > 5 ? ", …" : "");
+      const failure = storageError(this.db.name, `group commit of ${batch.length} writes (threads ${named})`, error);
+      for (const thread of threads) this.threadFailures.set(thread, failure);
+      this.failure ??= failure;
+    }
+  }
+
+  private throwFailure(thread: string | undefined): void {
+    const failure = thread === undefined ? this.failure : this.threadFailures.get(thread);
+    if (failure === undefined) return;
+    if (thread === undefined) this.failure = undefined;
+    else this.threadFailures.delete(thread);
     throw failure;
   }
 }

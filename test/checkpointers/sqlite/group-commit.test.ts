@@ -62,10 +62,40 @@ describe('SqliteSaver durability: "group"', () => {
     await expect(saver.flush()).rejects.toMatchObject({ code: "DB_OPEN_FAILED" });
     blocker.exec("COMMIT");
     blocker.close();
+    // flush() learned it; thread b's own next call learns it too, once.
+    await expect(saver.getTuple({ configurable: { thread_id: "b" } })).rejects.toMatchObject({ code: "DB_OPEN_FAILED" });
     expect(await saver.getTuple({ configurable: { thread_id: "b" } })).toBeUndefined();
     await saver.put({ configurable: { thread_id: "b" } }, checkpoint(1, { a: 3 }), meta, { a: 2 });
     await saver.flush();
     expect(committed(path)).toBe(1);
+    saver.close();
+  });
+
+  it("throws a failed batch's error to the next call on each thread it held and to flush(), not to other threads", async () => {
+    const path = join(dir, "trigger.db");
+    const saver = SqliteSaver.create({ path, durability: "group" });
+    saver.db.exec("CREATE TRIGGER refuse_bad BEFORE INSERT ON checkpoints WHEN NEW.thread_id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END");
+    const on = (thread: string) => ({ configurable: { thread_id: thread } });
+    // One turn: thread "bad" fails the batch, so "lost" (same batch) loses its write too.
+    const lost = await saver.put(on("lost"), checkpoint(0, { v: "lost" }), meta, { v: 1 });
+    await saver.put(on("bad"), checkpoint(1, { v: "bad" }), meta, { v: 2 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(committed(path)).toBe(0);
+    // A thread the batch did not hold is not told, and its write commits.
+    await saver.put(on("other"), checkpoint(2, { v: "other" }), meta, { v: 3 });
+    await expect(saver.getTuple(on("unrelated"))).resolves.toBeUndefined();
+    saver.db.exec("DROP TRIGGER refuse_bad");
+    // Each thread of the failed batch learns it on its next call (a write or a read), once.
+    const refused = { code: "DB_OPEN_FAILED", message: expect.stringMatching(/refused by trigger/) };
+    await expect(saver.putWrites(lost, [["v", 1]], "task")).rejects.toMatchObject(refused);
+    await expect(saver.getTuple(on("bad"))).rejects.toMatchObject(refused);
+    await expect(saver.flush()).rejects.toMatchObject(refused);
+    await saver.flush();
+    expect(committed(path)).toBe(1);
+    expect((await saver.getTuple(on("other")))?.checkpoint.channel_values).toEqual({ v: "other" });
+    await saver.put(on("lost"), checkpoint(3, { v: "again" }), meta, { v: 4 });
+    expect((await saver.getTuple(on("lost")))?.checkpoint.channel_values).toEqual({ v: "again" });
+    expect(await saver.getTuple(on("bad"))).toBeUndefined();
     saver.close();
   });
 
