@@ -15,7 +15,10 @@ import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifec
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
 import { rowToRun, toJson, type RunBudget, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
+import { writeTransition, type ClaimFields, type TransitionOptions } from "./transition-write.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
+
+export type { ClaimFields, TransitionOptions } from "./transition-write.js";
 
 /** Options of {@link RunStore.open}. */
 export interface RunStoreOptions {
@@ -51,26 +54,6 @@ export interface CreateRunInput {
   availableAt?: number;
 }
 
-/** Options of a status change; see {@link RunStore.transition}. */
-export interface TransitionOptions {
-  /** The caller's fencing token; required when the caller holds the run's lease. */
-  fence?: number;
-  /** Who makes the change (worker id, "cli", "api"); recorded in the event. */
-  actor?: string;
-  /** Human-readable why, recorded in the event. */
-  reason?: string;
-  errorCode?: string;
-  errorMessage?: string;
-  /** Final result (SUCCEEDED) or partial result, JSON-serialisable. */
-  result?: unknown;
-  /** What a WAITING_* run waits for, JSON-serialisable. */
-  pending?: unknown;
-  /** What the run will resume with (WAITING_* → QUEUED/RUNNING). */
-  resume?: unknown;
-  /** When a RETRYING run becomes claimable again. @default now */
-  availableAt?: number;
-}
-
 /** Which runs {@link RunStore.list} returns; fields combine with AND. */
 export interface RunFilter {
   status?: RunStatus | readonly RunStatus[];
@@ -81,12 +64,6 @@ export interface RunFilter {
   order?: "claim" | "newest";
   /** @default 1000 */
   limit?: number;
-}
-
-/** Internal: lease fields written when a transition enters RUNNING. */
-export interface ClaimFields {
-  owner: string;
-  expiresAt: number;
 }
 
 /** Durable run records and their event log in one SQLite file. */
@@ -270,55 +247,7 @@ export class RunStore {
    * status and token, appends its event and returns the new record.
    */
   applyTransition(current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields): RunRecord {
-    const now = this.clock();
-    const guardToken = options.fence ?? current.fencingToken;
-    const leaving = isWaiting(to) || isTerminal(to);
-    const row = this.stmt(
-      `UPDATE runs SET status = ?, updated_at = ?,
-         lease_owner = ?, lease_expires_at = ?,
-         fencing_token = fencing_token + ?, attempts = attempts + ?,
-         started_at = CASE WHEN ? = 1 THEN COALESCE(started_at, ?) ELSE started_at END,
-         finished_at = ?,
-         available_at = ?,
-         error_code = CASE WHEN ? = 'SUCCEEDED' THEN NULL ELSE COALESCE(?, error_code) END,
-         error_message = CASE WHEN ? = 'SUCCEEDED' THEN NULL ELSE COALESCE(?, error_message) END,
-         result_json = COALESCE(?, result_json),
-         pending_json = ?,
-         wait_expires_at = CASE WHEN ? = 1 THEN ? + wait_ttl_ms ELSE NULL END,
-         resume_json = CASE WHEN ? = 1 THEN NULL ELSE COALESCE(?, resume_json) END
-       WHERE run_id = ? AND status = ? AND fencing_token = ?
-       RETURNING *`,
-    ).get(
-      to, now,
-      claim?.owner ?? null, claim?.expiresAt ?? null,
-      claim === undefined ? 0 : 1, claim === undefined ? 0 : 1,
-      claim === undefined ? 0 : 1, now,
-      isTerminal(to) ? now : null,
-      to === "RETRYING" ? (options.availableAt ?? now) : current.availableAt,
-      to, options.errorCode ?? null,
-      to, options.errorMessage ?? null,
-      toJson(options.result),
-      isWaiting(to) ? toJson(options.pending ?? null) : null,
-      isWaiting(to) ? 1 : 0, now,
-      leaving ? 1 : 0, toJson(options.resume),
-      current.runId, current.status, guardToken,
-    );
-    if (row === undefined) {
-      if (options.fence !== undefined) assertFence(this.get(current.runId), options.fence);
-      throw new SystemError("INTERNAL", `run ${current.runId}: changed underneath a transaction (${current.status} → ${to})`);
-    }
-    appendRunEvent(this.db, {
-      runId: current.runId,
-      from: current.status,
-      to,
-      at: now,
-      actor: claim?.owner ?? options.actor ?? null,
-      fencingToken: claim === undefined ? current.fencingToken : current.fencingToken + 1,
-      errorCode: options.errorCode ?? null,
-      reason: options.reason ?? null,
-    });
-    // The record as written, from the UPDATE itself (no second read).
-    return rowToRun(row);
+    return writeTransition(this, current, to, options, claim);
   }
 
   /** Internal: a cached prepared statement. */

@@ -1,0 +1,95 @@
+/**
+ * The single guarded write behind every run status change: updates the row only if its status and
+ * fencing token are still as read, and appends the matching `run_events` row.
+ * @module
+ */
+import { SystemError } from "../errors.js";
+import { assertFence } from "./fence.js";
+import { isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
+import { appendRunEvent } from "./run-events.js";
+import { rowToRun, toJson, type RunRecord } from "./run-record.js";
+import type { RunStore } from "./run-store.js";
+
+/** Options of a status change; see `RunStore.transition`. */
+export interface TransitionOptions {
+  /** The caller's fencing token; required when the caller holds the run's lease. */
+  fence?: number;
+  /** Who makes the change (worker id, "cli", "api"); recorded in the event. */
+  actor?: string;
+  /** Human-readable why, recorded in the event. */
+  reason?: string;
+  errorCode?: string;
+  errorMessage?: string;
+  /** Final result (SUCCEEDED) or partial result, JSON-serialisable. */
+  result?: unknown;
+  /** What a WAITING_* run waits for, JSON-serialisable. */
+  pending?: unknown;
+  /** What the run will resume with (WAITING_* → QUEUED/RUNNING). */
+  resume?: unknown;
+  /** When a RETRYING run becomes claimable again. @default now */
+  availableAt?: number;
+}
+
+/** Internal: lease fields written when a transition enters RUNNING. */
+export interface ClaimFields {
+  owner: string;
+  expiresAt: number;
+}
+
+/**
+ * Internal: writes an already-validated transition guarded by the current
+ * status and token, appends its event and returns the new record.
+ */
+export function writeTransition(
+  store: RunStore, current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields,
+): RunRecord {
+  const now = store.clock();
+  const guardToken = options.fence ?? current.fencingToken;
+  const leaving = isWaiting(to) || isTerminal(to);
+  const row = store.stmt(
+    `UPDATE runs SET status = ?, updated_at = ?,
+       lease_owner = ?, lease_expires_at = ?,
+       fencing_token = fencing_token + ?, attempts = attempts + ?,
+       started_at = CASE WHEN ? = 1 THEN COALESCE(started_at, ?) ELSE started_at END,
+       finished_at = ?,
+       available_at = ?,
+       error_code = CASE WHEN ? = 'SUCCEEDED' THEN NULL ELSE COALESCE(?, error_code) END,
+       error_message = CASE WHEN ? = 'SUCCEEDED' THEN NULL ELSE COALESCE(?, error_message) END,
+       result_json = COALESCE(?, result_json),
+       pending_json = ?,
+       wait_expires_at = CASE WHEN ? = 1 THEN ? + wait_ttl_ms ELSE NULL END,
+       resume_json = CASE WHEN ? = 1 THEN NULL ELSE COALESCE(?, resume_json) END
+     WHERE run_id = ? AND status = ? AND fencing_token = ?
+     RETURNING *`,
+  ).get(
+    to, now,
+    claim?.owner ?? null, claim?.expiresAt ?? null,
+    claim === undefined ? 0 : 1, claim === undefined ? 0 : 1,
+    claim === undefined ? 0 : 1, now,
+    isTerminal(to) ? now : null,
+    to === "RETRYING" ? (options.availableAt ?? now) : current.availableAt,
+    to, options.errorCode ?? null,
+    to, options.errorMessage ?? null,
+    toJson(options.result),
+    isWaiting(to) ? toJson(options.pending ?? null) : null,
+    isWaiting(to) ? 1 : 0, now,
+    leaving ? 1 : 0, toJson(options.resume),
+    current.runId, current.status, guardToken,
+  );
+  if (row === undefined) {
+    if (options.fence !== undefined) assertFence(store.get(current.runId), options.fence);
+    throw new SystemError("INTERNAL", `run ${current.runId}: changed underneath a transaction (${current.status} → ${to})`);
+  }
+  appendRunEvent(store.db, {
+    runId: current.runId,
+    from: current.status,
+    to,
+    at: now,
+    actor: claim?.owner ?? options.actor ?? null,
+    fencingToken: claim === undefined ? current.fencingToken : current.fencingToken + 1,
+    errorCode: options.errorCode ?? null,
+    reason: options.reason ?? null,
+  });
+  // The record as written, from the UPDATE itself (no second read).
+  return rowToRun(row);
+}
