@@ -1,5 +1,4 @@
 import { setImmediate as nextMacrotask } from "node:timers/promises";
-import type { Statement, Transaction } from "better-sqlite3";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
@@ -16,7 +15,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { MEMORY_PATH, migrate, openDatabase, type SqliteDatabase } from "../../src/db/index.js";
 import { UserInputError } from "../../src/errors.js";
-import { Codec, metadataColumn, type StoredValue } from "./codec.js";
+import { Codec, metadataColumn } from "./codec.js";
 import { DeltaHistoryQuery } from "./delta-history.js";
 import { storageError } from "./errors.js";
 import { readPageParts } from "./list-parts.js";
@@ -25,28 +24,15 @@ import { GroupCommit } from "./group-commit.js";
 import type { PruneOptions, SqliteSaverBehaviour, SqliteSaverOptions } from "./options.js";
 import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
-import { prepareBlobInsert, prepareStatements, type Statements } from "./statements.js";
+import { prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
 import { nextChannelVersion } from "./versions.js";
+import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;
 const MAX_PAGE = 256;
-/** Rows per multi-row blob insert: 6 parameters each stays far under SQLite's 32,766. */
-const BLOB_ROWS_PER_STATEMENT = 256;
-
-/** thread, namespace, id, parent id, skeleton JSON, metadata type, metadata. */
-type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
-/** thread, namespace, checkpoint id, task id, task path. */
-type WriteKey = [string, string, string, string, string];
-
-interface WriteRecord {
-  idx: number;
-  channel: string;
-  stored: StoredValue;
-  upsert: boolean;
-}
 
 /**
  * A LangGraph checkpoint saver on better-sqlite3, a drop-in for
@@ -66,12 +52,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly lists: ListQueries;
   private readonly deltas: DeltaHistoryQuery;
   private readonly tupleCache: TupleCache;
-  private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
-  private readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => void>;
-  private readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
-  private readonly deleteTransaction: Transaction<(threadId: string) => void>;
-  private readonly writePut: (row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => void;
-  private readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
+  /** Its write paths, each plain (for group commit) and as a transaction. */
+  private readonly writes: CheckpointWrites;
   /** Set for `durability: "group"`: the writes waiting for the end of the event-loop turn. */
   private readonly group: GroupCommit | undefined;
 
@@ -97,39 +79,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.lists = new ListQueries(db);
     this.deltas = new DeltaHistoryQuery(db);
     this.tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
-    const st = this.statements;
-    this.writePut = (row: CheckpointInsert, blobs: [string, string | number, StoredValue][]) => {
-      st.insertCheckpoint.run(...row);
-      // Multi-row statements for the changed channels (one native call, not one per channel), chunked under SQLite's parameter limit.
-      for (let start = 0; start < blobs.length; start += BLOB_ROWS_PER_STATEMENT) {
-        const chunk = blobs.slice(start, start + BLOB_ROWS_PER_STATEMENT);
-        const params: (string | number | Uint8Array)[] = [];
-        for (const [channel, version, stored] of chunk) params.push(row[0], row[1], channel, version, stored.type, stored.value);
-        this.blobInsert(chunk.length).run(...params);
-      }
-    };
-    this.writeWrites = ([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
-      for (const { idx, channel, stored, upsert } of records) {
-        (upsert ? st.upsertWrite : st.insertWrite).run(thread, ns, id, taskId, idx, channel, stored.type, stored.value, taskPath);
-      }
-    };
-    this.putTransaction = db.transaction(this.writePut);
-    this.writesTransaction = db.transaction(this.writeWrites);
-    this.deleteTransaction = db.transaction((threadId: string) => {
-      st.deleteWrites.run(threadId);
-      st.deleteBlobs.run(threadId);
-      st.deleteCheckpoints.run(threadId);
-    });
-  }
-
-  /** The prepared multi-row blob insert for `count` rows, prepared on first use. */
-  private blobInsert(count: number): Statement<(string | number | Uint8Array)[]> {
-    let statement = this.blobInserts.get(count);
-    if (statement === undefined) {
-      statement = prepareBlobInsert(this.db, count);
-      this.blobInserts.set(count, statement);
-    }
-    return statement;
+    this.writes = new CheckpointWrites(db, this.statements);
   }
 
   /** Opens (or creates) a database file, or `":memory:"`; same signature as the official saver. */
@@ -245,7 +195,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = String(configurable.checkpoint_ns ?? "");
     const parentId: string | null = configurable.checkpoint_id || null;
     const { channel_values: values, ...skeleton } = checkpoint;
-    const blobs: [string, string | number, StoredValue][] = [];
+    const blobs: BlobRow[] = [];
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
       if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
@@ -254,8 +204,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const meta = await this.codec.dumpPlain(metadata);
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)];
     try {
-      if (this.group !== undefined) this.group.add(thread, () => this.writePut(row, blobs));
-      else this.putTransaction.immediate(row, blobs);
+      if (this.group !== undefined) this.group.add(thread, () => this.writes.writePut(row, blobs));
+      else this.writes.putTransaction.immediate(row, blobs);
     } catch (error) {
       throw storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
     }
@@ -279,8 +229,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
     try {
-      if (this.group !== undefined) this.group.add(thread, () => this.writeWrites(key, records));
-      else this.writesTransaction.immediate(key, records);
+      if (this.group !== undefined) this.group.add(thread, () => this.writes.writeWrites(key, records));
+      else this.writes.writesTransaction.immediate(key, records);
     } catch (error) {
       throw storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
     }
@@ -289,7 +239,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   /** Deletes every checkpoint, value and write of a thread, in one transaction. */
   override async deleteThread(threadId: string): Promise<void> {
     this.flushPending(String(threadId));
-    this.deleteTransaction.immediate(String(threadId));
+    this.writes.deleteTransaction.immediate(String(threadId));
   }
 
   /**

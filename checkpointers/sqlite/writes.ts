@@ -1,0 +1,80 @@
+/**
+ * The saver's write paths: a checkpoint row with its changed channel blobs, a task's pending writes
+ * and a thread's deletion, each as a plain write (run inside a group commit) and as its own transaction.
+ * @module
+ */
+import type { Statement, Transaction } from "better-sqlite3";
+import type { SqliteDatabase } from "../../src/db/index.js";
+import type { StoredValue } from "./codec.js";
+import { prepareBlobInsert, type Statements } from "./statements.js";
+
+/** Rows per multi-row blob insert: 6 parameters each stays far under SQLite's 32,766. */
+const BLOB_ROWS_PER_STATEMENT = 256;
+
+/** thread, namespace, id, parent id, skeleton JSON, metadata type, metadata. */
+export type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
+/** channel, version, encoded value. */
+export type BlobRow = [string, string | number, StoredValue];
+/** thread, namespace, checkpoint id, task id, task path. */
+export type WriteKey = [string, string, string, string, string];
+
+/** One pending write of a task; `upsert` for special channels (errors, interrupts), which replace. */
+export interface WriteRecord {
+  idx: number;
+  channel: string;
+  stored: StoredValue;
+  upsert: boolean;
+}
+
+/** The prepared write paths of one saver connection. */
+export class CheckpointWrites {
+  /** Inserts a checkpoint and its blobs (no transaction of its own: group commit wraps it). */
+  readonly writePut: (row: CheckpointInsert, blobs: BlobRow[]) => void;
+  /** Inserts or upserts a task's writes (no transaction of its own). */
+  readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
+  /** {@link writePut} in a transaction. */
+  readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: BlobRow[]) => void>;
+  /** {@link writeWrites} in a transaction. */
+  readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
+  /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
+  readonly deleteTransaction: Transaction<(threadId: string) => void>;
+  private readonly db: SqliteDatabase;
+  private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
+
+  /** Wraps the saver's prepared statements; multi-row blob inserts are prepared on first use. */
+  constructor(db: SqliteDatabase, st: Statements) {
+    this.db = db;
+    this.writePut = (row: CheckpointInsert, blobs: BlobRow[]) => {
+      st.insertCheckpoint.run(...row);
+      // Multi-row statements for the changed channels (one native call, not one per channel), chunked under SQLite's parameter limit.
+      for (let start = 0; start < blobs.length; start += BLOB_ROWS_PER_STATEMENT) {
+        const chunk = blobs.slice(start, start + BLOB_ROWS_PER_STATEMENT);
+        const params: (string | number | Uint8Array)[] = [];
+        for (const [channel, version, stored] of chunk) params.push(row[0], row[1], channel, version, stored.type, stored.value);
+        this.blobInsert(chunk.length).run(...params);
+      }
+    };
+    this.writeWrites = ([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
+      for (const { idx, channel, stored, upsert } of records) {
+        (upsert ? st.upsertWrite : st.insertWrite).run(thread, ns, id, taskId, idx, channel, stored.type, stored.value, taskPath);
+      }
+    };
+    this.putTransaction = db.transaction(this.writePut);
+    this.writesTransaction = db.transaction(this.writeWrites);
+    this.deleteTransaction = db.transaction((threadId: string) => {
+      st.deleteWrites.run(threadId);
+      st.deleteBlobs.run(threadId);
+      st.deleteCheckpoints.run(threadId);
+    });
+  }
+
+  /** The prepared multi-row blob insert for `count` rows, prepared on first use. */
+  private blobInsert(count: number): Statement<(string | number | Uint8Array)[]> {
+    let statement = this.blobInserts.get(count);
+    if (statement === undefined) {
+      statement = prepareBlobInsert(this.db, count);
+      this.blobInserts.set(count, statement);
+    }
+    return statement;
+  }
+}
