@@ -4,20 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { cliOnDb } from "../helpers/cli.js";
 
 const fixtureConfig = fileURLToPath(new URL("../fixtures/two-approvals/langgraph.json", import.meta.url));
 let db = "";
 
-function cli(...args: string[]) {
-  return runCli([...args, "--db", db]);
-}
-
-async function json(...args: string[]) {
-  const result = await cli(...args, "--json");
-  expect(result.err).toBe("");
-  return { code: result.code, view: JSON.parse(result.out) as RunJson };
-}
+const { cli, json } = cliOnDb<RunJson>(() => db);
 
 interface RunJson {
   run_id: string;

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import { cliOnDb } from "../helpers/cli.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ASK = "Is my order late? Tell the rep if it is.";
@@ -20,15 +20,7 @@ interface RunJson {
   error: { code: string } | null;
 }
 
-function cli(...args: string[]) {
-  return runCli([...args, "--db", db]);
-}
-
-async function json(...args: string[]) {
-  const result = await cli(...args, "--json");
-  expect(result.err).toBe("");
-  return { code: result.code, view: JSON.parse(result.out) as RunJson };
-}
+const { cli, json } = cliOnDb<RunJson>(() => db);
 
 async function worldCalls(): Promise<Record<string, number>> {
   return (JSON.parse((await cli("world", "--json")).out) as { calls: Record<string, number> }).calls;

@@ -61,6 +61,15 @@ function orderTools(log: string[], options: { hold?: Promise<void> } = {}) {
   return [getOrder, stock, ship, audit] as AgentTool[];
 }
 
+/** A destructive tool the policy below sends to the requester for approval. */
+function cancelItemTool(log: string[]) {
+  return defineTool({
+    name: "cancel_item", description: "Cancel", risk: "destructive", schema: z.object({ sku: z.string() }),
+    execute: ({ sku }) => { log.push(`cancel:${sku}`); return { canceled: sku }; },
+  });
+}
+const approveCancels = definePolicy({ rules: [{ tools: ["cancel_item"], effect: "approve", approvers: ["$requester"] }] });
+
 const config = (thread: string): AgentRunConfig => ({ configurable: { thread_id: thread, run_id: `run_${thread}`, user: "alice" } });
 
 describe("model-planned tool DAGs", () => {
@@ -138,11 +147,7 @@ describe("model-planned tool DAGs", () => {
 
   it("asks approval for the resolved arguments, and the resume does not run the referenced call again", async () => {
     const log: string[] = [];
-    const cancel = defineTool({
-      name: "cancel_item", description: "Cancel", risk: "destructive", schema: z.object({ sku: z.string() }),
-      execute: ({ sku }) => { log.push(`cancel:${sku}`); return { canceled: sku }; },
-    });
-    const policy = definePolicy({ rules: [{ tools: ["cancel_item"], effect: "approve", approvers: ["$requester"] }] });
+    const cancel = cancelItemTool(log);
     const checkpointer = new MemorySaver();
     // A fresh compile per call stands in for another process sharing the checkpointer.
     const compile = () => defineAgent({
@@ -152,7 +157,7 @@ describe("model-planned tool DAGs", () => {
         { name: "track", args: { order_id: ref(1, "id") } },
       ]),
       tools: [...orderTools(log), cancel],
-      policy,
+      policy: approveCancels,
     }).compile({ checkpointer });
     const first = await compile().invoke({ messages: [new HumanMessage("cancel")] }, config("approve"));
     expect((first as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
@@ -170,11 +175,7 @@ describe("model-planned tool DAGs", () => {
 
   it("lists two approvals of one planned group separately and resumes them one at a time", async () => {
     const log: string[] = [];
-    const cancel = defineTool({
-      name: "cancel_item", description: "Cancel", risk: "destructive", schema: z.object({ sku: z.string() }),
-      execute: ({ sku }) => { log.push(`cancel:${sku}`); return { canceled: sku }; },
-    });
-    const policy = definePolicy({ rules: [{ tools: ["cancel_item"], effect: "approve", approvers: ["$requester"] }] });
+    const cancel = cancelItemTool(log);
     const checkpointer = new MemorySaver();
     const compile = () => defineAgent({
       model: planner([
@@ -183,7 +184,7 @@ describe("model-planned tool DAGs", () => {
         { name: "cancel_item", args: { sku: ref(1, "id") } },
       ]),
       tools: [...orderTools(log), cancel],
-      policy,
+      policy: approveCancels,
     }).compile({ checkpointer });
     await compile().invoke({ messages: [new HumanMessage("cancel")] }, config("two"));
     const pending = readPendingActions(await compile().getState(config("two")));

@@ -1,4 +1,5 @@
 // Runs the agentrt CLI in-process with captured output, as the CLI tests need it.
+import { expect } from "vitest";
 import { main } from "../../src/cli/main.js";
 
 /** What one CLI invocation printed and returned. */
@@ -18,4 +19,18 @@ export async function runCli(args: string[]): Promise<CliResult> {
   const errLines: string[] = [];
   const code = await main(args, { out: (l) => outLines.push(l), err: (l) => errLines.push(l) });
   return { code, out: outLines.join("\n"), err: errLines.join("\n"), outLines, errLines };
+}
+
+/**
+ * `agentrt … --db <file>` for tests that use a new file per test (`db` is read at each call), and its
+ * `--json` form: stderr must be empty, stdout parses as `View`.
+ */
+export function cliOnDb<View>(db: () => string) {
+  const cli = (...args: string[]) => runCli([...args, "--db", db()]);
+  const json = async (...args: string[]): Promise<{ code: number; view: View }> => {
+    const result = await cli(...args, "--json");
+    expect(result.err).toBe("");
+    return { code: result.code, view: JSON.parse(result.out) as View };
+  };
+  return { cli, json };
 }
