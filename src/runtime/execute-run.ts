@@ -11,7 +11,7 @@ import type { AgentHooks } from "../graph/hooks.js";
 import type { RunLease, RunOutcome, RunRecord } from "../runs/index.js";
 import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
-import { inputCommand } from "./input-resume.js";
+import { inputCommand, readInputRequests } from "./input-resume.js";
 import type { PendingActionView } from "./run-view.js";
 import { createRunGuard } from "./run-guard.js";
 import { checkpointRunId } from "./run-stamp.js";
@@ -106,7 +106,8 @@ function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; 
     for (const action of views) emit({ type: "approval_requested", runId: run.runId, action });
     return { status: "WAITING_APPROVAL", pending: views, reason: `${views.length} action(s) need approval` };
   }
-  const other = otherInterrupts(snapshot.tasks as never);
+  // The same reading `agentrt input` answers against; stored as { interrupt_id, value } for `status`.
+  const other = readInputRequests(snapshot as never).map((r) => ({ interrupt_id: r.interrupt_id, value: r.value }));
   // Paused by a plain interrupt(): waiting for a person, never a success.
   if (other.length > 0) return { status: "WAITING_INPUT", pending: other, reason: "the graph asked for input" };
   if (((snapshot as { next?: string[] }).next ?? []).length > 0) {
@@ -117,14 +118,6 @@ function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; 
   const result = "result" in values ? values.result : values;
   if (error != null) return { status: "FAILED", errorCode: error.code, errorMessage: error.message, result };
   return { status: "SUCCEEDED", result };
-}
-
-function otherInterrupts(tasks: { result?: unknown; interrupts: { id?: string; value?: unknown }[] }[]): unknown[] {
-  return tasks
-    .filter((t) => t.result === undefined)
-    .flatMap((t) => t.interrupts.slice(-1))
-    .filter((i) => !(typeof i.value === "object" && i.value !== null && "action_id" in i.value))
-    .map((i) => ({ interrupt_id: i.id, value: i.value }));
 }
 
 /** The contract view of a pending action: what approving it must quote. */
