@@ -62,7 +62,8 @@ export function actionIdFor(toolCallId: string): string {
   return `act_${createHash("sha256").update(toolCallId).digest("hex").slice(0, 16)}`;
 }
 
-function isApprovalRequest(value: unknown): value is ApprovalRequest {
+/** True for an approval interrupt's payload (what {@link readPendingActions} lists); other interrupts wait for input. */
+export function isApprovalRequest(value: unknown): value is ApprovalRequest {
   const v = value as Partial<ApprovalRequest> | null;
   return typeof v === "object" && v !== null && typeof v.action_id === "string" && typeof v.args_hash === "string";
 }

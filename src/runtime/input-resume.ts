@@ -6,6 +6,7 @@
  * @module
  */
 import { Command } from "@langchain/langgraph";
+import { isApprovalRequest } from "../graph/approval.js";
 
 /** What a WAITING_INPUT run is waiting for: one live interrupt and its question. */
 export interface InputRequest {
@@ -28,10 +29,6 @@ export interface InputResume {
 
 type SnapshotTask = { result?: unknown; interrupts: { id?: string; value?: unknown }[] };
 
-function isApprovalPayload(value: unknown): boolean {
-  return typeof value === "object" && value !== null && "action_id" in value;
-}
-
 /** The question text of an interrupt payload. */
 export function questionOf(value: unknown): string {
   if (typeof value === "string") return value;
@@ -50,7 +47,7 @@ export function readInputRequests(snapshot: { tasks: readonly SnapshotTask[] }):
   return snapshot.tasks
     .filter((t) => t.result === undefined)
     .flatMap((t) => t.interrupts.slice(-1))
-    .filter((i) => i.id !== undefined && !isApprovalPayload(i.value))
+    .filter((i) => i.id !== undefined && !isApprovalRequest(i.value))
     .map((i) => ({ interrupt_id: i.id as string, question: questionOf(i.value), value: i.value }));
 }
 
