@@ -15,8 +15,10 @@ import { tool } from "@langchain/core/tools";
 import { SqliteSaver as OfficialSqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
+import { weatherFor, weatherSystem } from "../graphs/sim/weather.js";
+import { openDatabase } from "../src/db/index.js";
 import { Runtime } from "../src/runtime/index.js";
-import { ScriptedChatModel } from "../src/testing/index.js";
+import { ScriptedChatModel, callSim } from "../src/testing/index.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CONFIG = join(ROOT, "langgraph.json");
@@ -34,9 +36,10 @@ const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-const cpuPerRun: Record<"agentrt" | "langgraph", number[]> = { agentrt: [], langgraph: [] };
+type Side = "agentrt" | "langgraph" | "langgraphPlainTool";
+const cpuPerRun: Record<Side, number[]> = { agentrt: [], langgraph: [], langgraphPlainTool: [] };
 
-async function timeSequential(side: "agentrt" | "langgraph", runs: number, once: (i: number) => Promise<void>): Promise<number> {
+async function timeSequential(side: Side, runs: number, once: (i: number) => Promise<void>): Promise<number> {
   for (let i = 0; i < WARMUP; i++) await once(-1 - i);
   const start = performance.now();
   const cpuStart = cpuMs();
@@ -59,9 +62,21 @@ async function agentrtMsPerRun(): Promise<number> {
   }
 }
 
-/** The baseline: createReactAgent + the official SqliteSaver, same two turns and three calls, a stateless script. */
-async function langgraphMsPerRun(): Promise<number> {
-  const getWeather = tool(async ({ city }: { city: string }) => JSON.stringify({ city, tempC: 21, condition: "sunny" }), {
+/**
+ * The baseline: createReactAgent + the official SqliteSaver, same two turns and three calls, a stateless script.
+ * `sameTool`: its get_weather calls the simulated weather service city_weather calls (one counted write per
+ * call in the same kind of SQLite file), so the tool's own work is equal on both sides and the ratio is the
+ * runtime's; otherwise a tool that only returns a string (the issue's original setup, printed for comparison).
+ */
+async function langgraphMsPerRun(sameTool: boolean): Promise<number> {
+  const file = tempDb("langgraph.db");
+  const simDb = sameTool ? openDatabase(file) : undefined;
+  const never = new AbortController();
+  const getWeather = tool(async ({ city }: { city: string }, config) => {
+    if (simDb === undefined) return JSON.stringify({ city, tempC: 21, condition: "sunny" });
+    const ctx = { db: simDb, idempotencyKey: config.toolCall?.id ?? city, signal: never.signal, setExternalOperationId: () => undefined };
+    return JSON.stringify(await callSim(ctx, { system: weatherSystem, tool: "get_weather", sideEffect: false }, () => weatherFor(city)));
+  }, {
     name: "get_weather", description: "Current weather for a city", schema: z.object({ city: z.string() }),
   });
   const model = new ScriptedChatModel({
@@ -69,11 +84,15 @@ async function langgraphMsPerRun(): Promise<number> {
       ? { content: "Sunny in all three cities." }
       : { toolCalls: CITIES.map((city) => ({ name: "get_weather", args: { city } })) },
   });
-  const checkpointer = OfficialSqliteSaver.fromConnString(tempDb("langgraph.db"));
+  const checkpointer = OfficialSqliteSaver.fromConnString(file);
   const agent = createReactAgent({ llm: model, tools: [getWeather], checkpointSaver: checkpointer });
-  return timeSequential("langgraph", SEQUENTIAL, async (i) => {
-    await agent.invoke({ messages: [{ role: "user", content: MESSAGE }] }, { configurable: { thread_id: `t${i}` } });
-  });
+  try {
+    return await timeSequential(sameTool ? "langgraph" : "langgraphPlainTool", SEQUENTIAL, async (i) => {
+      await agent.invoke({ messages: [{ role: "user", content: MESSAGE }] }, { configurable: { thread_id: `t${i}` } });
+    });
+  } finally {
+    simDb?.close();
+  }
 }
 
 /** Scale: queue QUEUED runs, one worker at concurrency 200, 50 ms per tool call. */
@@ -112,16 +131,21 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; el
   }
 }
 
-const lg1 = await langgraphMsPerRun();
+const lg1 = await langgraphMsPerRun(true);
+const plain1 = await langgraphMsPerRun(false);
 const rt1 = await agentrtMsPerRun();
-// Interleaved second round so a burst of load on the shared machine hits both sides.
-const lg2 = await langgraphMsPerRun();
+// Interleaved second round so a burst of load on the shared machine hits every side.
+const lg2 = await langgraphMsPerRun(true);
+const plain2 = await langgraphMsPerRun(false);
 const rt2 = await agentrtMsPerRun();
 const lg = Math.min(lg1, lg2);
+const plain = Math.min(plain1, plain2);
 const rt = Math.min(rt1, rt2);
 console.log(`overhead: ${SEQUENTIAL} sequential city_weather runs (2 turns, 3 tool calls), best of 2 rounds`);
-console.log(`  createReactAgent + official SqliteSaver: ${lg.toFixed(2)} ms/run (${(1000 / lg).toFixed(0)} runs/s)  rounds ${lg1.toFixed(2)} / ${lg2.toFixed(2)}`);
+console.log(`  createReactAgent + official SqliteSaver, same simulated weather service: ${lg.toFixed(2)} ms/run (${(1000 / lg).toFixed(0)} runs/s)  rounds ${lg1.toFixed(2)} / ${lg2.toFixed(2)}`);
+console.log(`  createReactAgent + official SqliteSaver, a tool returning a constant:    ${plain.toFixed(2)} ms/run (${(1000 / plain).toFixed(0)} runs/s)  rounds ${plain1.toFixed(2)} / ${plain2.toFixed(2)}`);
 console.log(`  agentrt full path (run record, lease, checkpoints, trace): ${rt.toFixed(2)} ms/run (${(1000 / rt).toFixed(0)} runs/s)  rounds ${rt1.toFixed(2)} / ${rt2.toFixed(2)}`);
+console.log(`  overhead ${(rt / lg).toFixed(2)}× the same-tool baseline, ${(rt / plain).toFixed(2)}× the constant-tool baseline`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const [cpuRt, cpuLg] = [Math.min(...cpuPerRun.agentrt), Math.min(...cpuPerRun.langgraph)];
 console.log(`  CPU per run (best of rounds): agentrt ${cpuRt.toFixed(2)} ms, langgraph ${cpuLg.toFixed(2)} ms, ratio ${(cpuRt / cpuLg).toFixed(2)} (median ratio ${(median(cpuPerRun.agentrt) / median(cpuPerRun.langgraph)).toFixed(2)})`);
@@ -131,4 +155,4 @@ console.log(`scale: ${QUEUED} queued runs, 50 ms per tool call, worker concurren
 console.log(`  claimed after: p50 ${s.waitP50} ms, p99 ${s.waitP99} ms; event loop busy ${(s.elu * 100).toFixed(0)}% of the time; ${s.cpuMsPerRun.toFixed(1)} CPU ms per run`);
 // One event loop runs every claimed run, so latency ≈ runs in flight ÷ throughput (Little's law); the worker stops claiming while its loop lags.
 console.log(`  runs in flight on average: ${s.inFlight.toFixed(0)} of at most 200 (latency ≈ in flight ÷ throughput on one saturated event loop)`);
-console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)) }));
+console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)), overhead_vs_langgraph_constant_tool: Number((rt / plain).toFixed(2)) }));

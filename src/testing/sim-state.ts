@@ -3,6 +3,7 @@
  * a transaction opened by {@link SimWorld}.
  * @module
  */
+import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "../db/index.js";
 import type { SimSnapshot, SimSystem } from "./sim-world.js";
 
@@ -25,21 +26,33 @@ interface OperationRow {
 
 /** Prepared access to the simulated world's tables. */
 export class SimStateStore {
+  // Every simulated call runs several of these: parsing the SQL each time cost more than the writes.
+  private readonly statements = new Map<string, Statement<unknown[]>>();
+
   constructor(private readonly db: SqliteDatabase) {}
+
+  private prepare(sql: string): Statement<unknown[]> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<unknown[]>(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
 
   /** Writes the system's seed rows once; after a reset, again. */
   ensureSeeded(system: SimSystem): void {
-    const inserted = this.db
+    const inserted = this
       .prepare("INSERT OR IGNORE INTO sim_systems (system, seeded_at) VALUES (?, ?)")
       .run(system.name, Date.now());
     if (inserted.changes === 0) return;
-    const put = this.db.prepare("INSERT OR REPLACE INTO sim_state (system, key, value) VALUES (?, ?, ?)");
+    const put = this.prepare("INSERT OR REPLACE INTO sim_state (system, key, value) VALUES (?, ?, ?)");
     for (const [key, value] of Object.entries(system.seed)) put.run(system.name, key, JSON.stringify(value));
   }
 
   /** The stored outcome of an earlier call with this idempotency key. */
   findOperation<Result>(tool: string, key: string): { result: Result; operationId: string } | undefined {
-    const row = this.db
+    const row = this
       .prepare("SELECT operation_id, result FROM sim_operations WHERE tool = ? AND idempotency_key = ?")
       .get(tool, key) as OperationRow | undefined;
     if (row === undefined) return undefined;
@@ -48,7 +61,7 @@ export class SimStateStore {
 
   /** `op_<system>_<n>`, numbered per system from 1. */
   nextOperationId(system: string): string {
-    const row = this.db
+    const row = this
       .prepare(
         `INSERT INTO sim_sequences (system, value) VALUES (?, 1)
          ON CONFLICT(system) DO UPDATE SET value = value + 1 RETURNING value`,
@@ -58,7 +71,7 @@ export class SimStateStore {
   }
 
   recordOperation(op: { tool: string; key: string; system: string; operationId: string; result: unknown }): void {
-    this.db
+    this
       .prepare(
         `INSERT INTO sim_operations (tool, idempotency_key, system, operation_id, result, created_at)
          VALUES (?, ?, ?, ?, ?, ?)`,
@@ -68,7 +81,7 @@ export class SimStateStore {
 
   /** Adds one to a tool's counter and returns the new value. */
   bump(tool: string, counter: Counter): number {
-    const row = this.db
+    const row = this
       .prepare(
         `INSERT INTO sim_calls (tool, ${counter}) VALUES (?, 1)
          ON CONFLICT(tool) DO UPDATE SET ${counter} = ${counter} + 1 RETURNING ${counter} AS value`,
@@ -78,21 +91,20 @@ export class SimStateStore {
   }
 
   stateOf(system: SimSystem): SimState {
-    const db = this.db;
+    const prepare = (sql: string) => this.prepare(sql);
     const name = system.name;
     return {
       get<T>(key: string): T | undefined {
-        const row = db.prepare("SELECT value FROM sim_state WHERE system = ? AND key = ?").get(name, key) as
+        const row = prepare("SELECT value FROM sim_state WHERE system = ? AND key = ?").get(name, key) as
           | { value: string }
           | undefined;
         return row === undefined ? undefined : (JSON.parse(row.value) as T);
       },
       set(key: string, value: unknown): void {
-        db.prepare("INSERT OR REPLACE INTO sim_state (system, key, value) VALUES (?, ?, ?)").run(name, key, JSON.stringify(value ?? null));
+        prepare("INSERT OR REPLACE INTO sim_state (system, key, value) VALUES (?, ?, ?)").run(name, key, JSON.stringify(value ?? null));
       },
       entries<T>(prefix = ""): Array<[string, T]> {
-        const rows = db
-          .prepare("SELECT key, value FROM sim_state WHERE system = ? AND substr(key, 1, ?) = ? ORDER BY key")
+        const rows = prepare("SELECT key, value FROM sim_state WHERE system = ? AND substr(key, 1, ?) = ? ORDER BY key")
           .all(name, prefix.length, prefix) as Array<{ key: string; value: string }>;
         return rows.map((row) => [row.key, JSON.parse(row.value) as T]);
       },
@@ -101,7 +113,7 @@ export class SimStateStore {
 
   snapshot(): SimSnapshot {
     const snapshot: SimSnapshot = { calls: {}, failures: {}, systems: {} };
-    const calls = this.db.prepare("SELECT tool, performed, failures FROM sim_calls ORDER BY tool").all() as Array<{
+    const calls = this.prepare("SELECT tool, performed, failures FROM sim_calls ORDER BY tool").all() as Array<{
       tool: string;
       performed: number;
       failures: number;
@@ -110,9 +122,9 @@ export class SimStateStore {
       if (row.performed > 0) snapshot.calls[row.tool] = row.performed;
       if (row.failures > 0) snapshot.failures[row.tool] = row.failures;
     }
-    const systems = this.db.prepare("SELECT system FROM sim_systems ORDER BY system").all() as Array<{ system: string }>;
+    const systems = this.prepare("SELECT system FROM sim_systems ORDER BY system").all() as Array<{ system: string }>;
     for (const { system } of systems) snapshot.systems[system] = {};
-    const rows = this.db.prepare("SELECT system, key, value FROM sim_state ORDER BY system, key").all() as Array<{
+    const rows = this.prepare("SELECT system, key, value FROM sim_state ORDER BY system, key").all() as Array<{
       system: string;
       key: string;
       value: string;
