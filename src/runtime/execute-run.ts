@@ -18,6 +18,7 @@ import { checkpointRunId } from "./run-stamp.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
 import type { StreamBus } from "./stream-bus.js";
+import { StreamOutcome } from "./stream-outcome.js";
 
 /** What executing a run needs from the runtime. */
 export interface ExecutionDeps {
@@ -35,6 +36,8 @@ export interface ExecutionDeps {
 interface RunnableGraph extends RegisteredGraph {
   getState(config: object): Promise<{ values: Record<string, unknown>; tasks: unknown[]; next: string[]; config: object; createdAt?: string }>;
   stream(input: unknown, options: object): Promise<AsyncIterable<unknown>>;
+  interruptBefore?: unknown;
+  interruptAfter?: unknown;
 }
 
 const SPAN_STATUS = { done: "ok", failed: "error", denied: "canceled", rejected: "canceled" } as const;
@@ -55,13 +58,16 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     const firstStart = run.attempts <= 1 && run.resume == null;
     const input = firstStart ? run.input : inputFor(run, (await graph.getState(config)) as never);
     const options = { ...config, durability: "sync", signal: lease.signal, recursionLimit: 100 };
-    // With a bus its listeners pick the modes (and streamEvents for "events"); without, "updates" is the cheapest.
-    const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: ["updates"] }) : await deps.streams.stream(graph, run.runId, input, options);
+    // With a bus its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
+    // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
+    const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await deps.streams.stream(graph, run.runId, input, options);
+    const watched = new StreamOutcome(graph);
     for await (const chunk of stream) {
       lease.assertHeld();
+      watched.observe(chunk);
       deps.streams?.publish(run.runId, chunk);
     }
-    const after = await graph.getState(config);
+    const after = watched.settled() ?? (await graph.getState(config));
     return outcomeOf(run, after, deps.emit);
   } catch (error) {
     recorder.recordError(error);

@@ -2,11 +2,14 @@
  * Live LangGraph stream chunks of the runs this process executes, fanned out
  * to whoever listens (the HTTP server's SSE streams). Nothing is buffered:
  * a listener sees chunks from the moment it subscribes (a run started with
- * no listener streams only "updates"); durable state stays in the checkpoints.
+ * no listener streams only "values" and "updates", which the executor reads
+ * to decide the outcome); durable state stays in the checkpoints.
  * A listener may ask for more: LangGraph's "debug", "tasks" and "checkpoints"
  * modes, and "events" (`streamEvents` v2 events, chunk mode "events").
  * @module
  */
+
+import { StreamOutcome } from "./stream-outcome.js";
 
 /** One chunk as LangGraph yields it with several stream modes: `[mode, payload]`. */
 export interface StreamChunk {
@@ -50,10 +53,10 @@ export class StreamBus {
     this.modes = options.modes ?? ["values", "updates", "messages", "custom"];
   }
 
-  /** LangGraph modes to execute a run with: only "updates" (the cheapest) while nobody listens to it. */
+  /** LangGraph modes to execute a run with: only what the executor reads itself while nobody listens to it. */
   modesFor(runId: string): readonly string[] {
     const set = this.listeners.get(runId);
-    if (set === undefined) return ["updates"];
+    if (set === undefined) return [...StreamOutcome.MODES];
     const modes = new Set(this.modes);
     for (const listener of set) for (const mode of this.extras.get(listener) ?? []) if (mode !== "events") modes.add(mode);
     return [...modes];

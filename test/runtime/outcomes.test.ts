@@ -22,6 +22,34 @@ describe("run outcomes", () => {
     }
   });
 
+  it("a static breakpoint (interruptBefore) is not mistaken for the end: the run does not succeed", async () => {
+    const config = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
+    const runtime = Runtime.open({ db: tempDb(), config });
+    try {
+      const view = await runtime.submit({ graph: "breakpoint", input: {} });
+      expect(view.status).toBe("FAILED");
+      expect(runtime.runs.get(view.run_id).errorMessage).toContain("stopped before its end");
+    } finally {
+      runtime.close();
+    }
+  });
+
+  it("a run that reaches its end is decided from its stream: the result is the final state", async () => {
+    const config = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
+    const runtime = Runtime.open({ db: tempDb(), config });
+    try {
+      const view = await runtime.submit({ graph: "city_weather", message: "Weather in Beijing and Shanghai" });
+      expect(view.status).toBe("SUCCEEDED");
+      const state = await ((await runtime.registry.load("city_weather")) as unknown as {
+        getState(c: object): Promise<{ values: { result?: unknown } }>;
+      }).getState({ configurable: { thread_id: runtime.runs.get(view.run_id).threadId } });
+      expect(runtime.runs.get(view.run_id).result).toEqual(state.values.result);
+      expect(state.values.result).toBeTruthy();
+    } finally {
+      runtime.close();
+    }
+  });
+
   it("status and runs work from a directory without langgraph.json; run names the missing file", async () => {
     const db = tempDb();
     const config = fileURLToPath(new URL("../../langgraph.json", import.meta.url));

@@ -1,0 +1,52 @@
+/**
+ * Where a streamed run stopped, read from its own stream chunks when that is
+ * enough: a run that streamed no interrupt and reached its end needs no
+ * `getState` (a checkpoint read and a task plan) to know its final values.
+ * @module
+ */
+
+/** The part of a state snapshot an outcome is decided from. */
+export interface SettledState {
+  values: Record<string, unknown>;
+  tasks: unknown[];
+  next: string[];
+}
+
+/** What a compiled graph may declare that stops it without an `__interrupt__` chunk. */
+interface Breakpoints {
+  interruptBefore?: unknown;
+  interruptAfter?: unknown;
+}
+
+const hasAny = (value: unknown) => value === "*" || (Array.isArray(value) && value.length > 0);
+
+/** Watches `[mode, payload]` chunks of `graph.stream(…, { streamMode: [...] })` for the final values and interrupts. */
+export class StreamOutcome {
+  private values: Record<string, unknown> | undefined;
+  private interrupted = false;
+
+  /** Stream modes the watcher needs on top of the caller's. */
+  static readonly MODES = ["values", "updates"] as const;
+
+  constructor(private readonly graph: Breakpoints) {}
+
+  /** Reads one raw chunk (subgraph chunks, `[namespace, mode, payload]`, are not the root's state). */
+  observe(chunk: unknown): void {
+    if (!Array.isArray(chunk) || chunk.length !== 2) return;
+    const [mode, payload] = chunk as [unknown, unknown];
+    if (payload === null || typeof payload !== "object") return;
+    if (mode === "values") this.values = payload as Record<string, unknown>;
+    else if (mode === "updates" && "__interrupt__" in payload) this.interrupted = true;
+  }
+
+  /**
+   * The final state when the stream shows the graph ran to its end; undefined when only the
+   * checkpoint can tell (an interrupt, a static breakpoint, no values chunk seen).
+   */
+  settled(): SettledState | undefined {
+    if (this.interrupted || this.values === undefined) return undefined;
+    // LangGraph streams an empty __interrupt__ for a static breakpoint today; the graph says so for sure.
+    if (hasAny(this.graph.interruptBefore) || hasAny(this.graph.interruptAfter)) return undefined;
+    return { values: this.values, tasks: [], next: [] };
+  }
+}
