@@ -16,6 +16,7 @@ import { SqliteSaver as OfficialSqliteSaver } from "@langchain/langgraph-checkpo
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { z } from "zod";
 import { weatherFor, weatherSystem } from "../graphs/sim/weather.js";
+import { SqliteSaver } from "../checkpointers/index.js";
 import { openDatabase } from "../src/db/index.js";
 import { Runtime } from "../src/runtime/index.js";
 import { ScriptedChatModel, callSim } from "../src/testing/index.js";
@@ -36,8 +37,8 @@ const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-type Side = "agentrt" | "langgraph" | "langgraphPlainTool";
-const cpuPerRun: Record<Side, number[]> = { agentrt: [], langgraph: [], langgraphPlainTool: [] };
+type Side = "agentrt" | "langgraph" | "langgraphPlainTool" | "graphAlone" | "graphSaver";
+const cpuPerRun: Record<Side, number[]> = { agentrt: [], langgraph: [], langgraphPlainTool: [], graphAlone: [], graphSaver: [] };
 
 async function timeSequential(side: Side, runs: number, once: (i: number) => Promise<void>): Promise<number> {
   for (let i = 0; i < WARMUP; i++) await once(-1 - i);
@@ -95,6 +96,26 @@ async function langgraphMsPerRun(sameTool: boolean): Promise<number> {
   }
 }
 
+/**
+ * Layers of agentrt's own path, to show where its time goes: the city_weather agent graph invoked
+ * directly with no checkpointer (nothing persisted but the simulated service's counter), then with
+ * agentrt's SqliteSaver (sync durability, as runs use it); no run record, lease or trace.
+ */
+async function graphMsPerRun(withSaver: boolean): Promise<number> {
+  process.env.AGENTRT_SIM_LATENCY_MS = "0";
+  const db = openDatabase(tempDb("graph.db"));
+  const { graph } = await import("../graphs/city_weather.js");
+  const copy = graph.withConfig({});
+  if (withSaver) copy.checkpointer = new SqliteSaver(db);
+  try {
+    return await timeSequential(withSaver ? "graphSaver" : "graphAlone", SEQUENTIAL, async (i) => {
+      await copy.invoke({ messages: [{ role: "user", content: MESSAGE }] }, { configurable: { thread_id: `g${i}` }, context: { db }, durability: "sync" } as never);
+    });
+  } finally {
+    db.close();
+  }
+}
+
 /** Scale: queue QUEUED runs, one worker at concurrency 200, 50 ms per tool call. */
 async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; elu: number; inFlight: number; waitP50: number; waitP99: number; cpuMsPerRun: number }> {
   process.env.AGENTRT_SIM_LATENCY_MS = "50";
@@ -134,10 +155,14 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; el
 const lg1 = await langgraphMsPerRun(true);
 const plain1 = await langgraphMsPerRun(false);
 const rt1 = await agentrtMsPerRun();
+const alone1 = await graphMsPerRun(false);
+const saved1 = await graphMsPerRun(true);
 // Interleaved second round so a burst of load on the shared machine hits every side.
 const lg2 = await langgraphMsPerRun(true);
 const plain2 = await langgraphMsPerRun(false);
 const rt2 = await agentrtMsPerRun();
+const alone2 = await graphMsPerRun(false);
+const saved2 = await graphMsPerRun(true);
 const lg = Math.min(lg1, lg2);
 const plain = Math.min(plain1, plain2);
 const rt = Math.min(rt1, rt2);
@@ -146,6 +171,8 @@ console.log(`  createReactAgent + official SqliteSaver, same simulated weather s
 console.log(`  createReactAgent + official SqliteSaver, a tool returning a constant:    ${plain.toFixed(2)} ms/run (${(1000 / plain).toFixed(0)} runs/s)  rounds ${plain1.toFixed(2)} / ${plain2.toFixed(2)}`);
 console.log(`  agentrt full path (run record, lease, checkpoints, trace): ${rt.toFixed(2)} ms/run (${(1000 / rt).toFixed(0)} runs/s)  rounds ${rt1.toFixed(2)} / ${rt2.toFixed(2)}`);
 console.log(`  overhead ${(rt / lg).toFixed(2)}× the same-tool baseline, ${(rt / plain).toFixed(2)}× the constant-tool baseline`);
+const [alone, saved] = [Math.min(alone1, alone2), Math.min(saved1, saved2)];
+console.log(`  where agentrt's time goes: its agent graph alone, nothing persisted ${alone.toFixed(2)} ms/run; + its SqliteSaver ${saved.toFixed(2)}; + run record, lease, trace (full path) ${rt.toFixed(2)}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const [cpuRt, cpuLg] = [Math.min(...cpuPerRun.agentrt), Math.min(...cpuPerRun.langgraph)];
 console.log(`  CPU per run (best of rounds): agentrt ${cpuRt.toFixed(2)} ms, langgraph ${cpuLg.toFixed(2)} ms, ratio ${(cpuRt / cpuLg).toFixed(2)} (median ratio ${(median(cpuPerRun.agentrt) / median(cpuPerRun.langgraph)).toFixed(2)})`);
@@ -155,4 +182,5 @@ console.log(`scale: ${QUEUED} queued runs, 50 ms per tool call, worker concurren
 console.log(`  claimed after: p50 ${s.waitP50} ms, p99 ${s.waitP99} ms; event loop busy ${(s.elu * 100).toFixed(0)}% of the time; ${s.cpuMsPerRun.toFixed(1)} CPU ms per run`);
 // One event loop runs every claimed run, so latency ≈ runs in flight ÷ throughput (Little's law); the worker stops claiming while its loop lags.
 console.log(`  runs in flight on average: ${s.inFlight.toFixed(0)} of at most 200 (latency ≈ in flight ÷ throughput on one saturated event loop)`);
-console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)), overhead_vs_langgraph_constant_tool: Number((rt / plain).toFixed(2)) }));
+console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)), overhead_vs_langgraph_constant_tool: Number((rt / plain).toFixed(2)),
+  graph_alone_ms: Number(alone.toFixed(2)), graph_with_saver_ms: Number(saved.toFixed(2)), agentrt_ms: Number(rt.toFixed(2)), langgraph_ms: Number(lg.toFixed(2)) }));
