@@ -60,6 +60,8 @@ export interface Worker {
   readonly active: number;
   /** Runs the loop; resolves when stopped (or drained, with `once`). */
   run(): Promise<WorkerStats>;
+  /** Looks for runs to claim now rather than at the next poll (e.g. another process just queued one). */
+  poke(): void;
   /** Stops claiming and waits for active runs; `abort` aborts and releases them instead. */
   stop(options?: { abort?: boolean }): Promise<void>;
 }
@@ -116,6 +118,10 @@ class WorkerLoop implements Worker {
   run(): Promise<WorkerStats> {
     this.loop ??= this.loopUntilDone();
     return this.loop;
+  }
+
+  poke(): void {
+    this.wake?.();
   }
 
   async stop(options: { abort?: boolean } = {}): Promise<void> {

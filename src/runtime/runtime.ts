@@ -231,6 +231,21 @@ export class Runtime {
     return { ...toRunView(canceled), side_effects: listSideEffects(this.db, runId) };
   }
 
+  /**
+   * Renews now, not at its next heartbeat, the lease of a run executing in this process: a run that
+   * another process canceled or took over stops at once. False when the run does not execute here.
+   */
+  recheckLease(runId: string): boolean {
+    const lease = this.active.get(runId);
+    if (lease === undefined) return false;
+    try {
+      lease.renew();
+    } catch {
+      // A lost lease has aborted the run's signal, which is the point; a busy file is retried at the next beat.
+    }
+    return true;
+  }
+
   /** A worker that claims QUEUED runs from this database and executes them. */
   worker(options: { concurrency?: number; once?: boolean; workerId?: string; leaseMs?: number; pollMs?: number } = {}): Worker {
     return createWorker({

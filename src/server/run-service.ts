@@ -17,10 +17,26 @@ import type { ThreadStore } from "./thread-store.js";
 
 const ACTIVE: RunStatus[] = ["QUEUED", "RUNNING", "RETRYING", "WAITING_APPROVAL", "WAITING_INPUT"];
 
+/**
+ * Where a run may execute: "any" lets a worker process take it when the server has some (runs.wait,
+ * background runs); "here" keeps it in this process, whose stream bus a live SSE stream listens to.
+ */
+export type KickWhere = "any" | "here";
+
 /** A run ready to go: call `kick` once listeners are attached. */
 export interface PreparedRun {
   run: RunRecord;
-  kick: () => void;
+  kick: (where?: KickWhere) => void;
+}
+
+/** The server's worker processes, as the run service uses them (see WorkerPool). */
+export interface RunHandoff {
+  /** True while a worker can take runs. */
+  readonly ready: boolean;
+  /** Makes a worker claim now; false when none could be told. */
+  poke(): boolean;
+  /** A run was canceled: the worker executing it stops now. */
+  canceled(runId: string): void;
 }
 
 /** True once a run waits for a person or has finished. */
@@ -40,6 +56,7 @@ export class RunService {
     readonly threads: ThreadStore,
     readonly states: ThreadStateReader,
     private readonly log: (line: string) => void,
+    private readonly handoff?: RunHandoff,
   ) {}
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
@@ -78,7 +95,7 @@ export class RunService {
       throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; resume or cancel it first`);
     }
     const view = await this.runtime.submit({ graph: graphId, input: body.input ?? null, threadId, user: caller.id, queue: true, budget });
-    return { run: this.runtime.runs.get(view.run_id), kick: () => this.start(view.run_id) };
+    return { run: this.runtime.runs.get(view.run_id), kick: (where) => this.launch(view.run_id, undefined, where) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */
@@ -90,6 +107,31 @@ export class RunService {
         this.notify(runId);
       },
     );
+  }
+
+  /**
+   * Starts a prepared run: with worker processes ready and `where` "any", leaves it QUEUED (a resume
+   * stored with it) and pokes a worker; otherwise executes it here. Either way its waiters are woken when it rests.
+   */
+  launch(runId: string, resume?: ApprovalResume[] | InputResume, where: KickWhere = "any"): void {
+    if (where === "here" || this.handoff?.ready !== true) return this.start(runId, resume);
+    try {
+      // Checked by prepare; a wait that expired or was canceled since is refused here and changes nothing.
+      if (resume !== undefined) this.runtime.runs.resume(runId, { resume });
+    } catch (error) {
+      this.log(`run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
+      this.notify(runId);
+      return;
+    }
+    // No worker could be told (one just died): the run is QUEUED, with its resume, so it runs here.
+    if (!this.handoff.poke()) this.start(runId);
+  }
+
+  /** Cancels a run wherever it executes (a worker process stops it at once) and wakes its waiters. */
+  cancel(runId: string, by: string, reason: string): void {
+    this.runtime.cancel(runId, { by, reason });
+    this.handoff?.canceled(runId);
+    this.notify(runId);
   }
 
   /** Stops watching for other processes' writes. */
@@ -108,7 +150,7 @@ export class RunService {
       const check = validateResume(pending, decision);
       if (!check.ok) throw check.error;
     }
-    return { run, kick: () => this.start(run.runId, decisions) };
+    return { run, kick: (where) => this.launch(run.runId, decisions, where) };
   }
 
   /** Resolves when the run waits or has finished (or `signal` aborts). */
@@ -196,7 +238,7 @@ export class RunService {
       const answer = await this.runtime.inputResume(asking.runId, resume, caller.authenticated ? caller.id : undefined);
       const keyed = resume !== null && typeof resume === "object" && answer.interrupt_id in resume;
       const value = keyed ? (resume as Record<string, unknown>)[answer.interrupt_id] : resume;
-      return { run: asking, kick: () => this.start(asking.runId, { ...answer, value }) };
+      return { run: asking, kick: (where) => this.launch(asking.runId, { ...answer, value }, where) };
     }
     if (waiting === undefined) {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);

@@ -1,10 +1,12 @@
 /**
  * `agentrt serve`: the Agent Server API over one SQLite file. Opens the
  * runtime with a stream bus, runs a worker in-process for queued and
- * recovered runs, and listens with @hono/node-server.
+ * recovered runs, optionally forks worker processes on the same file (one
+ * event loop per core), and listens with @hono/node-server.
  * @module
  */
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { SqliteSaver } from "../../checkpointers/index.js";
 import { UserInputError } from "../errors.js";
@@ -14,6 +16,10 @@ import { createApp } from "./app.js";
 import { RunService } from "./run-service.js";
 import { ThreadStateReader } from "./thread-state.js";
 import { ThreadStore } from "./thread-store.js";
+import { WorkerPool, workerCount, type WorkerInfo } from "./worker-pool.js";
+
+/** Idle poll of the in-process worker when worker processes take the runs. */
+const FALLBACK_POLL_MS = 2000;
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
@@ -31,8 +37,13 @@ export interface ServeOptions {
   corsOrigins?: readonly string[] | "*";
   /** @default 1048576 */
   maxBodyBytes?: number;
-  /** Runs the in-process worker executes at once (queued and recovered runs). @default 16 */
+  /** Runs the in-process worker executes at once (queued and recovered runs); also each worker process's. @default 16 */
   workerConcurrency?: number;
+  /**
+   * Worker processes to fork on the same file: runs.wait and background runs go to them, streamed
+   * runs stay here. A number, or "auto" (available cores − 1). @default env AGENTRT_SERVE_WORKERS, else 0
+   */
+  workers?: number | "auto";
   /** Diagnostics. @default one line on stderr */
   log?: (line: string) => void;
 }
@@ -42,7 +53,9 @@ export interface AgentServer {
   readonly url: string;
   readonly port: number;
   readonly runtime: Runtime;
-  /** Stops listening, releases the worker's runs and closes the database. */
+  /** The worker processes alive now (none without `workers`). */
+  readonly workers: readonly WorkerInfo[];
+  /** Stops listening, stops the worker processes, releases the in-process worker's runs and closes the database. */
   close(): Promise<void>;
 }
 
@@ -63,23 +76,36 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     throw new UserInputError("BAD_INPUT", `refusing to listen on ${host} without AGENTRT_API_KEY: anyone on the network could run graphs and approve actions`);
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`agentrt serve: ${line}\n`));
+  const workers = options.workers === undefined ? workerCount(process.env.AGENTRT_SERVE_WORKERS, "AGENTRT_SERVE_WORKERS") : workerCount(options.workers, "workers");
+  const concurrency = options.workerConcurrency ?? 16;
   const bus = new StreamBus();
   let service: RunService | undefined;
   const runtime = Runtime.open({ db: options.db, config: options.config ?? process.env.AGENTRT_CONFIG, streams: bus, onEvent: (e) => service?.onRuntimeEvent(e) });
+  const pool = workers === 0 ? undefined : new WorkerPool({
+    count: workers,
+    spec: { db: resolve(options.db ?? "./agentrt.db"), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency, pollMs: 100 },
+    idPrefix: `serve_${process.pid}`,
+    onRest: (runId) => service?.notify(runId),
+    log,
+  });
   try {
-    service = new RunService(runtime, ThreadStore.open(runtime.db), new ThreadStateReader(runtime.registry, new SqliteSaver(runtime.db)), log);
+    service = new RunService(runtime, ThreadStore.open(runtime.db), new ThreadStateReader(runtime.registry, new SqliteSaver(runtime.db)), log, pool);
   } catch (error) {
     runtime.close();
     throw error;
   }
   const app = createApp({ service, bus, log }, { keys, corsOrigins: options.corsOrigins ?? corsFromEnv(), maxBodyBytes: options.maxBodyBytes });
-  const worker = runtime.worker({ concurrency: options.workerConcurrency ?? 16, pollMs: 100 });
+  // With worker processes this one is a fallback (runs queued while none is alive, by `agentrt run --queue`, or
+  // recovered): a run executed here costs the HTTP side its loop, and two writers on the file both pay more per run.
+  const worker = runtime.worker({ concurrency, pollMs: pool === undefined ? 100 : FALLBACK_POLL_MS });
   const working = worker.run();
+  // Forked once the file is migrated (above), so workers never race the server's migrations.
+  pool?.start();
   let server: ServerType;
   try {
     server = await listen(app.fetch, options.port ?? 2024, host);
   } catch (error) {
-    await worker.stop({ abort: true });
+    await Promise.all([pool?.stop(), worker.stop({ abort: true })]);
     runtime.close();
     throw error;
   }
@@ -94,13 +120,16 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     port,
     runtime,
+    get workers() {
+      return pool?.workers ?? [];
+    },
     close: () => (closing ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Open SSE streams would hold close() forever.
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
       service.close();
-      await worker.stop({ abort: true });
+      await Promise.all([pool?.stop(), worker.stop({ abort: true })]);
       await working;
       runtime.close();
     })()),

@@ -34,7 +34,8 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   const body = await readBody(c, RunCreate);
   const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"));
   const { run } = prepared;
-  if (mode === "stream") return streamRun(c, deps, run, requestedModes(body), prepared.kick);
+  // A streamed run executes here: the stream bus that carries its chunks is this process's.
+  if (mode === "stream") return streamRun(c, deps, run, requestedModes(body), () => prepared.kick("here"));
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
   if (mode === "background") return c.json(runToWire(deps.service.runtime.runs.get(run.runId)));
@@ -63,8 +64,8 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.get("/threads/:tid/runs/:rid", (c) => c.json(runToWire(runOfThread(deps, c.req.param("tid"), c.req.param("rid")))));
   app.post("/threads/:tid/runs/:rid/cancel", async (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
-    if (!isTerminal(run.status)) deps.service.runtime.cancel(run.runId, { by: c.get("caller").id, reason: "canceled over the API" });
-    deps.service.notify(run.runId);
+    if (!isTerminal(run.status)) deps.service.cancel(run.runId, c.get("caller").id, "canceled over the API");
+    else deps.service.notify(run.runId);
     if (c.req.query("wait") === "true" || c.req.query("wait") === "1") await deps.service.waitResting(run.runId);
     return c.body(null, 202);
   });

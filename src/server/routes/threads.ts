@@ -79,7 +79,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const threadId = c.req.param("tid");
     service.threads.get(threadId);
     const active = service.runtime.runs.list({ threadId }).filter((r) => !isTerminal(r.status));
-    for (const run of active) service.runtime.cancel(run.runId, { by: c.get("caller").id, reason: "thread deleted" });
+    for (const run of active) service.cancel(run.runId, c.get("caller").id, "thread deleted");
     await service.states.deleteThread(threadId);
     service.threads.delete(threadId);
     return c.body(null, 204);
