@@ -77,7 +77,6 @@ const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
 export interface Statements {
   insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array]>;
-  insertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
   upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
   namespacesOf: Statement<[string, number], string>;
@@ -104,7 +103,6 @@ export function prepareStatements(db: SqliteDatabase): Statements {
          parent_checkpoint_id = excluded.parent_checkpoint_id, checkpoint = excluded.checkpoint,
          metadata_type = excluded.metadata_type, metadata = excluded.metadata`,
     ),
-    insertWrite: db.prepare(`${writeSql} DO NOTHING`),
     upsertWrite: db.prepare(
       `${writeSql} DO UPDATE SET channel = excluded.channel, type = excluded.type,
          value = excluded.value, task_path = excluded.task_path`,
@@ -143,6 +141,14 @@ export function prepareStatements(db: SqliteDatabase): Statements {
 }
 
 /** A multi-row `checkpoint_blobs` insert of `count` rows; a (channel, version) is written once, later checkpoints reference it. */
+/** A multi-row insert of `count` task writes (9 parameters each); a write already stored is kept. */
+export function prepareWriteInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array)[]> {
+  const rows = Array.from({ length: count }, () => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
+  return db.prepare(`INSERT INTO checkpoint_writes
+      (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+    VALUES ${rows} ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING`);
+}
+
 export function prepareBlobInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array)[]> {
   const rows = Array.from({ length: count }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
   return db.prepare(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES ${rows} ON CONFLICT DO NOTHING`);

@@ -6,10 +6,12 @@
 import type { Statement, Transaction } from "better-sqlite3";
 import type { SqliteDatabase } from "../../src/db/index.js";
 import type { StoredValue } from "./codec.js";
-import { prepareBlobInsert, type Statements } from "./statements.js";
+import { prepareBlobInsert, prepareWriteInsert, type Statements } from "./statements.js";
 
 /** Rows per multi-row blob insert: 6 parameters each stays far under SQLite's 32,766. */
 const BLOB_ROWS_PER_STATEMENT = 256;
+/** Rows per multi-row write insert (9 parameters each). */
+const WRITE_ROWS_PER_STATEMENT = 128;
 
 /** thread, namespace, id, parent id, skeleton JSON, metadata type, metadata. */
 export type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
@@ -40,6 +42,7 @@ export class CheckpointWrites {
   readonly deleteTransaction: Transaction<(threadId: string) => void>;
   private readonly db: SqliteDatabase;
   private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
+  private readonly writeInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
 
   /** Wraps the saver's prepared statements; multi-row blob inserts are prepared on first use. */
   constructor(db: SqliteDatabase, st: Statements) {
@@ -51,12 +54,20 @@ export class CheckpointWrites {
         const chunk = blobs.slice(start, start + BLOB_ROWS_PER_STATEMENT);
         const params: (string | number | Uint8Array)[] = [];
         for (const [channel, version, stored] of chunk) params.push(row[0], row[1], channel, version, stored.type, stored.value);
-        this.blobInsert(chunk.length).run(...params);
+        this.cached(this.blobInserts, chunk.length, prepareBlobInsert).run(...params);
       }
     };
     this.writeWrites = ([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
-      for (const { idx, channel, stored, upsert } of records) {
-        (upsert ? st.upsertWrite : st.insertWrite).run(thread, ns, id, taskId, idx, channel, stored.type, stored.value, taskPath);
+      // Special channels replace what is stored; the rest keep the first write, in one multi-row statement.
+      const plain = records.filter((r) => !r.upsert);
+      for (const { idx, channel, stored } of records.filter((r) => r.upsert)) {
+        st.upsertWrite.run(thread, ns, id, taskId, idx, channel, stored.type, stored.value, taskPath);
+      }
+      for (let start = 0; start < plain.length; start += WRITE_ROWS_PER_STATEMENT) {
+        const chunk = plain.slice(start, start + WRITE_ROWS_PER_STATEMENT);
+        const params: (string | number | Uint8Array)[] = [];
+        for (const { idx, channel, stored } of chunk) params.push(thread, ns, id, taskId, idx, channel, stored.type, stored.value, taskPath);
+        this.cached(this.writeInserts, chunk.length, prepareWriteInsert).run(...params);
       }
     };
     this.putTransaction = db.transaction(this.writePut);
@@ -68,12 +79,16 @@ export class CheckpointWrites {
     });
   }
 
-  /** The prepared multi-row blob insert for `count` rows, prepared on first use. */
-  private blobInsert(count: number): Statement<(string | number | Uint8Array)[]> {
-    let statement = this.blobInserts.get(count);
+  /** The prepared multi-row statement for `count` rows, prepared on first use. */
+  private cached(
+    statements: Map<number, Statement<(string | number | Uint8Array)[]>>,
+    count: number,
+    prepare: (db: SqliteDatabase, count: number) => Statement<(string | number | Uint8Array)[]>,
+  ): Statement<(string | number | Uint8Array)[]> {
+    let statement = statements.get(count);
     if (statement === undefined) {
-      statement = prepareBlobInsert(this.db, count);
-      this.blobInserts.set(count, statement);
+      statement = prepare(this.db, count);
+      statements.set(count, statement);
     }
     return statement;
   }
