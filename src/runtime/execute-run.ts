@@ -63,8 +63,8 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await deps.streams.stream(graph, run.runId, input, options);
     const watched = new StreamOutcome(graph);
     for await (const chunk of stream) {
-      lease.assertHeld();
-      watched.observe(chunk);
+      // Once per finished task (its "updates" chunk), not per values or message chunk: the heartbeat covers the rest.
+      if (watched.observe(chunk) === "updates") lease.assertHeld();
       deps.streams?.publish(run.runId, chunk);
     }
     const after = watched.settled() ?? (await graph.getState(config));

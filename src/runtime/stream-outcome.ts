@@ -30,13 +30,16 @@ export class StreamOutcome {
 
   constructor(private readonly graph: Breakpoints) {}
 
-  /** Reads one raw chunk (subgraph chunks, `[namespace, mode, payload]`, are not the root's state). */
-  observe(chunk: unknown): void {
-    if (!Array.isArray(chunk) || chunk.length !== 2) return;
-    const [mode, payload] = chunk as [unknown, unknown];
-    if (payload === null || typeof payload !== "object") return;
-    if (mode === "values") this.values = payload as Record<string, unknown>;
-    else if (mode === "updates" && "__interrupt__" in payload) this.interrupted = true;
+  /** Reads one raw chunk and returns its mode (subgraph chunks, `[namespace, mode, payload]`, are not the root's state). */
+  observe(chunk: unknown): string | undefined {
+    if (!Array.isArray(chunk) || (chunk.length !== 2 && chunk.length !== 3)) return undefined;
+    const mode: unknown = chunk[chunk.length - 2];
+    const payload: unknown = chunk[chunk.length - 1];
+    if (chunk.length === 2 && payload !== null && typeof payload === "object") {
+      if (mode === "values") this.values = payload as Record<string, unknown>;
+      else if (mode === "updates" && "__interrupt__" in payload) this.interrupted = true;
+    }
+    return typeof mode === "string" ? mode : undefined;
   }
 
   /**

@@ -25,8 +25,9 @@ describe("StreamOutcome", () => {
 
   it("ignores subgraph chunks and other modes", () => {
     const watched = new StreamOutcome({ interruptBefore: [] });
-    watched.observe(["values", { n: 1 }]);
-    watched.observe([["sub:1"], "values", { n: 99 }]);
+    expect(watched.observe(["values", { n: 1 }])).toBe("values");
+    expect(watched.observe([["sub:1"], "values", { n: 99 }])).toBe("values");
+    expect(watched.observe("not a chunk")).toBeUndefined();
     watched.observe(["messages", [{ content: "hi" }, {}]]);
     watched.observe(["updates", null]);
     expect(watched.settled()?.values).toEqual({ n: 1 });
