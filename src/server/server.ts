@@ -10,16 +10,15 @@ import { resolve } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { SqliteSaver } from "../../checkpointers/index.js";
 import { UserInputError } from "../errors.js";
+import type { Worker } from "../runs/index.js";
 import { Runtime, StreamBus } from "../runtime/index.js";
 import { isLoopback, parseApiKeys } from "./auth.js";
 import { createApp } from "./app.js";
+import { FallbackWorker } from "./fallback-worker.js";
 import { RunService } from "./run-service.js";
 import { ThreadStateReader } from "./thread-state.js";
 import { ThreadStore } from "./thread-store.js";
 import { WorkerPool, workerCount, type WorkerInfo } from "./worker-pool.js";
-
-/** Idle poll of the in-process worker when worker processes take the runs. */
-const FALLBACK_POLL_MS = 2000;
 
 /** Options of {@link startServer}. */
 export interface ServeOptions {
@@ -95,17 +94,15 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     throw error;
   }
   const app = createApp({ service, bus, log }, { keys, corsOrigins: options.corsOrigins ?? corsFromEnv(), maxBodyBytes: options.maxBodyBytes });
-  // With worker processes this one is a fallback (runs queued while none is alive, by `agentrt run --queue`, or
-  // recovered): a run executed here costs the HTTP side its loop, and two writers on the file both pay more per run.
-  const worker = runtime.worker({ concurrency, pollMs: pool === undefined ? 100 : FALLBACK_POLL_MS });
-  const working = worker.run();
+  // Queued and recovered runs; with worker processes, only while none of them is ready (see FallbackWorker).
+  const local = pool === undefined ? alwaysOn(runtime.worker({ concurrency, pollMs: 100 })) : new FallbackWorker(() => runtime.worker({ concurrency, pollMs: 100 }), () => pool.ready);
   // Forked once the file is migrated (above), so workers never race the server's migrations.
   pool?.start();
   let server: ServerType;
   try {
     server = await listen(app.fetch, options.port ?? 2024, host);
   } catch (error) {
-    await Promise.all([pool?.stop(), worker.stop({ abort: true })]);
+    await Promise.all([pool?.stop(), local.stop()]);
     runtime.close();
     throw error;
   }
@@ -129,10 +126,20 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
       service.close();
-      await Promise.all([pool?.stop(), worker.stop({ abort: true })]);
-      await working;
+      await Promise.all([pool?.stop(), local.stop()]);
       runtime.close();
     })()),
+  };
+}
+
+/** The in-process worker of a server without worker processes: always claiming; stopping hands its runs back. */
+function alwaysOn(worker: Worker): { stop(): Promise<void> } {
+  const working = worker.run();
+  return {
+    stop: async () => {
+      await worker.stop({ abort: true });
+      await working;
+    },
   };
 }
 
