@@ -1,3 +1,4 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 
 /**
@@ -13,6 +14,14 @@ export type SqliteDurability = "commit" | "group";
 export interface SqliteSaverBehaviour {
   /** @default "commit" */
   durability?: SqliteDurability;
+  /**
+   * Called inside each put/putWrites transaction, before its rows are written, with the call's
+   * config: throw to refuse the write (it rolls back and the error reaches the caller as thrown),
+   * or write rows of your own tables on the same connection so they commit with the checkpoint.
+   * agentrt's runtime fences checkpoints with the run's lease here. Not with `durability: "group"`.
+   * @default none
+   */
+  beforeWrite?: (config: RunnableConfig) => void;
 }
 
 /** How {@link SqliteSaver.create} opens its database. */

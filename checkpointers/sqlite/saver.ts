@@ -28,7 +28,7 @@ import { prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
 import { nextChannelVersion } from "./versions.js";
-import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
+import { CheckpointWrites, WriteRefused, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;
@@ -56,6 +56,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly writes: CheckpointWrites;
   /** Set for `durability: "group"`: the writes waiting for the end of the event-loop turn. */
   private readonly group: GroupCommit | undefined;
+  private readonly beforeWrite: ((config: RunnableConfig) => void) | undefined;
 
   /**
    * Wraps an open better-sqlite3 connection (as the official saver does) and
@@ -67,7 +68,11 @@ export class SqliteSaver extends BaseCheckpointSaver {
     if (behaviour.durability !== undefined && behaviour.durability !== "commit" && behaviour.durability !== "group") {
       throw new UserInputError("BAD_INPUT", `SqliteSaver: durability must be "commit" or "group" (got ${JSON.stringify(behaviour.durability)})`);
     }
+    if (behaviour.beforeWrite !== undefined && behaviour.durability === "group") {
+      throw new UserInputError("BAD_INPUT", "SqliteSaver: beforeWrite runs inside each write's own transaction; it cannot be combined with durability \"group\"");
+    }
     this.group = behaviour.durability === "group" ? new GroupCommit(db) : undefined;
+    this.beforeWrite = behaviour.beforeWrite;
     try {
       if (!db.memory && !db.readonly) db.pragma("journal_mode = WAL");
       migrate(db, CHECKPOINT_SCHEMA);
@@ -91,7 +96,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   static create(options: SqliteSaverOptions): SqliteSaver {
     const db = openDatabase(options.path || MEMORY_PATH, { busyTimeoutMs: options.busyTimeoutMs, readonly: options.readonly });
     try {
-      const saver = new SqliteSaver(db, options.serde, { durability: options.durability });
+      const saver = new SqliteSaver(db, options.serde, { durability: options.durability, beforeWrite: options.beforeWrite });
       saver.ownsConnection = true;
       return saver;
     } catch (error) {
@@ -205,9 +210,10 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)];
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writePut(row, blobs));
+      else if (this.beforeWrite !== undefined) this.writes.guardedTransaction.immediate(this.beforeWrite, config, () => this.writes.writePut(row, blobs));
       else this.writes.putTransaction.immediate(row, blobs);
     } catch (error) {
-      throw storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
+      throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
     }
     return checkpointConfig(thread, ns, checkpoint.id);
   }
@@ -230,9 +236,10 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writeWrites(key, records));
+      else if (this.beforeWrite !== undefined) this.writes.guardedTransaction.immediate(this.beforeWrite, config, () => this.writes.writeWrites(key, records));
       else this.writes.writesTransaction.immediate(key, records);
     } catch (error) {
-      throw storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
+      throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
     }
   }
 

@@ -3,6 +3,7 @@
  * and a thread's deletion, each as a plain write (run inside a group commit) and as its own transaction.
  * @module
  */
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Statement, Transaction } from "better-sqlite3";
 import type { SqliteDatabase } from "../../src/db/index.js";
 import type { StoredValue } from "./codec.js";
@@ -19,6 +20,13 @@ export type CheckpointInsert = [string, string, string, string | null, string, s
 export type BlobRow = [string, string | number, StoredValue];
 /** thread, namespace, checkpoint id, task id, task path. */
 export type WriteKey = [string, string, string, string, string];
+
+/** An error thrown by a saver's `beforeWrite` hook, carried out of the transaction it rolled back. */
+export class WriteRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super("write refused by beforeWrite");
+  }
+}
 
 /** One pending write of a task; `upsert` for special channels (errors, interrupts), which replace. */
 export interface WriteRecord {
@@ -38,6 +46,8 @@ export class CheckpointWrites {
   readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: BlobRow[]) => void>;
   /** {@link writeWrites} in a transaction. */
   readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
+  /** Runs `hook(config)` then `write` in one transaction; a throwing hook rolls it back as {@link WriteRefused}. */
+  readonly guardedTransaction: Transaction<(hook: (config: RunnableConfig) => void, config: RunnableConfig, write: () => void) => void>;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
   readonly deleteTransaction: Transaction<(threadId: string) => void>;
   private readonly db: SqliteDatabase;
@@ -72,6 +82,14 @@ export class CheckpointWrites {
     };
     this.putTransaction = db.transaction(this.writePut);
     this.writesTransaction = db.transaction(this.writeWrites);
+    this.guardedTransaction = db.transaction((hook: (config: RunnableConfig) => void, config: RunnableConfig, write: () => void) => {
+      try {
+        hook(config);
+      } catch (error) {
+        throw new WriteRefused(error);
+      }
+      write();
+    });
     this.deleteTransaction = db.transaction((threadId: string) => {
       st.deleteWrites.run(threadId);
       st.deleteBlobs.run(threadId);

@@ -82,14 +82,27 @@ export class RunLease {
     });
   }
 
-  /** Throws LeaseLostError unless the lease is still held; one indexed read, no record built (per stream chunk). */
+  /** Throws LeaseLostError unless the lease is still held; one indexed read, no record built. */
   assertHeld(): void {
+    this.fenced(() => this.assertHeldNow());
+  }
+
+  /**
+   * Fences a write of another module's transaction (a checkpoint): throws LeaseLostError unless the
+   * lease is held, and writes the deferred usage in that same transaction, so it commits with it.
+   */
+  fenceWrite(): void {
     this.fenced(() => {
-      const held = this.store
-        .stmt("SELECT 1 FROM runs WHERE run_id = ? AND fencing_token = ? AND (status = 'RUNNING' OR (status = 'RETRYING' AND lease_owner IS NOT NULL))")
-        .get(this.runId, this.token);
-      if (held === undefined) assertFence(this.store.get(this.runId), this.token);
+      this.assertHeldNow();
+      this.flushUsage();
     });
+  }
+
+  private assertHeldNow(): void {
+    const held = this.store
+      .stmt("SELECT 1 FROM runs WHERE run_id = ? AND fencing_token = ? AND (status = 'RUNNING' OR (status = 'RETRYING' AND lease_owner IS NOT NULL))")
+      .get(this.runId, this.token);
+    if (held === undefined) assertFence(this.store.get(this.runId), this.token);
   }
 
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */
@@ -122,8 +135,8 @@ export class RunLease {
   }
 
   /**
-   * Adds usage written with this lease's next write (usage, check, status change) instead of in
-   * a commit of its own: a tool call's step. Budgets read usage through {@link check}, which
+   * Adds usage written with this lease's next write (a fenced checkpoint write, usage, check, status
+   * change) instead of in a commit of its own: a model call's or a tool call's step. Budgets read usage through {@link check}, which
    * writes it first; a holder that dies before that write loses only these counts.
    */
   deferUsage(delta: Partial<RunUsage>): void {

@@ -14,6 +14,7 @@ import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import { inputCommand, readInputRequests } from "./input-resume.js";
 import type { PendingActionView } from "./run-view.js";
 import { createRunGuard } from "./run-guard.js";
+import { FENCING_TOKEN_KEY } from "./checkpoint-fence.js";
 import { checkpointRunId } from "./run-stamp.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
@@ -50,7 +51,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   const steps = new StepSpans(recorder);
   const hooks = traceHooks(run, lease, recorder, deps, steps);
   const config = {
-    configurable: { thread_id: run.threadId, run_id: run.runId, user: run.userId },
+    configurable: { thread_id: run.threadId, run_id: run.runId, user: run.userId, [FENCING_TOKEN_KEY]: lease.token },
     context: { db: deps.db, hooks, signal: lease.signal, guard: createRunGuard(run, lease, deps) },
   };
   try {
@@ -62,9 +63,9 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
     const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await deps.streams.stream(graph, run.runId, input, options);
     const watched = new StreamOutcome(graph);
+    // Every checkpoint write checks the lease (checkpoint-fence.ts); a lost one aborts the signal too.
     for await (const chunk of stream) {
-      // Once per finished task (its "updates" chunk), not per values or message chunk: the heartbeat covers the rest.
-      if (watched.observe(chunk) === "updates") lease.assertHeld();
+      watched.observe(chunk);
       deps.streams?.publish(run.runId, chunk);
     }
     const after = watched.settled() ?? (await graph.getState(config));
@@ -148,7 +149,8 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
         model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, costUsd, startTime: e.startedAt, endTime: e.endedAt,
         parentId: step.id, stepId: step.stepId ?? undefined, extra: { turn: e.turn },
       });
-      lease.addUsage({ modelCalls: 1, steps: 1, tokens: e.inputTokens + e.outputTokens, costUsd });
+      // Committed with the model turn's checkpoint writes (the fenced write flushes it), not on its own.
+      lease.deferUsage({ modelCalls: 1, steps: 1, tokens: e.inputTokens + e.outputTokens, costUsd });
       emit({ type: "model_call", runId: run.runId, turn: e.turn, model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, ms: e.endedAt - e.startedAt });
     },
     onToolCall: (e) => {

@@ -16,6 +16,7 @@ import {
 } from "../runs/index.js";
 import { openTraceStore, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
+import { fenceCheckpoints } from "./checkpoint-fence.js";
 import { executeAndRecord, type ClaimDeps } from "./execute-claimed.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
@@ -117,7 +118,8 @@ export class Runtime {
     this.trace = openTraceStore(db);
     this.scheduler = new Scheduler(this.runs, options.scheduler);
     // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
-    const checkpointer = stampRunIds(new SqliteSaver(db));
+    // Fenced by the writing execution's lease (see checkpoint-fence.ts).
+    const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceCheckpoints(this.runs, this.active) }));
     const store = new SqliteStore(db);
     const trace = this.trace;
     this.deps = {

@@ -1,0 +1,28 @@
+/**
+ * Checkpoints written under the run's lease: the runtime's SqliteSaver calls
+ * this inside each put/putWrites transaction, so a worker whose lease was
+ * taken over, canceled or expired cannot write a checkpoint (the write rolls
+ * back with LeaseLostError), and the run's deferred usage commits with it.
+ * @module
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { assertFence, type RunLease, type RunStore } from "../runs/index.js";
+
+/** The `configurable` key carrying the fencing token of the execution that writes. */
+export const FENCING_TOKEN_KEY = "fencing_token";
+
+/**
+ * A `beforeWrite` hook for the runtime's SqliteSaver. Writes without a run id and token (state
+ * updates through the server, graphs run outside a run) are not fenced.
+ */
+export function fenceCheckpoints(runs: RunStore, active: ReadonlyMap<string, RunLease>): (config: RunnableConfig) => void {
+  return (config) => {
+    const runId: unknown = config.configurable?.run_id;
+    const token: unknown = config.configurable?.[FENCING_TOKEN_KEY];
+    if (typeof runId !== "string" || typeof token !== "number") return;
+    const lease = active.get(runId);
+    // An execution whose lease this process no longer tracks (ended, re-claimed) is checked against the record.
+    if (lease === undefined || lease.token !== token) assertFence(runs.get(runId), token);
+    else lease.fenceWrite();
+  };
+}

@@ -1,0 +1,55 @@
+// Checkpoints are written under the run's lease: a holder whose run was canceled (or taken over)
+// elsewhere cannot write one, and usage commits with the checkpoint writes.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { LeaseLostError, RunStore, Scheduler } from "../../src/runs/index.js";
+import { openDatabase } from "../../src/db/index.js";
+import { Runtime } from "../../src/runtime/index.js";
+import { fenceCheckpoints, FENCING_TOKEN_KEY } from "../../src/runtime/checkpoint-fence.js";
+
+const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-fence-")), "f.db");
+
+describe("checkpoint fence", () => {
+  it("refuses the checkpoint write of a run canceled by another process: nothing of that step is stored", async () => {
+    const config = fileURLToPath(new URL("../fixtures/fence/langgraph.json", import.meta.url));
+    const runtime = Runtime.open({ db: tempDb(), config });
+    try {
+      const view = await runtime.submit({ graph: "cancel_elsewhere", input: {} });
+      expect(view.status).toBe("CANCELED");
+      const thread = runtime.runs.get(view.run_id).threadId;
+      const writes = runtime.db.prepare("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = ? AND task_id IN (SELECT task_id FROM checkpoint_writes WHERE channel = 'steps')").get(thread) as { n: number };
+      expect(writes.n).toBe(0);
+      const graph = (await runtime.registry.load("cancel_elsewhere")) as unknown as { getState(c: object): Promise<{ values: { steps?: string[] }; next: string[] }> };
+      const state = await graph.getState({ configurable: { thread_id: thread } });
+      // The node ran, but its step never reached the checkpoints: "after" never ran either.
+      expect(state.values.steps ?? []).toEqual([]);
+      expect(state.next).toEqual(["cancel_elsewhere"]);
+    } finally {
+      runtime.close();
+    }
+  });
+
+  it("passes writes of the current holder (flushing its deferred usage) and of writers outside a run", () => {
+    const db = openDatabase(tempDb());
+    try {
+      const runs = RunStore.open(db);
+      const run = runs.create({ graphId: "g", input: {}, userId: "u" });
+      const claimed = new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 })!;
+      const fence = fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]]));
+      claimed.lease.deferUsage({ modelCalls: 1, tokens: 7 });
+      fence({ configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } });
+      expect(runs.get(run.runId).usage).toMatchObject({ modelCalls: 1, tokens: 7 });
+      fence({ configurable: { thread_id: "t" } });
+      // A stale token (an execution this process no longer tracks) is checked against the record.
+      expect(() => fence({ configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token + 1 } })).toThrow(LeaseLostError);
+      runs.cancel(run.runId, { actor: "elsewhere" });
+      expect(() => fence({ configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } })).toThrow(LeaseLostError);
+      expect(claimed.lease.signal.aborted).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
+});
