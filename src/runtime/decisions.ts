@@ -10,7 +10,7 @@ import type { ClaimDeps } from "./execute-claimed.js";
 import type { GraphRegistry } from "./graph-registry.js";
 import { readInputRequests, type InputResume } from "./input-resume.js";
 import { toRunView, type RunView } from "./run-view.js";
-import type { DecisionOptions } from "./runtime.js";
+import type { DecisionOptions } from "./runtime-options.js";
 import { syncStateChanges } from "./state-changes.js";
 
 /** What the checks need from a `Runtime`: its stores, trace recorder and graph registry. */

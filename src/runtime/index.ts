@@ -1,6 +1,6 @@
 /** The runtime: runs over graphs listed in langgraph.json, on one SQLite file. */
 export { Runtime } from "./runtime.js";
-export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView } from "./runtime.js";
+export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView } from "./runtime-options.js";
 export type { InputRequest, InputResume } from "./input-resume.js";
 export type { SideEffectView } from "./side-effects.js";
 export { GraphRegistry } from "./graph-registry.js";
