@@ -6,7 +6,7 @@
  */
 import { AgentrtError } from "../errors.js";
 import { LeaseLostError, applyOutcome, type RunLease, type RunOutcome, type RunRecord, type RunStore } from "../runs/index.js";
-import type { TraceStore } from "../trace/index.js";
+import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutionDeps } from "./execute-run.js";
 import { syncStateChanges } from "./state-changes.js";
 
@@ -19,19 +19,26 @@ export interface ClaimDeps extends ExecutionDeps {
 }
 
 /**
- * Runs the graph of a claimed run and records its outcome itself (so the
- * trace sees the final transition); returns nothing, as the worker expects of
- * an `execute` that ended the lease. A stop or lost lease is rethrown for the
- * worker to handle.
+ * The trace's start of a claimed run (root span, the claim's transition) in one commit rather than
+ * one per write; inside a caller's transaction (the claim's own), in that one.
  */
-export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease): Promise<void> {
-  // The trace's start (root span, the claim's transition) in one commit rather than one per write.
-  const recorder = deps.runs.transaction(() => {
+export function startRecording(deps: ClaimDeps, run: RunRecord): TraceRecorder {
+  return deps.runs.transaction(() => {
     const attached = deps.recorder(run);
     syncStateChanges(deps.runs, deps.trace, attached, run);
     attached.flush();
     return attached;
   });
+}
+
+/**
+ * Runs the graph of a claimed run and records its outcome itself (so the
+ * trace sees the final transition); returns nothing, as the worker expects of
+ * an `execute` that ended the lease. A stop or lost lease is rethrown for the
+ * worker to handle. `started`: the recorder when the claim already wrote the trace's start.
+ */
+export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease, started?: TraceRecorder): Promise<void> {
+  const recorder = started ?? startRecording(deps, run);
   deps.emit({ type: "status", runId: run.runId, status: "RUNNING" });
   let outcome: RunOutcome;
   try {

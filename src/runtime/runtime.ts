@@ -12,12 +12,12 @@ import { SqliteStore } from "../memory/sqlite-store.js";
 import {
   RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
   defaultWaitTtlMs, expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError,
-  type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
+  type ClaimedRun, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
-import { openTraceStore, type TraceStore } from "../trace/index.js";
+import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
-import { executeAndRecord, type ClaimDeps } from "./execute-claimed.js";
+import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-claimed.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
 import { checkDecision, checkInput, currentRun, queueResume, type DecisionDeps } from "./decisions.js";
@@ -81,12 +81,20 @@ export class Runtime {
       throw new UserInputError("BAD_INPUT", "a run needs --message TEXT or --input JSON");
     }
     const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
-    const run = this.runs.create({
+    const spec = {
       graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
       priority: options.priority, budget: options.budget, waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(),
+    };
+    if (options.queue === true) return toRunView(this.runs.create(spec));
+    // Created, claimed and its trace started in one commit rather than three.
+    const { run, claimed, recorder } = this.runs.transaction(() => {
+      const created = this.runs.create(spec);
+      const claim = this.scheduler.claimRun(created.runId, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs });
+      return { run: created, claimed: claim, recorder: claim === undefined ? undefined : startRecording(this.deps, claim.run) };
     });
-    if (options.queue === true) return toRunView(run);
-    return this.runHere(run.runId);
+    // Over a cap or behind an older run of its thread: left QUEUED for a worker.
+    if (claimed === undefined) return this.get(run.runId);
+    return this.executeHere(claimed, recorder);
   }
 
   /**
@@ -207,10 +215,10 @@ export class Runtime {
     return currentRun(this.decisionDeps, runId);
   }
 
-  private async execute(run: RunRecord, lease: RunLease): Promise<void> {
+  private async execute(run: RunRecord, lease: RunLease, recorder?: TraceRecorder): Promise<void> {
     this.active.set(run.runId, lease);
     try {
-      await executeAndRecord(this.deps, run, lease);
+      await executeAndRecord(this.deps, run, lease, recorder);
     } finally {
       if (this.active.get(run.runId) === lease) this.active.delete(run.runId);
     }
@@ -233,8 +241,13 @@ export class Runtime {
       if (resume !== undefined && isWaiting(this.runs.get(runId).status)) this.runs.resume(runId, { resume, expect });
       return this.get(runId);
     }
-    const result = await executeClaimed(claimed, (run, lease) => this.execute(run, lease));
+    return this.executeHere(claimed);
+  }
+
+  /** Executes a run claimed here under its lease (heartbeats, outcome); `recorder` when its trace has started. */
+  private async executeHere(claimed: ClaimedRun, recorder?: TraceRecorder): Promise<RunView> {
+    const result = await executeClaimed(claimed, (run, lease) => this.execute(run, lease, recorder));
     if (result.kind === "error") throw result.error;
-    return toRunView(result.kind === "lost" ? this.runs.get(runId) : result.run);
+    return toRunView(result.kind === "lost" ? this.runs.get(claimed.run.runId) : result.run);
   }
 }
