@@ -3,11 +3,12 @@
  * lease, checkpoints, trace) on 300 sequential city_weather runs against
  * LangGraph's createReactAgent with the official SqliteSaver and a stateless
  * scripted model; (b) 1,000 queued runs with 50 ms simulated tool latency
- * through one in-process worker at concurrency 200.
+ * through one in-process worker at concurrency 200, then through one `agentrt worker` process per core.
  * Last line: {"runs_per_s", "p99_ms", "overhead_vs_langgraph"}.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ToolMessage } from "@langchain/core/messages";
@@ -116,6 +117,39 @@ async function graphMsPerRun(withSaver: boolean): Promise<number> {
   }
 }
 
+/**
+ * Scale over processes: the same QUEUED runs executed by `processes` `agentrt worker --once` processes
+ * sharing the file (concurrency 200 in all), as a deployment uses more than one core.
+ */
+async function scaleProcesses(processes: number): Promise<{ runsPerS: number; p50: number; p99: number; fromSubmitP99: number }> {
+  const file = tempDb("scale-processes.db");
+  const runtime = Runtime.open({ db: file, config: CONFIG });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < QUEUED; i++) ids.push((await runtime.submit({ graph: "city_weather", message: MESSAGE, queue: true })).run_id);
+    const start = Date.now();
+    const bin = join(ROOT, "src", "cli", "bin.ts");
+    const env = { ...process.env, AGENTRT_SIM_LATENCY_MS: "50", AGENTRT_CONFIG: CONFIG };
+    const children = Array.from({ length: processes }, (_, i) => spawn(process.execPath, [
+      "--import", "tsx", bin, "worker", "--once", "--db", file, "--worker-id", `bench-${i}`, "--concurrency", String(Math.ceil(200 / processes)),
+    ], { env, stdio: ["ignore", "ignore", "inherit"] }));
+    await Promise.all(children.map((child) => new Promise<void>((resolve, reject) => {
+      child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${code}`))));
+    })));
+    const runs = ids.map((id) => runtime.runs.get(id));
+    const failed = runs.filter((r) => r.status !== "SUCCEEDED").length;
+    if (failed > 0) throw new Error(`${failed} runs did not succeed with ${processes} worker processes`);
+    const claimedAt = runs.map((r) => runtime.runs.events(r.runId).find((e) => e.to === "RUNNING")?.at ?? start);
+    const latencies = runs.map((r, i) => (r.finishedAt ?? 0) - (claimedAt[i] ?? start)).sort((a, b) => a - b);
+    const fromSubmit = runs.map((r) => (r.finishedAt ?? 0) - start).sort((a, b) => a - b);
+    // From the first claim to the last finish: the workers' start-up (module loading) is not throughput.
+    const seconds = (Math.max(...runs.map((r) => r.finishedAt ?? 0)) - Math.min(...claimedAt)) / 1000;
+    return { runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), fromSubmitP99: percentile(fromSubmit, 99) };
+  } finally {
+    runtime.close();
+  }
+}
+
 /** Scale: queue QUEUED runs, one worker at concurrency 200, 50 ms per tool call. */
 async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; elu: number; inFlight: number; waitP50: number; waitP99: number; cpuMsPerRun: number }> {
   process.env.AGENTRT_SIM_LATENCY_MS = "50";
@@ -182,5 +216,9 @@ console.log(`scale: ${QUEUED} queued runs, 50 ms per tool call, worker concurren
 console.log(`  claimed after: p50 ${s.waitP50} ms, p99 ${s.waitP99} ms; event loop busy ${(s.elu * 100).toFixed(0)}% of the time; ${s.cpuMsPerRun.toFixed(1)} CPU ms per run`);
 // One event loop runs every claimed run, so latency ≈ runs in flight ÷ throughput (Little's law); the worker stops claiming while its loop lags.
 console.log(`  runs in flight on average: ${s.inFlight.toFixed(0)} of at most 200 (latency ≈ in flight ÷ throughput on one saturated event loop)`);
+const processes = Math.max(2, availableParallelism());
+const multi = await scaleProcesses(processes);
+console.log(`scale over ${processes} worker processes (agentrt worker --once, concurrency ${Math.ceil(200 / processes)} each): ${multi.runsPerS.toFixed(1)} runs/s, p50 ${multi.p50} ms, p99 ${multi.p99} ms from claim (${multi.fromSubmitP99} ms from submission, worker start-up included; runs/s from the first claim)`);
 console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / lg).toFixed(2)), overhead_vs_langgraph_constant_tool: Number((rt / plain).toFixed(2)),
+  runs_per_s_processes: Number(multi.runsPerS.toFixed(1)), p99_ms_processes: multi.p99, worker_processes: processes,
   graph_alone_ms: Number(alone.toFixed(2)), graph_with_saver_ms: Number(saved.toFixed(2)), agentrt_ms: Number(rt.toFixed(2)), langgraph_ms: Number(lg.toFixed(2)) }));
