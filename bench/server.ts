@@ -1,19 +1,19 @@
 // `npm run bench -- server`: city_weather (3-way fan-out, 50 ms simulated latency) through `agentrt serve`
 // with the official SDK's runs.wait, against the same runs through the in-process Runtime. The headline
-// server forks worker processes (`--workers`: available cores − 1, at least 1; env AGENTRT_SERVE_WORKERS
+// server forks worker processes (`--workers auto`: one per core, at least 1; env AGENTRT_SERVE_WORKERS
 // overrides); the single-process server (workers 0) is measured too, for comparison.
 // The SDK clients stay in this process, next to the in-process Runtime and the server's HTTP side, as
 // before: the in-process figures pay no client at all, so the server's are if anything understated, and
 // on a 2-core machine a separate client process would compete for the same cores anyway.
 // Then server restarts on an empty database and on one holding 2,000 finished runs.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { Runtime } from "../src/runtime/index.js";
 import { startServer, type AgentServer } from "../src/server/server.js";
-import { workerCount } from "../src/server/worker-pool.js";
+import { autoWorkers, workerCount } from "../src/server/worker-pool.js";
 
 process.env.AGENTRT_SIM_LATENCY_MS ??= "50";
 const dir = mkdtempSync(join(tmpdir(), "agentrt-bench-server-"));
@@ -21,7 +21,7 @@ const config = join(dir, "langgraph.json");
 writeFileSync(config, JSON.stringify({ graphs: { city_weather: `${fileURLToPath(new URL("../graphs/city_weather.ts", import.meta.url))}:graph` } }));
 const input = { messages: [{ role: "user", content: "Weather for Beijing, Shanghai and Shenzhen" }] };
 const HISTORY = 2000;
-const WORKERS = process.env.AGENTRT_SERVE_WORKERS === undefined ? Math.max(1, availableParallelism() - 1) : workerCount(process.env.AGENTRT_SERVE_WORKERS, "AGENTRT_SERVE_WORKERS");
+const WORKERS = process.env.AGENTRT_SERVE_WORKERS === undefined ? Math.max(1, autoWorkers()) : workerCount(process.env.AGENTRT_SERVE_WORKERS, "AGENTRT_SERVE_WORKERS");
 
 interface Figures {
   runs: number;

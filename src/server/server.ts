@@ -40,7 +40,7 @@ export interface ServeOptions {
   workerConcurrency?: number;
   /**
    * Worker processes to fork on the same file: runs.wait and background runs go to them, streamed
-   * runs stay here. A number, or "auto" (available cores − 1). @default env AGENTRT_SERVE_WORKERS, else 0
+   * runs stay here. A number, or "auto" (one per core). @default env AGENTRT_SERVE_WORKERS, else 0
    */
   workers?: number | "auto";
   /** Diagnostics. @default one line on stderr */

@@ -182,15 +182,23 @@ function childEntry(): { entry: string; execArgv: string[] } {
 export const MAX_WORKERS = 64;
 
 /**
- * The worker count a flag, option or env value asks for: an integer 0..64, or "auto" (available cores
- * − 1, since the server's own process is busy with HTTP and streamed runs). `source` names it in the error.
+ * The worker count a flag, option or env value asks for: an integer 0..64, or "auto": one per core
+ * (none on one core). Not cores − 1: with workers, the server's own process mostly parses HTTP and waits
+ * (~4 of ~15 ms CPU per run.wait in `npm run bench -- server`), so a core kept for it would idle.
+ * `source` names the value in the error.
  */
 export function workerCount(value: number | string | undefined, source: string): number {
   if (value === undefined || (typeof value === "string" && value.trim() === "")) return 0;
-  if (value === "auto") return Math.min(MAX_WORKERS, Math.max(0, availableParallelism() - 1));
+  if (value === "auto") return autoWorkers();
   const n = typeof value === "number" ? value : /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > MAX_WORKERS) {
     throw new UserInputError("BAD_INPUT", `${source} must be an integer 0..${MAX_WORKERS} or "auto", got ${String(value)}`);
   }
   return n;
+}
+
+/** What "auto" means here: one worker process per core, none on a single core (it would only add a process). */
+export function autoWorkers(): number {
+  const cores = availableParallelism();
+  return cores <= 1 ? 0 : Math.min(MAX_WORKERS, cores);
 }

@@ -13,7 +13,7 @@ describe("worker-process count", () => {
     expect(workerCount("", "--workers")).toBe(0);
     expect(workerCount("3", "--workers")).toBe(3);
     expect(workerCount(2, "workers")).toBe(2);
-    expect(workerCount("auto", "--workers")).toBe(Math.max(0, availableParallelism() - 1));
+    expect(workerCount("auto", "--workers")).toBe(availableParallelism() > 1 ? Math.min(64, availableParallelism()) : 0);
     for (const bad of ["-1", "1.5", "two", "65", " 1e2"]) expect(() => workerCount(bad, "--workers")).toThrow(/--workers must be an integer 0\.\.64 or "auto"/);
     expect(() => workerCount(-1, "workers")).toThrow(/workers must be/);
   });
