@@ -144,7 +144,9 @@ export class WorkerPool {
     if (this.stopping) return;
     slot.failures = Date.now() - slot.startedAt >= STABLE_MS ? 1 : slot.failures + 1;
     const delay = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (slot.failures - 1));
-    this.options.log(`worker ${slot.id ?? "?"} exited (${signal ?? `code ${String(code)}`}); its runs come back when their leases expire; restarting in ${delay} ms`);
+    // Code 0: it was told to stop (a signal to it alone, or Ctrl-C reaching the whole process group) and handed its runs back.
+    const how = code === 0 ? "stopped, its runs handed back" : `exited (${signal ?? `code ${String(code)}`}); its runs come back when their leases expire`;
+    this.options.log(`worker ${slot.id ?? "?"} ${how}; restarting in ${delay} ms`);
     slot.restart = setTimeout(() => {
       slot.restart = undefined;
       if (!this.stopping) this.spawn(slot);
