@@ -135,10 +135,13 @@ async function runsOn(db: string, n: number): Promise<number> {
 
 let closed = false;
 try {
-  // Warm every path (graph import, prepared statements, the workers' JIT) before measuring.
+  // Warm every path (graph import, prepared statements, JIT) before measuring. The in-process Runtime and the
+  // single-process server share this process's code, warm from each other's runs; the worker processes start
+  // cold (V8 has optimized nothing yet: ~2× the CPU per run for their first hundred runs), so they get a few
+  // hundred runs first, as a server that has been up for a while has had.
   await workersReady(server);
   await load(4, 2, inProcess);
-  await load(4, 4, overApi, pids());
+  await load(50, 6, overApi, pids());
   await load(4, 2, overSingle);
   const label = `server, ${WORKERS} worker process${WORKERS === 1 ? "" : "es"}:`;
   const row = (what: string, name: string, text: string) => console.log(`${what.padEnd(12)} ${name.padEnd(31)} ${text}`);

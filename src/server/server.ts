@@ -36,7 +36,11 @@ export interface ServeOptions {
   corsOrigins?: readonly string[] | "*";
   /** @default 1048576 */
   maxBodyBytes?: number;
-  /** Runs the in-process worker executes at once (queued and recovered runs); also each worker process's. @default 16 */
+  /**
+   * Runs a worker executes at once: the in-process one (queued and recovered runs) and each worker process.
+   * @default 16 in-process; 32 per worker process (its loop serves no HTTP; with 16 a loaded worker was capped
+   * by it, at 64 runs starved behind each other)
+   */
   workerConcurrency?: number;
   /**
    * Worker processes to fork on the same file: runs.wait and background runs go to them, streamed
@@ -77,12 +81,13 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   const log = options.log ?? ((line: string) => process.stderr.write(`agentrt serve: ${line}\n`));
   const workers = options.workers === undefined ? workerCount(process.env.AGENTRT_SERVE_WORKERS, "AGENTRT_SERVE_WORKERS") : workerCount(options.workers, "workers");
   const concurrency = options.workerConcurrency ?? 16;
+  const processConcurrency = options.workerConcurrency ?? 32;
   const bus = new StreamBus();
   let service: RunService | undefined;
   const runtime = Runtime.open({ db: options.db, config: options.config ?? process.env.AGENTRT_CONFIG, streams: bus, onEvent: (e) => service?.onRuntimeEvent(e) });
   const pool = workers === 0 ? undefined : new WorkerPool({
     count: workers,
-    spec: { db: resolve(options.db ?? "./agentrt.db"), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency, pollMs: 100 },
+    spec: { db: resolve(options.db ?? "./agentrt.db"), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency: processConcurrency, pollMs: 100 },
     idPrefix: `serve_${process.pid}`,
     onRest: (runId) => service?.notify(runId),
     log,
