@@ -127,6 +127,19 @@ describe("server with worker processes", () => {
     expect(childIds()).not.toContain(claimers(server, runId)[0]);
   });
 
+  it("joins the stream of a background run a worker process executes: no live chunks, its final values when it rests", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "city_weather", { input: WEATHER });
+    const events: { event: string; data: unknown }[] = [];
+    for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: "values" })) events.push(part);
+    expect(childIds()).toContain(claimers(server, run.run_id)[0]);
+    // The stream bus is the server's: nothing live from the worker, one snapshot once the run rests.
+    expect(events.filter((e) => e.event === "values")).toHaveLength(1);
+    expect(events.at(-1)?.event).toBe("values");
+    expect(JSON.stringify(events.at(-1)?.data)).toMatch(/Shenzhen/);
+    expect(events.some((e) => e.event === "error")).toBe(false);
+  });
+
   it("cancels a run executing in a worker process at once, not at its next heartbeat", async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", { input: { steps: [] } });
