@@ -6,7 +6,7 @@
  */
 import type { z } from "zod";
 import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
-import { isTerminal, isWaiting, validateBudget, type RunRecord, type RunStatus } from "../runs/index.js";
+import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
@@ -85,6 +85,15 @@ export class RunService {
     const budget = validateBudget(body.budget);
     const graphId = this.graphOf(body.assistant_id);
     await this.runtime.registry.load(graphId);
+    if (pathThreadId === undefined && body.command?.resume === undefined && body.checkpoint_id == null) {
+      // Stateless: the thread made for it and the run in one commit — one wait for the write lock, not two,
+      // when worker processes are writing the file (a wait blocks this whole event loop).
+      const run = this.runtime.runs.transaction(() => {
+        const thread = this.threads.create(newThreadId(), { graph_id: graphId }).threadId;
+        return this.runtime.runs.create({ graphId, input: body.input ?? null, threadId: thread, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs() });
+      });
+      return { run, kick: (where) => this.launch(run.runId, undefined, where) };
+    }
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
     // A thread made for this very run (stateless POST /runs) has no runs yet: skip the lookup.
     const active = pathThreadId === undefined ? [] : this.runtime.runs.list({ threadId, status: ACTIVE });
