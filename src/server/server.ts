@@ -101,8 +101,6 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   const app = createApp({ service, bus, log }, { keys, corsOrigins: options.corsOrigins ?? corsFromEnv(), maxBodyBytes: options.maxBodyBytes });
   // Queued and recovered runs; with worker processes, only while none of them is ready (see FallbackWorker).
   const local = pool === undefined ? alwaysOn(runtime.worker({ concurrency, pollMs: 100 })) : new FallbackWorker(() => runtime.worker({ concurrency, pollMs: 100 }), () => pool.ready);
-  // Forked once the file is migrated (above), so workers never race the server's migrations.
-  pool?.start();
   let server: ServerType;
   try {
     server = await listen(app.fetch, options.port ?? 2024, host);
@@ -111,6 +109,9 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     runtime.close();
     throw error;
   }
+  // Forked once listening (forks cost the start ~10 ms each; until a worker is ready runs execute here) and
+  // once the file is migrated (Runtime.open above), so workers never race the server's migrations.
+  pool?.start();
   const port = (server.address() as AddressInfo).port;
   // Keep idle client connections for a minute (clients honour the Keep-Alive hint): a busy loop
   // accepts one new connection per turn, so reconnecting clients would queue behind each other.
