@@ -8,52 +8,47 @@ import { Runtime } from "../../src/runtime/index.js";
 import { runCli } from "../helpers/cli.js";
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-outcome-")), "o.db");
+const FIXTURES = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
+const SEEDS = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
+
+/** A runtime on a fresh file for the test's body, closed after it. */
+async function withRuntime(config: string, body: (runtime: Runtime) => Promise<void>): Promise<void> {
+  const runtime = Runtime.open({ db: tempDb(), config });
+  try {
+    await body(runtime);
+  } finally {
+    runtime.close();
+  }
+}
 
 describe("run outcomes", () => {
-  it("a plain interrupt() leaves the run WAITING_INPUT, not SUCCEEDED", async () => {
-    const config = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
-    const runtime = Runtime.open({ db: tempDb(), config });
-    try {
+  it("a plain interrupt() leaves the run WAITING_INPUT, not SUCCEEDED", () =>
+    withRuntime(FIXTURES, async (runtime) => {
       const view = await runtime.submit({ graph: "ask", input: {} });
       expect(view.status).toBe("WAITING_INPUT");
       expect(runtime.runs.get(view.run_id).pending).toEqual([expect.objectContaining({ value: { question: "Which order?" } })]);
-    } finally {
-      runtime.close();
-    }
-  });
+    }));
 
-  it("a static breakpoint (interruptBefore) is not mistaken for the end: the run does not succeed", async () => {
-    const config = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
-    const runtime = Runtime.open({ db: tempDb(), config });
-    try {
+  it("a static breakpoint (interruptBefore) is not mistaken for the end: the run does not succeed", () =>
+    withRuntime(FIXTURES, async (runtime) => {
       const view = await runtime.submit({ graph: "breakpoint", input: {} });
       expect(view.status).toBe("FAILED");
       expect(runtime.runs.get(view.run_id).errorMessage).toContain("stopped before its end");
-    } finally {
-      runtime.close();
-    }
-  });
+    }));
 
-  it("a run that reaches its end is decided from its stream: the result is the final state", async () => {
-    const config = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
-    const runtime = Runtime.open({ db: tempDb(), config });
-    try {
+  it("a run that reaches its end is decided from its stream: the result is the final state", () =>
+    withRuntime(SEEDS, async (runtime) => {
       const view = await runtime.submit({ graph: "city_weather", message: "Weather in Beijing and Shanghai" });
       expect(view.status).toBe("SUCCEEDED");
-      const state = await ((await runtime.registry.load("city_weather")) as unknown as {
-        getState(c: object): Promise<{ values: { result?: unknown } }>;
-      }).getState({ configurable: { thread_id: runtime.runs.get(view.run_id).threadId } });
+      const graph = (await runtime.registry.load("city_weather")) as unknown as { getState(c: object): Promise<{ values: { result?: unknown } }> };
+      const state = await graph.getState({ configurable: { thread_id: runtime.runs.get(view.run_id).threadId } });
       expect(runtime.runs.get(view.run_id).result).toEqual(state.values.result);
       expect(state.values.result).toBeTruthy();
-    } finally {
-      runtime.close();
-    }
-  });
+    }));
 
   it("status and runs work from a directory without langgraph.json; run names the missing file", async () => {
     const db = tempDb();
-    const config = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
-    const runtime = Runtime.open({ db, config });
+    const runtime = Runtime.open({ db, config: SEEDS });
     const view = await runtime.submit({ graph: "city_weather", message: "Weather in Beijing", queue: true });
     runtime.close();
     const previous = process.env.AGENTRT_CONFIG;
