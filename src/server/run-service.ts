@@ -16,6 +16,8 @@ import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
 
 const ACTIVE: RunStatus[] = ["QUEUED", "RUNNING", "RETRYING", "WAITING_APPROVAL", "WAITING_INPUT"];
+/** How long a run to be executed here (streamed) stays unclaimable by others if this process never kicks it. */
+const HERE_HOLD_MS = 30_000;
 
 /**
  * Where a run may execute: "any" lets a worker process take it when the server has some (runs.wait,
@@ -79,23 +81,28 @@ export class RunService {
     return this.runtime.runs.list({ threadId }).at(-1)?.graphId;
   }
 
-  /** Validates and stores a new run (or the resume of the thread's waiting one). */
-  async prepare(body: z.infer<typeof RunCreate>, pathThreadId: string | undefined, caller: Caller): Promise<PreparedRun> {
+  /**
+   * Validates and stores a new run (or the resume of the thread's waiting one). A run to execute "here"
+   * (streamed: the stream bus is this process's) is held back from worker processes' claims until it is kicked.
+   */
+  async prepare(body: z.infer<typeof RunCreate>, pathThreadId: string | undefined, caller: Caller, where: KickWhere = "any"): Promise<PreparedRun> {
     // Checked before anything is written (a thread created on the fly included).
     const budget = validateBudget(body.budget);
     const graphId = this.graphOf(body.assistant_id);
     await this.runtime.registry.load(graphId);
+    const queue = (threadId: string) => this.runtime.runs.create({
+      graphId, input: body.input ?? null, threadId, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs(),
+      // Claimed by id when kicked (which ignores this); if this process dies first, anyone may claim it then.
+      ...(where === "here" ? { availableAt: Date.now() + HERE_HOLD_MS } : {}),
+    });
     if (pathThreadId === undefined && body.command?.resume === undefined && body.checkpoint_id == null) {
       // Stateless: the thread made for it and the run in one commit — one wait for the write lock, not two,
       // when worker processes are writing the file (a wait blocks this whole event loop).
-      const run = this.runtime.runs.transaction(() => {
-        const thread = this.threads.create(newThreadId(), { graph_id: graphId }).threadId;
-        return this.runtime.runs.create({ graphId, input: body.input ?? null, threadId: thread, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs() });
-      });
-      return { run, kick: (where) => this.launch(run.runId, undefined, where) };
+      const run = this.runtime.runs.transaction(() => queue(this.threads.create(newThreadId(), { graph_id: graphId }).threadId));
+      return { run, kick: (at) => this.launch(run.runId, undefined, at) };
     }
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
-    // A thread made for this very run (stateless POST /runs) has no runs yet: skip the lookup.
+    // A thread made on the fly for this request has no runs yet: skip the lookup.
     const active = pathThreadId === undefined ? [] : this.runtime.runs.list({ threadId, status: ACTIVE });
     if (body.checkpoint_id != null) await this.assertNewest(graphId, threadId, body.checkpoint_id);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
@@ -103,8 +110,8 @@ export class RunService {
       const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
       throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; resume or cancel it first`);
     }
-    const view = await this.runtime.submit({ graph: graphId, input: body.input ?? null, threadId, user: caller.id, queue: true, budget });
-    return { run: this.runtime.runs.get(view.run_id), kick: (where) => this.launch(view.run_id, undefined, where) };
+    const run = queue(threadId);
+    return { run, kick: (at) => this.launch(run.runId, undefined, at) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */

@@ -127,6 +127,24 @@ describe("server with worker processes", () => {
     expect(childIds()).not.toContain(claimers(server, runId)[0]);
   });
 
+  it("keeps streamed runs in the server while the worker processes claim other runs", async () => {
+    const stream = async () => {
+      const events: { event: string; data: unknown }[] = [];
+      for await (const part of client.runs.stream(null, "city_weather", { input: WEATHER, streamMode: ["updates"] })) events.push(part);
+      return events;
+    };
+    const [streams] = await Promise.all([
+      Promise.all(Array.from({ length: 6 }, stream)),
+      Promise.all(Array.from({ length: 12 }, () => client.runs.wait(null, "city_weather", { input: WEATHER }))),
+    ]);
+    for (const events of streams) {
+      const runId = (events[0]?.data as { run_id: string }).run_id;
+      // A worker process claiming it first would leave the stream without live chunks.
+      expect(childIds()).not.toContain(claimers(server, runId)[0]);
+      expect(events.filter((e) => e.event === "updates").length).toBeGreaterThan(1);
+    }
+  });
+
   it("joins the stream of a background run a worker process executes: no live chunks, its final values when it rests", async () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "city_weather", { input: WEATHER });

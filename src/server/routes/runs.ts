@@ -32,7 +32,7 @@ function runOfThread(deps: RouteDeps, threadId: string, runId: string): RunRecor
 
 async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background" | "stream" | "wait"): Promise<Response> {
   const body = await readBody(c, RunCreate);
-  const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"));
+  const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"), mode === "stream" ? "here" : "any");
   const { run } = prepared;
   // A streamed run executes here: the stream bus that carries its chunks is this process's.
   if (mode === "stream") return streamRun(c, deps, run, requestedModes(body), () => prepared.kick("here"));
