@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
 import { SqliteSaver } from "../../checkpointers/index.js";
+import { MEMORY_PATH } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import type { Worker } from "../runs/index.js";
 import { Runtime, StreamBus } from "../runtime/index.js";
@@ -80,6 +81,10 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`agentrt serve: ${line}\n`));
   const workers = options.workers === undefined ? workerCount(process.env.AGENTRT_SERVE_WORKERS, "AGENTRT_SERVE_WORKERS") : workerCount(options.workers, "workers");
+  if (workers > 0 && (options.db === MEMORY_PATH || options.db === "")) {
+    // Another process cannot open this process's private in-memory database: its runs would wait forever.
+    throw new UserInputError("BAD_INPUT", "worker processes need a database file; :memory: is private to this process (use --workers 0)");
+  }
   const concurrency = options.workerConcurrency ?? 16;
   const processConcurrency = options.workerConcurrency ?? 32;
   const bus = new StreamBus();

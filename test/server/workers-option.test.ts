@@ -27,6 +27,10 @@ describe("worker-process count", () => {
     expect(err[0]).toMatch(/^agentrt serve: --workers must be an integer 0\.\.64 or "auto", got lots \[BAD_INPUT\]$/);
   });
 
+  it("refuses worker processes on an in-memory database (they could never see its runs)", async () => {
+    await expect(startServer({ port: 0, db: ":memory:", workers: 1, log: () => undefined })).rejects.toThrow(/need a database file/);
+  });
+
   it("refuses a bad AGENTRT_SERVE_WORKERS", async () => {
     const before = process.env.AGENTRT_SERVE_WORKERS;
     process.env.AGENTRT_SERVE_WORKERS = "many";
