@@ -29,7 +29,7 @@ export interface ExecutionDeps {
   emit: RuntimeListener;
   recorder: (run: RunRecord) => TraceRecorder;
   pricing: PricingTable;
-  /** Live chunks for listeners (the server's SSE); runs stream only "updates" without it. @default none */
+  /** Live chunks for listeners (the server's SSE); runs stream only "values" and "updates" without it. @default none */
   streams?: StreamBus;
 }
 

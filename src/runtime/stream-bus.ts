@@ -38,7 +38,7 @@ interface StreamEventLike {
 
 /** Options of {@link StreamBus}. */
 export interface StreamBusOptions {
-  /** Stream modes every run is executed with. @default ["values", "updates", "messages", "custom"] */
+  /** Stream modes every listened-to run is executed with ("values" and "updates" are always added: the executor reads them). @default ["values", "updates", "messages", "custom"] */
   modes?: readonly string[];
 }
 
@@ -57,7 +57,8 @@ export class StreamBus {
   modesFor(runId: string): readonly string[] {
     const set = this.listeners.get(runId);
     if (set === undefined) return [...StreamOutcome.MODES];
-    const modes = new Set(this.modes);
+    // The executor decides the outcome from "values" and "updates" (StreamOutcome), whatever the bus was given.
+    const modes = new Set([...StreamOutcome.MODES, ...this.modes]);
     for (const listener of set) for (const mode of this.extras.get(listener) ?? []) if (mode !== "events") modes.add(mode);
     return [...modes];
   }

@@ -36,8 +36,9 @@ export class StreamOutcome {
     const mode: unknown = chunk[chunk.length - 2];
     const payload: unknown = chunk[chunk.length - 1];
     if (chunk.length === 2 && payload !== null && typeof payload === "object") {
-      if (mode === "values") this.values = payload as Record<string, unknown>;
-      else if (mode === "updates" && "__interrupt__" in payload) this.interrupted = true;
+      // LangGraph also streams an interrupt as a values chunk {__interrupt__: […]}: never a final state.
+      if ("__interrupt__" in payload && (mode === "values" || mode === "updates")) this.interrupted = true;
+      else if (mode === "values") this.values = payload as Record<string, unknown>;
     }
     return typeof mode === "string" ? mode : undefined;
   }
@@ -48,7 +49,7 @@ export class StreamOutcome {
    */
   settled(): SettledState | undefined {
     if (this.interrupted || this.values === undefined) return undefined;
-    // LangGraph streams an empty __interrupt__ for a static breakpoint today; the graph says so for sure.
+    // A fallback: LangGraph 1.7 streams an empty __interrupt__ for a static breakpoint too, but the graph says so for sure.
     if (hasAny(this.graph.interruptBefore) || hasAny(this.graph.interruptAfter)) return undefined;
     return { values: this.values, tasks: [], next: [] };
   }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { Runtime } from "../../src/runtime/index.js";
+import { Runtime, StreamBus } from "../../src/runtime/index.js";
 import { runCli } from "../helpers/cli.js";
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-outcome-")), "o.db");
@@ -28,6 +28,18 @@ describe("run outcomes", () => {
       expect(view.status).toBe("WAITING_INPUT");
       expect(runtime.runs.get(view.run_id).pending).toEqual([expect.objectContaining({ value: { question: "Which order?" } })]);
     }));
+
+  it("a plain interrupt() streamed to a listener of a bus without \"updates\" still leaves the run WAITING_INPUT", async () => {
+    const bus = new StreamBus({ modes: ["values", "messages"] });
+    const runtime = Runtime.open({ db: tempDb(), config: FIXTURES, streams: bus });
+    try {
+      const queued = await runtime.submit({ graph: "ask", input: {}, queue: true });
+      bus.subscribe(queued.run_id, () => undefined);
+      expect((await runtime.start(queued.run_id)).status).toBe("WAITING_INPUT");
+    } finally {
+      runtime.close();
+    }
+  });
 
   it("a static breakpoint (interruptBefore) is not mistaken for the end: the run does not succeed", () =>
     withRuntime(FIXTURES, async (runtime) => {

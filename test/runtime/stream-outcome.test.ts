@@ -15,6 +15,11 @@ describe("StreamOutcome", () => {
     interrupted.observe(["values", { n: 1 }]);
     interrupted.observe(["updates", { __interrupt__: [{ value: "?" }] }]);
     expect(interrupted.settled()).toBeUndefined();
+    // LangGraph streams the interrupt as a values chunk too; with "updates" left out, that one must suffice.
+    const valuesOnly = new StreamOutcome({});
+    valuesOnly.observe(["values", { n: 1 }]);
+    valuesOnly.observe(["values", { __interrupt__: [{ value: "?" }] }]);
+    expect(valuesOnly.settled()).toBeUndefined();
     expect(new StreamOutcome({}).settled()).toBeUndefined();
     for (const graph of [{ interruptBefore: ["b"] }, { interruptAfter: "*" }]) {
       const watched = new StreamOutcome(graph);
