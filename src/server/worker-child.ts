@@ -33,10 +33,12 @@ function shutdown(): void {
   setTimeout(() => process.exit(1), STOP_GRACE_MS).unref();
   void worker?.stop({ abort: true });
 }
-// Registered before anything slow, so a server killed while this starts still ends it.
+// The static imports above were loaded (event-loop turns) before this runs: a server that died meanwhile
+// closed the channel already and its "disconnect" is gone, so check the channel as well as listening.
 process.on("disconnect", shutdown);
 process.on("SIGTERM", shutdown);
 process.on("SIGINT", shutdown);
+if (!process.connected) shutdown();
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as WorkerChildSpec;
 const runtime = Runtime.open({
