@@ -17,11 +17,12 @@ export interface SqliteSaverBehaviour {
   /**
    * Called inside each put/putWrites transaction, before its rows are written, with the call's
    * config: throw to refuse the write (it rolls back and the error reaches the caller as thrown),
-   * or write rows of your own tables on the same connection so they commit with the checkpoint.
+   * or write rows of your own tables on the same connection so they commit with the checkpoint;
+   * return a function to be called if the transaction then fails (to restore what you took for it).
    * agentrt's runtime fences checkpoints with the run's lease here. Not with `durability: "group"`.
    * @default none
    */
-  beforeWrite?: (config: RunnableConfig) => void;
+  beforeWrite?: (config: RunnableConfig) => void | (() => void);
 }
 
 /** How {@link SqliteSaver.create} opens its database. */

@@ -56,7 +56,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly writes: CheckpointWrites;
   /** Set for `durability: "group"`: the writes waiting for the end of the event-loop turn. */
   private readonly group: GroupCommit | undefined;
-  private readonly beforeWrite: ((config: RunnableConfig) => void) | undefined;
+  private readonly beforeWrite: ((config: RunnableConfig) => void | (() => void)) | undefined;
 
   /**
    * Wraps an open better-sqlite3 connection (as the official saver does) and
@@ -210,7 +210,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)];
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writePut(row, blobs));
-      else if (this.beforeWrite !== undefined) this.writes.guardedTransaction.immediate(this.beforeWrite, config, () => this.writes.writePut(row, blobs));
+      else if (this.beforeWrite !== undefined) this.writes.guarded(this.beforeWrite, config, () => this.writes.writePut(row, blobs));
       else this.writes.putTransaction.immediate(row, blobs);
     } catch (error) {
       throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
@@ -236,7 +236,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writeWrites(key, records));
-      else if (this.beforeWrite !== undefined) this.writes.guardedTransaction.immediate(this.beforeWrite, config, () => this.writes.writeWrites(key, records));
+      else if (this.beforeWrite !== undefined) this.writes.guarded(this.beforeWrite, config, () => this.writes.writeWrites(key, records));
       else this.writes.writesTransaction.immediate(key, records);
     } catch (error) {
       throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);

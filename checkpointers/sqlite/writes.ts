@@ -28,6 +28,8 @@ export class WriteRefused extends Error {
   }
 }
 
+type WriteHook = (config: RunnableConfig) => void;
+
 /** One pending write of a task; `upsert` for special channels (errors, interrupts), which replace. */
 export interface WriteRecord {
   idx: number;
@@ -47,7 +49,7 @@ export class CheckpointWrites {
   /** {@link writeWrites} in a transaction. */
   readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
   /** Runs `hook(config)` then `write` in one transaction; a throwing hook rolls it back as {@link WriteRefused}. */
-  readonly guardedTransaction: Transaction<(hook: (config: RunnableConfig) => void, config: RunnableConfig, write: () => void) => void>;
+  private readonly guardedTransaction: Transaction<(hook: WriteHook, config: RunnableConfig, write: () => void) => void>;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
   readonly deleteTransaction: Transaction<(threadId: string) => void>;
   private readonly db: SqliteDatabase;
@@ -82,7 +84,7 @@ export class CheckpointWrites {
     };
     this.putTransaction = db.transaction(this.writePut);
     this.writesTransaction = db.transaction(this.writeWrites);
-    this.guardedTransaction = db.transaction((hook: (config: RunnableConfig) => void, config: RunnableConfig, write: () => void) => {
+    this.guardedTransaction = db.transaction((hook: WriteHook, config: RunnableConfig, write: () => void) => {
       try {
         hook(config);
       } catch (error) {
@@ -95,6 +97,23 @@ export class CheckpointWrites {
       st.deleteBlobs.run(threadId);
       st.deleteCheckpoints.run(threadId);
     });
+  }
+
+  /**
+   * `write` in one BEGIN IMMEDIATE transaction after `hook(config)`: a throwing hook rolls it back as
+   * {@link WriteRefused}; if the transaction fails after the hook, the function the hook returned is called.
+   */
+  guarded(hook: (config: RunnableConfig) => void | (() => void), config: RunnableConfig, write: () => void): void {
+    const ran: { undo?: () => void } = {};
+    try {
+      this.guardedTransaction.immediate((c) => {
+        const undo = hook(c);
+        if (typeof undo === "function") ran.undo = undo;
+      }, config, write);
+    } catch (error) {
+      ran.undo?.();
+      throw error;
+    }
   }
 
   /** The prepared multi-row statement for `count` rows, prepared on first use. */

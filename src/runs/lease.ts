@@ -90,11 +90,15 @@ export class RunLease {
   /**
    * Fences a write of another module's transaction (a checkpoint): throws LeaseLostError unless the
    * lease is held, and writes the deferred usage in that same transaction, so it commits with it.
+   * Returns the function that defers that usage again, for when the transaction does not commit.
    */
-  fenceWrite(): void {
-    this.fenced(() => {
+  fenceWrite(): () => void {
+    return this.fenced(() => {
       this.assertHeldNow();
-      this.flushUsage();
+      const written = this.flushUsage();
+      return () => {
+        if (written !== undefined) this.deferred = sumUsage(this.deferred, written);
+      };
     });
   }
 
@@ -143,9 +147,17 @@ export class RunLease {
     this.deferred = sumUsage(this.deferred, delta);
   }
 
-  private flushUsage(): void {
+  /** Writes the deferred usage; returns what it wrote. A failed write keeps it deferred. */
+  private flushUsage(): Partial<RunUsage> | undefined {
     const pending = this.takeDeferred();
-    if (pending !== undefined) this.store.addUsage(this.runId, this.token, pending);
+    if (pending === undefined) return undefined;
+    try {
+      this.store.addUsage(this.runId, this.token, pending);
+    } catch (error) {
+      this.deferred = sumUsage(this.deferred, pending);
+      throw error;
+    }
+    return pending;
   }
 
   private takeDeferred(): Partial<RunUsage> | undefined {

@@ -15,14 +15,18 @@ export const FENCING_TOKEN_KEY = "fencing_token";
  * A `beforeWrite` hook for the runtime's SqliteSaver. Writes without a run id and token (state
  * updates through the server, graphs run outside a run) are not fenced.
  */
-export function fenceCheckpoints(runs: RunStore, active: ReadonlyMap<string, RunLease>): (config: RunnableConfig) => void {
+export function fenceCheckpoints(runs: RunStore, active: ReadonlyMap<string, RunLease>): (config: RunnableConfig) => void | (() => void) {
   return (config) => {
     const runId: unknown = config.configurable?.run_id;
     const token: unknown = config.configurable?.[FENCING_TOKEN_KEY];
-    if (typeof runId !== "string" || typeof token !== "number") return;
+    if (typeof runId !== "string" || typeof token !== "number") return undefined;
     const lease = active.get(runId);
     // An execution whose lease this process no longer tracks (ended, re-claimed) is checked against the record.
-    if (lease === undefined || lease.token !== token) assertFence(runs.get(runId), token);
-    else lease.fenceWrite();
+    if (lease === undefined || lease.token !== token) {
+      assertFence(runs.get(runId), token);
+      return undefined;
+    }
+    // If the checkpoint write then fails, its usage is deferred again for the next write.
+    return lease.fenceWrite();
   };
 }

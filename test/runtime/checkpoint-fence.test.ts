@@ -52,4 +52,27 @@ describe("checkpoint fence", () => {
       db.close();
     }
   });
+
+  it("a checkpoint write that does not commit defers its usage again: counted once, by the next write", () => {
+    const db = openDatabase(tempDb());
+    try {
+      const runs = RunStore.open(db);
+      const run = runs.create({ graphId: "g", input: {}, userId: "u" });
+      const claimed = new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 })!;
+      const fence = fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]]));
+      const config = { configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } };
+      claimed.lease.deferUsage({ modelCalls: 1, tokens: 7 });
+      // The checkpoint's transaction rolls back after the fence wrote the usage.
+      db.exec("BEGIN IMMEDIATE");
+      const undo = fence(config);
+      db.exec("ROLLBACK");
+      expect(typeof undo).toBe("function");
+      (undo as () => void)();
+      expect(runs.get(run.runId).usage).toMatchObject({ modelCalls: 0, tokens: 0 });
+      fence(config);
+      expect(runs.get(run.runId).usage).toMatchObject({ modelCalls: 1, tokens: 7 });
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -61,6 +61,21 @@ describe("SqliteSaver beforeWrite", () => {
     }
   });
 
+  it("calls what the hook returned when the transaction fails after it", async () => {
+    const saver = SqliteSaver.create({ path: join(dir, "undo.db") });
+    let undone = 0;
+    const guarded = new SqliteSaver(saver.db, undefined, { beforeWrite: () => () => undone++ });
+    try {
+      await guarded.put({ configurable: { thread_id: "t" } }, checkpoint(0), meta, { a: 1 });
+      expect(undone).toBe(0);
+      saver.db.exec("CREATE TEMP TRIGGER refuse BEFORE INSERT ON checkpoints BEGIN SELECT RAISE(ABORT, 'disk full'); END");
+      await expect(guarded.put({ configurable: { thread_id: "t" } }, checkpoint(1), meta, { a: 2 })).rejects.toThrow(/disk full/);
+      expect(undone).toBe(1);
+    } finally {
+      saver.close();
+    }
+  });
+
   it('cannot be combined with durability "group"', () => {
     expect(() => SqliteSaver.create({ path: join(dir, "group.db"), durability: "group", beforeWrite: () => undefined })).toThrow(/beforeWrite/);
   });
