@@ -2,7 +2,7 @@
 // SQLite file (real HTTP, the official SDK, real child processes); approvals, input, cancel and streaming keep
 // working; the worker processes stop with the server, also when it is killed with SIGKILL.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -60,10 +60,12 @@ describe("server with worker processes", () => {
   let client: Client;
   let childIds: () => string[];
   const slowStep = process.env.SLOW_STEP_MS;
+  const abortLog = join(mkdtempSync(join(tmpdir(), "agentrt-abort-log-")), "aborted.txt");
 
   beforeAll(async () => {
     delete process.env.OPENAI_API_KEY;
     process.env.SLOW_STEP_MS = "1000"; // inherited by the worker processes
+    process.env.SLOW_ABORT_LOG = abortLog;
     const { db, config } = project();
     server = await startServer({ port: 0, db, config, apiKey: "", workers: 2, log: () => undefined });
     client = new Client({ apiUrl: server.url, apiKey: null });
@@ -73,6 +75,7 @@ describe("server with worker processes", () => {
   });
 
   afterAll(async () => {
+    delete process.env.SLOW_ABORT_LOG;
     if (slowStep === undefined) delete process.env.SLOW_STEP_MS;
     else process.env.SLOW_STEP_MS = slowStep;
     const pids = server.workers.map((w) => w.pid);
@@ -165,9 +168,9 @@ describe("server with worker processes", () => {
     expect(childIds()).toContain(claimers(server, run.run_id)[0]);
     await client.runs.cancel(thread.thread_id, run.run_id, true);
     expect(server.runtime.runs.get(run.run_id).status).toBe("CANCELED");
-    // Step b (1 s) was under way: told at once, the worker aborts it, so b is never checkpointed. Left to
-    // itself, the worker would see the lost lease only at b's end (its per-step check) or at a heartbeat.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // Step b (1 s) was under way: told at once, the worker aborts it mid-sleep. Left to itself, the worker
+    // would let b finish and only then find its checkpoint write refused (or notice at a heartbeat).
+    await until("step b aborted in the worker", () => existsSync(abortLog) && readFileSync(abortLog, "utf8").includes("b aborted"), 5000);
     expect((await client.threads.getState<{ steps?: string[] }>(thread.thread_id)).values.steps).toEqual(["a"]);
   });
 
