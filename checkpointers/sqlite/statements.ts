@@ -140,7 +140,6 @@ export function prepareStatements(db: SqliteDatabase): Statements {
   };
 }
 
-/** A multi-row `checkpoint_blobs` insert of `count` rows; a (channel, version) is written once, later checkpoints reference it. */
 /** A multi-row insert of `count` task writes (9 parameters each); a write already stored is kept. */
 export function prepareWriteInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array)[]> {
   const rows = Array.from({ length: count }, () => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
@@ -149,6 +148,7 @@ export function prepareWriteInsert(db: SqliteDatabase, count: number): Statement
     VALUES ${rows} ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING`);
 }
 
+/** A multi-row `checkpoint_blobs` insert of `count` rows; a (channel, version) is written once, later checkpoints reference it. */
 export function prepareBlobInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array)[]> {
   const rows = Array.from({ length: count }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
   return db.prepare(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES ${rows} ON CONFLICT DO NOTHING`);

@@ -39,7 +39,12 @@ export class FallbackWorker {
   private check(): void {
     if (!this.covered() && this.current === undefined) {
       const worker = this.make();
-      const entry = { worker, done: worker.run().finally(() => this.live.delete(entry)) };
+      const done = worker.run().then(
+        () => undefined,
+        // A worker that cannot go on (a database upgraded under it) must not take the server down with an unhandled rejection.
+        (error: unknown) => void process.stderr.write(`agentrt serve: in-process worker stopped: ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+      const entry = { worker, done: done.finally(() => this.live.delete(entry)) };
       this.live.add(entry);
       this.current = worker;
     } else if (this.covered() && this.current !== undefined) {

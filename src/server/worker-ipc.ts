@@ -5,7 +5,7 @@
  * its next poll.
  * @module
  */
-import type { RunStatus } from "../runs/index.js";
+import { RUN_STATUSES, type RunStatus } from "../runs/index.js";
 
 /** What a forked worker needs to open the runtime; passed as its one argument, JSON. */
 export interface WorkerChildSpec {
@@ -40,7 +40,7 @@ export function parseFromWorker(message: unknown): FromWorker | undefined {
   if (message === null || typeof message !== "object") return undefined;
   const m = message as Record<string, unknown>;
   if (m.type === "ready" && typeof m.workerId === "string") return { type: "ready", workerId: m.workerId };
-  if (m.type === "rest" && typeof m.runId === "string" && typeof m.status === "string") {
+  if (m.type === "rest" && typeof m.runId === "string" && (RUN_STATUSES as readonly unknown[]).includes(m.status)) {
     return { type: "rest", runId: m.runId, status: m.status as RunStatus };
   }
   return undefined;
