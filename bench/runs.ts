@@ -223,4 +223,4 @@ const multi = await scaleProcesses(processes);
 console.log(`scale over ${processes} worker processes (agentrt worker --once, concurrency ${Math.ceil(200 / processes)} each): ${multi.runsPerS.toFixed(1)} runs/s, p50 ${multi.p50} ms, p99 ${multi.p99} ms from claim (${multi.fromSubmitP99} ms from submission, worker start-up included; runs/s from the first claim; the processes start cold)`);
 console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / plain).toFixed(2)), overhead_vs_langgraph_same_tool: Number((rt / lg).toFixed(2)),
   runs_per_s_processes: Number(multi.runsPerS.toFixed(1)), p99_ms_processes: multi.p99, worker_processes: processes,
-  graph_alone_ms: Number(alone.toFixed(2)), graph_with_saver_ms: Number(saved.toFixed(2)), agentrt_ms: Number(rt.toFixed(2)), langgraph_ms: Number(lg.toFixed(2)) }));
+  graph_alone_ms: Number(alone.toFixed(2)), graph_with_saver_ms: Number(saved.toFixed(2)), agentrt_ms: Number(rt.toFixed(2)), langgraph_ms: Number(plain.toFixed(2)), langgraph_same_tool_ms: Number(lg.toFixed(2)) }));
