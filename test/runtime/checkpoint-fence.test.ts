@@ -12,6 +12,15 @@ import { fenceCheckpoints, FENCING_TOKEN_KEY } from "../../src/runtime/checkpoin
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-fence-")), "f.db");
 
+/** A run claimed by worker "w" on a fresh file, and the fence over its lease. */
+function claimedRun() {
+  const db = openDatabase(tempDb());
+  const runs = RunStore.open(db);
+  const run = runs.create({ graphId: "g", input: {}, userId: "u" });
+  const claimed = new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 })!;
+  return { db, runs, run, claimed, fence: fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]])) };
+}
+
 describe("checkpoint fence", () => {
   it("refuses the checkpoint write of a run canceled by another process: nothing of that step is stored", async () => {
     const config = fileURLToPath(new URL("../fixtures/fence/langgraph.json", import.meta.url));
@@ -33,12 +42,8 @@ describe("checkpoint fence", () => {
   });
 
   it("passes writes of the current holder (flushing its deferred usage) and of writers outside a run", () => {
-    const db = openDatabase(tempDb());
+    const { db, runs, run, claimed, fence } = claimedRun();
     try {
-      const runs = RunStore.open(db);
-      const run = runs.create({ graphId: "g", input: {}, userId: "u" });
-      const claimed = new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 })!;
-      const fence = fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]]));
       claimed.lease.deferUsage({ modelCalls: 1, tokens: 7 });
       fence({ configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } });
       expect(runs.get(run.runId).usage).toMatchObject({ modelCalls: 1, tokens: 7 });
@@ -54,12 +59,8 @@ describe("checkpoint fence", () => {
   });
 
   it("a checkpoint write that does not commit defers its usage again: counted once, by the next write", () => {
-    const db = openDatabase(tempDb());
+    const { db, runs, run, claimed, fence } = claimedRun();
     try {
-      const runs = RunStore.open(db);
-      const run = runs.create({ graphId: "g", input: {}, userId: "u" });
-      const claimed = new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 })!;
-      const fence = fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]]));
       const config = { configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } };
       claimed.lease.deferUsage({ modelCalls: 1, tokens: 7 });
       // The checkpoint's transaction rolls back after the fence wrote the usage.
