@@ -140,8 +140,9 @@ export class RunLease {
 
   /**
    * Adds usage written with this lease's next write (a fenced checkpoint write, usage, check, status
-   * change) instead of in a commit of its own: a model call's or a tool call's step. Budgets read usage through {@link check}, which
-   * writes it first; a holder that dies before that write loses only these counts.
+   * change) instead of in a commit of its own: a model call's or a tool call's step. Budgets read
+   * usage through {@link check}, which writes it first; a holder that dies before that write loses
+   * only these counts.
    */
   deferUsage(delta: Partial<RunUsage>): void {
     this.deferred = sumUsage(this.deferred, delta);
