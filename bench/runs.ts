@@ -6,7 +6,8 @@
  * through one in-process worker at concurrency 200, then through one `agentrt worker` process per core
  * (at least 2; started cold, unlike the warm in-process worker).
  * Last line: {"runs_per_s", "p99_ms", "overhead_vs_langgraph"} — overhead against the issue's setup (a tool that
- * returns a constant); `overhead_vs_langgraph_same_tool` against a baseline calling the same simulated service.
+ * returns a constant); `overhead_vs_langgraph_same_tool` against a baseline calling the same simulated service;
+ * `overhead_vs_langgraph_fanout` against createReactAgent v2, which checkpoints each tool call as its own branch.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -40,8 +41,8 @@ const cpuMs = () => {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
 };
-type Side = "agentrt" | "langgraph" | "langgraphPlainTool" | "graphAlone" | "graphSaver";
-const cpuPerRun: Record<Side, number[]> = { agentrt: [], langgraph: [], langgraphPlainTool: [], graphAlone: [], graphSaver: [] };
+type Side = "agentrt" | "langgraph" | "langgraphPlainTool" | "langgraphFanOut" | "graphAlone" | "graphSaver";
+const cpuPerRun: Record<Side, number[]> = { agentrt: [], langgraph: [], langgraphPlainTool: [], langgraphFanOut: [], graphAlone: [], graphSaver: [] };
 
 async function timeSequential(side: Side, runs: number, once: (i: number) => Promise<void>): Promise<number> {
   for (let i = 0; i < WARMUP; i++) await once(-1 - i);
@@ -71,8 +72,10 @@ async function agentrtMsPerRun(): Promise<number> {
  * `sameTool`: its get_weather calls the simulated weather service city_weather calls (one counted write per
  * call in the same kind of SQLite file), so the tool's own work is equal on both sides and the ratio is the
  * runtime's; otherwise a tool that only returns a string (the issue's original setup, printed for comparison).
+ * `fanOut`: createReactAgent's "v2", one task (and one checkpointed branch) per tool call, as city_weather
+ * runs them so a crash never re-runs a finished sibling; "v1" (the issue's setup) runs a turn's calls as one task.
  */
-async function langgraphMsPerRun(sameTool: boolean): Promise<number> {
+async function langgraphMsPerRun(sameTool: boolean, fanOut = false): Promise<number> {
   const file = tempDb("langgraph.db");
   const simDb = sameTool ? openDatabase(file) : undefined;
   const never = new AbortController();
@@ -89,9 +92,9 @@ async function langgraphMsPerRun(sameTool: boolean): Promise<number> {
       : { toolCalls: CITIES.map((city) => ({ name: "get_weather", args: { city } })) },
   });
   const checkpointer = OfficialSqliteSaver.fromConnString(file);
-  const agent = createReactAgent({ llm: model, tools: [getWeather], checkpointSaver: checkpointer });
+  const agent = createReactAgent({ llm: model, tools: [getWeather], checkpointSaver: checkpointer, version: fanOut ? "v2" : "v1" });
   try {
-    return await timeSequential(sameTool ? "langgraph" : "langgraphPlainTool", SEQUENTIAL, async (i) => {
+    return await timeSequential(fanOut ? "langgraphFanOut" : sameTool ? "langgraph" : "langgraphPlainTool", SEQUENTIAL, async (i) => {
       await agent.invoke({ messages: [{ role: "user", content: MESSAGE }] }, { configurable: { thread_id: `t${i}` } });
     });
   } finally {
@@ -190,23 +193,28 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; el
 
 const lg1 = await langgraphMsPerRun(true);
 const plain1 = await langgraphMsPerRun(false);
+const fan1 = await langgraphMsPerRun(false, true);
 const rt1 = await agentrtMsPerRun();
 const alone1 = await graphMsPerRun(false);
 const saved1 = await graphMsPerRun(true);
 // Interleaved second round so a burst of load on the shared machine hits every side.
 const lg2 = await langgraphMsPerRun(true);
 const plain2 = await langgraphMsPerRun(false);
+const fan2 = await langgraphMsPerRun(false, true);
 const rt2 = await agentrtMsPerRun();
 const alone2 = await graphMsPerRun(false);
 const saved2 = await graphMsPerRun(true);
 const lg = Math.min(lg1, lg2);
 const plain = Math.min(plain1, plain2);
+const fan = Math.min(fan1, fan2);
 const rt = Math.min(rt1, rt2);
 console.log(`overhead: ${SEQUENTIAL} sequential city_weather runs (2 turns, 3 tool calls), best of 2 rounds`);
 console.log(`  createReactAgent + official SqliteSaver, same simulated weather service: ${lg.toFixed(2)} ms/run (${(1000 / lg).toFixed(0)} runs/s)  rounds ${lg1.toFixed(2)} / ${lg2.toFixed(2)}`);
 console.log(`  createReactAgent + official SqliteSaver, a tool returning a constant:    ${plain.toFixed(2)} ms/run (${(1000 / plain).toFixed(0)} runs/s)  rounds ${plain1.toFixed(2)} / ${plain2.toFixed(2)}`);
+console.log(`  createReactAgent v2 (one task per tool call) + official SqliteSaver, constant tool: ${fan.toFixed(2)} ms/run (${(1000 / fan).toFixed(0)} runs/s)  rounds ${fan1.toFixed(2)} / ${fan2.toFixed(2)}`);
 console.log(`  agentrt full path (run record, lease, checkpoints, trace): ${rt.toFixed(2)} ms/run (${(1000 / rt).toFixed(0)} runs/s)  rounds ${rt1.toFixed(2)} / ${rt2.toFixed(2)}`);
-console.log(`  overhead ${(rt / lg).toFixed(2)}× the same-tool baseline, ${(rt / plain).toFixed(2)}× the constant-tool baseline`);
+console.log(`  overhead ${(rt / lg).toFixed(2)}× the same-tool baseline, ${(rt / plain).toFixed(2)}× the constant-tool baseline, ${(rt / fan).toFixed(2)}× the v2 (per-call branches) baseline`);
+console.log(`  LangGraph's own per-call branches cost ${(fan / plain).toFixed(2)}× its v1 (all calls in one task), same saver and tool`);
 const [alone, saved] = [Math.min(alone1, alone2), Math.min(saved1, saved2)];
 console.log(`  where agentrt's time goes: its agent graph alone, nothing persisted ${alone.toFixed(2)} ms/run; + its SqliteSaver ${saved.toFixed(2)}; + run record, lease, trace (full path) ${rt.toFixed(2)}`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -222,5 +230,6 @@ const processes = Math.max(2, availableParallelism());
 const multi = await scaleProcesses(processes);
 console.log(`scale over ${processes} worker processes (agentrt worker --once, concurrency ${Math.ceil(200 / processes)} each): ${multi.runsPerS.toFixed(1)} runs/s, p50 ${multi.p50} ms, p99 ${multi.p99} ms from claim (${multi.fromSubmitP99} ms from submission, worker start-up included; runs/s from the first claim; the processes start cold)`);
 console.log(JSON.stringify({ runs_per_s: Number(s.runsPerS.toFixed(1)), p99_ms: s.p99, overhead_vs_langgraph: Number((rt / plain).toFixed(2)), overhead_vs_langgraph_same_tool: Number((rt / lg).toFixed(2)),
+  overhead_vs_langgraph_fanout: Number((rt / fan).toFixed(2)), langgraph_fanout_ms: Number(fan.toFixed(2)),
   runs_per_s_processes: Number(multi.runsPerS.toFixed(1)), p99_ms_processes: multi.p99, worker_processes: processes,
   graph_alone_ms: Number(alone.toFixed(2)), graph_with_saver_ms: Number(saved.toFixed(2)), agentrt_ms: Number(rt.toFixed(2)), langgraph_ms: Number(plain.toFixed(2)), langgraph_same_tool_ms: Number(lg.toFixed(2)) }));
