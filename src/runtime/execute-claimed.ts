@@ -5,9 +5,9 @@
  * @module
  */
 import { AgentrtError } from "../errors.js";
-import { LeaseLostError, applyOutcome, type RunLease, type RunOutcome, type RunRecord, type RunStore } from "../runs/index.js";
+import { LeaseLostError, applyOutcome, isTerminal, type RunLease, type RunOutcome, type RunRecord, type RunStore } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
-import { executeRun, type ExecutionDeps } from "./execute-run.js";
+import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
 import { syncStateChanges } from "./state-changes.js";
 
 /** What executing a claimed run needs. */
@@ -40,16 +40,17 @@ export function startRecording(deps: ClaimDeps, run: RunRecord): TraceRecorder {
 export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease, started?: TraceRecorder): Promise<void> {
   const recorder = started ?? startRecording(deps, run);
   deps.emit({ type: "status", runId: run.runId, status: "RUNNING" });
-  let outcome: RunOutcome;
+  let executed: ExecutedRun;
   try {
-    outcome = await executeRun(deps, run, lease);
+    executed = await executeRun(deps, run, lease);
   } catch (error) {
     if (error instanceof LeaseLostError || lease.signal.aborted) {
       recorder.flush();
       throw error;
     }
-    outcome = failure(error);
+    executed = { outcome: failure(error) };
   }
+  const { outcome, values } = executed;
   try {
     // The outcome, its transition in the trace and the run's pending spans in one commit. Spans are
     // flushed only after the outcome is written, so a refused outcome (lost lease) rolls none back.
@@ -59,7 +60,8 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
       recorder.flush();
       return recorded;
     });
-    deps.emit({ type: "status", runId: run.runId, status: after.status });
+    // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).
+    deps.emit({ type: "status", runId: run.runId, status: after.status, ...(values === undefined || !isTerminal(after.status) ? {} : { values }) });
   } finally {
     recorder.flush();
   }

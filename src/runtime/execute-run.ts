@@ -43,8 +43,14 @@ interface RunnableGraph extends RegisteredGraph {
 
 const SPAN_STATUS = { done: "ok", failed: "error", denied: "canceled", rejected: "canceled" } as const;
 
+/** Where an execution stopped; `values` when its stream showed it ran to its end (no checkpoint read needed). */
+export interface ExecutedRun {
+  outcome: RunOutcome;
+  values?: Record<string, unknown>;
+}
+
 /** Runs `run` under `lease` until the graph finishes or waits; never throws for graph-level failures. */
-export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease): Promise<RunOutcome> {
+export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease): Promise<ExecutedRun> {
   const graph = (await deps.registry.load(run.graphId)) as RunnableGraph;
   // The registry hands out this runtime's copy with its checkpointer and store attached.
   const recorder = deps.recorder(run);
@@ -68,8 +74,9 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
       watched.observe(chunk);
       deps.streams?.publish(run.runId, chunk);
     }
-    const after = watched.settled() ?? (await graph.getState(config));
-    return outcomeOf(run, after, deps.emit);
+    const settled = watched.settled();
+    const outcome = outcomeOf(run, settled ?? (await graph.getState(config)), deps.emit);
+    return settled === undefined ? { outcome } : { outcome, values: settled.values };
   } catch (error) {
     recorder.recordError(error);
     throw error;

@@ -8,7 +8,16 @@ import type { RunStatus } from "../runs/index.js";
 
 /** One thing that happened in a run, in the order it happened. */
 export type RuntimeEvent =
-  | { type: "status"; runId: string; status: RunStatus }
+  | {
+      type: "status";
+      runId: string;
+      status: RunStatus;
+      /**
+       * The run's final state values, when it ran to its end here and they were read from its own stream
+       * (SUCCEEDED, or FAILED by the graph's own stop); absent otherwise. Read the checkpoint when absent.
+       */
+      values?: Record<string, unknown>;
+    }
   | { type: "model_call"; runId: string; turn: number; model: string; inputTokens: number; outputTokens: number; ms: number }
   | {
       type: "tool_call";

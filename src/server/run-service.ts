@@ -16,6 +16,11 @@ import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
 
 const ACTIVE: RunStatus[] = ["QUEUED", "RUNNING", "RETRYING", "WAITING_APPROVAL", "WAITING_INPUT"];
+/**
+ * How long a waiter that saw its run finish (another connection's commit) waits for the worker process that
+ * finished it to report the rest with its final values, before reading the thread's state instead.
+ */
+const REST_GRACE_MS = 1000;
 /** How long a run to be executed here (streamed) stays unclaimable by others if this process never kicks it. */
 const HERE_HOLD_MS = 30_000;
 
@@ -39,7 +44,18 @@ export interface RunHandoff {
   poke(): boolean;
   /** A run was canceled: the worker executing it stops now. */
   canceled(runId: string): void;
+  /** True when the worker with this id reports its rests to this server (with the final values). */
+  reportsRests(workerId: string): boolean;
 }
+
+/** A run at rest, with its final state values when the execution that ended it sent them (see RuntimeEvent). */
+export interface RestingRun {
+  run: RunRecord;
+  values?: Record<string, unknown>;
+}
+
+/** Wakes one waiter, with the final values the rest came with (if any). */
+type Wake = (values?: Record<string, unknown>) => void;
 
 /** True once a run waits for a person or has finished. */
 export function isResting(status: RunStatus): boolean {
@@ -48,7 +64,7 @@ export function isResting(status: RunStatus): boolean {
 
 /** The run operations the routes call. */
 export class RunService {
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new Map<string, Set<Wake>>();
   private foreignTimer: NodeJS.Timeout | undefined;
   private dataVersion = -1;
   private lastWakeAll = 0;
@@ -63,7 +79,7 @@ export class RunService {
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
   onRuntimeEvent(event: RuntimeEvent): void {
-    if (event.type === "status" && event.status !== "RUNNING") this.notify(event.runId);
+    if (event.type === "status" && event.status !== "RUNNING") this.notify(event.runId, event.values);
   }
 
   /** The graph id an assistant id names: the graph id itself or its derived uuid. */
@@ -156,12 +172,15 @@ export class RunService {
     this.foreignTimer = undefined;
   }
 
-  /** Checks decisions against the live pending actions and resumes the run in the background. */
-  async decide(run: RunRecord, decisions: ApprovalResume[]): Promise<PreparedRun> {
+  /**
+   * Checks decisions against the live pending actions (`pending` when the caller has just read them) and
+   * resumes the run in the background.
+   */
+  async decide(run: RunRecord, decisions: ApprovalResume[], livePending?: readonly PendingAction[]): Promise<PreparedRun> {
     if (run.status !== "WAITING_APPROVAL") {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `run ${run.runId} is ${run.status}, not waiting for approval`);
     }
-    const pending = await this.states.pending(run.graphId, run.threadId);
+    const pending = livePending ?? (await this.states.pending(run.graphId, run.threadId));
     for (const decision of decisions) {
       const check = validateResume(pending, decision);
       if (!check.ok) throw check.error;
@@ -171,22 +190,47 @@ export class RunService {
 
   /** Resolves when the run waits or has finished (or `signal` aborts). */
   async waitResting(runId: string, signal?: AbortSignal): Promise<RunRecord> {
+    return (await this.waitSettled(runId, signal)).run;
+  }
+
+  /**
+   * {@link waitResting}, plus the run's final state values when the rest that woke this waiter carried them
+   * (the run ran to its end in this process or a worker process); undefined means: read the checkpoint.
+   */
+  async waitSettled(runId: string, signal?: AbortSignal): Promise<RestingRun> {
+    let values: Record<string, unknown> | undefined;
+    let graceTaken = false;
     for (;;) {
       const run = this.runtime.runs.get(runId);
-      if (isResting(run.status) || signal?.aborted === true) return run;
-      await this.nextChange(runId, signal);
+      const resting = isResting(run.status);
+      // Seen finished through the shared file before its worker process's message (with the values) arrived.
+      if (resting && values === undefined && !graceTaken && signal?.aborted !== true && this.restReported(run)) {
+        graceTaken = true;
+        values = await this.nextChange(runId, signal, REST_GRACE_MS);
+        continue;
+      }
+      if (resting || signal?.aborted === true) return values === undefined ? { run } : { run, values };
+      values = await this.nextChange(runId, signal);
     }
   }
 
-  /** Wakes the waiters of one run. */
-  notify(runId: string): void {
+  /** True when a worker process of this server finished `run`: its rest message is on its way. */
+  private restReported(run: RunRecord): boolean {
+    if (this.handoff === undefined || !isTerminal(run.status)) return false;
+    const claimer = this.runtime.runs.events(run.runId).findLast((e) => e.to === "RUNNING")?.actor;
+    return claimer != null && this.handoff.reportsRests(claimer);
+  }
+
+  /** Wakes the waiters of one run; `values`: its final state, when the execution that ended it sent them. */
+  notify(runId: string, values?: Record<string, unknown>): void {
     const set = this.watchers.get(runId);
     if (set === undefined) return;
     this.watchers.delete(runId);
-    for (const wake of set) wake();
+    for (const wake of set) wake(values);
   }
 
-  private nextChange(runId: string, signal?: AbortSignal): Promise<void> {
+  /** The next wake of `runId`'s waiters (with the values it carried), or the abort, or `timeoutMs`. */
+  private nextChange(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown> | undefined> {
     return new Promise((resolve) => {
       let set = this.watchers.get(runId);
       if (set === undefined) {
@@ -194,13 +238,16 @@ export class RunService {
         this.watchers.set(runId, set);
       }
       const owner = set;
-      function done(): void {
+      function done(values?: Record<string, unknown>): void {
         owner.delete(done);
-        signal?.removeEventListener("abort", done);
-        resolve();
+        signal?.removeEventListener("abort", aborted);
+        if (timer !== undefined) clearTimeout(timer);
+        resolve(values);
       }
+      const aborted = () => done();
+      const timer = timeoutMs === undefined ? undefined : setTimeout(aborted, timeoutMs);
       set.add(done);
-      signal?.addEventListener("abort", done);
+      signal?.addEventListener("abort", aborted);
       this.watchForeign();
     });
   }
@@ -260,7 +307,7 @@ export class RunService {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);
     }
     const pending = await this.states.pending(waiting.graphId, threadId);
-    return this.decide(waiting, decisionsFrom(resume, pending, caller, waiting.userId));
+    return this.decide(waiting, decisionsFrom(resume, pending, caller, waiting.userId), pending);
   }
 }
 

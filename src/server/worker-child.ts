@@ -10,6 +10,7 @@
  */
 import type { Worker } from "../runs/index.js";
 import { Runtime } from "../runtime/index.js";
+import { toWire } from "./wire.js";
 import { parseToWorker, type FromWorker, type WorkerChildSpec } from "./worker-ipc.js";
 
 /** Longest a stopping worker may take to hand its runs back before it exits anyway. */
@@ -45,9 +46,12 @@ const runtime = Runtime.open({
   db: spec.db,
   config: spec.config,
   workerId: spec.workerId,
-  // Only rests: a waiter in the server needs nothing else, and every message costs both loops.
+  // Only rests: a waiter in the server needs nothing else, and every message costs both loops. A run that
+  // ran to its end sends its final values along: the server's waiter answers with them instead of a getState.
   onEvent: (event) => {
-    if (event.type === "status" && event.status !== "RUNNING") send({ type: "rest", runId: event.runId, status: event.status });
+    if (event.type !== "status" || event.status === "RUNNING") return;
+    const values = event.values === undefined ? undefined : (toWire(event.values) as Record<string, unknown>);
+    send({ type: "rest", runId: event.runId, status: event.status, ...(values === undefined ? {} : { values }) });
   },
 });
 // Loaded before the first claim, so no run waits for a graph import here (a broken entry fails its runs later, as anywhere).

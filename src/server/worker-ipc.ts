@@ -32,8 +32,11 @@ export type ToWorker =
 export type FromWorker =
   /** The runtime is open and the graphs are loaded; pokes are useful from now on. */
   | { type: "ready"; workerId: string }
-  /** A run this worker executed came to rest (waits, or finished) and that is committed. */
-  | { type: "rest"; runId: string; status: RunStatus };
+  /**
+   * A run this worker executed came to rest (waits, or finished) and that is committed; `values`: its final
+   * state in wire form, when it ran to its end (so the server's waiter needs no checkpoint read).
+   */
+  | { type: "rest"; runId: string; status: RunStatus; values?: Record<string, unknown> };
 
 /** A message from a worker, or undefined for anything else on the channel. */
 export function parseFromWorker(message: unknown): FromWorker | undefined {
@@ -41,7 +44,8 @@ export function parseFromWorker(message: unknown): FromWorker | undefined {
   const m = message as Record<string, unknown>;
   if (m.type === "ready" && typeof m.workerId === "string") return { type: "ready", workerId: m.workerId };
   if (m.type === "rest" && typeof m.runId === "string" && (RUN_STATUSES as readonly unknown[]).includes(m.status)) {
-    return { type: "rest", runId: m.runId, status: m.status as RunStatus };
+    const values = m.values !== null && typeof m.values === "object" && !Array.isArray(m.values) ? (m.values as Record<string, unknown>) : undefined;
+    return { type: "rest", runId: m.runId, status: m.status as RunStatus, ...(values === undefined ? {} : { values }) };
   }
   return undefined;
 }

@@ -23,8 +23,8 @@ export interface WorkerPoolOptions {
   spec: Omit<WorkerChildSpec, "workerId">;
   /** Prefix of the workers' ids (lease owners): `<prefix>_w<i>_<generation>`. */
   idPrefix: string;
-  /** A worker's run came to rest. */
-  onRest: (runId: string, status: RunStatus) => void;
+  /** A worker's run came to rest; `values`: its final state (wire form) when it ran to its end. */
+  onRest: (runId: string, status: RunStatus, values?: Record<string, unknown>) => void;
   log: (line: string) => void;
 }
 
@@ -96,6 +96,11 @@ export class WorkerPool {
     for (const slot of this.slots) if (slot.ready) this.send(slot, { type: "canceled", runId });
   }
 
+  /** True when `workerId` names a live worker process of this pool (its rests are reported over IPC). */
+  reportsRests(workerId: string): boolean {
+    return this.slots.some((s) => s.child !== undefined && s.id === workerId);
+  }
+
   /** SIGTERM to every worker (they hand back their runs and exit); SIGKILL after a timeout. No restarts after this. */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -130,7 +135,7 @@ export class WorkerPool {
     child.on("message", (raw) => {
       const message = parseFromWorker(raw);
       if (message?.type === "ready") slot.ready = slot.child === child;
-      else if (message?.type === "rest") this.options.onRest(message.runId, message.status);
+      else if (message?.type === "rest") this.options.onRest(message.runId, message.status, message.values);
     });
     // A failed send (the channel closing) surfaces here; the exit handler does the rest.
     child.on("error", (error) => this.options.log(`worker ${id}: ${error.message}`));

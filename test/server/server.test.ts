@@ -1,7 +1,8 @@
 // The server driven by the official @langchain/langgraph-sdk Client, as Studio and user apps drive it.
 import type { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import type { AgentServer } from "../../src/server/server.js";
+import { ThreadStateReader } from "../../src/server/thread-state.js";
 import { ROLLBACK_INPUT, startTestServer, type Approval } from "./harness.js";
 
 let server: AgentServer;
@@ -94,6 +95,28 @@ describe("agentrt serve with the official SDK client", () => {
     expect(branch.values.messages.filter((m) => m.type === "ai").map((m) => m.content).join(" ")).toMatch(/search/);
     const lineage = await client.threads.getHistory(thread.thread_id, { limit: 200 });
     expect(lineage.map((h) => h.checkpoint.checkpoint_id)).toContain(forkId);
+  });
+
+  it("answers the wait of a run that ran to its end with the values it streamed, equal to the thread's state", async () => {
+    const fresh = await startTestServer();
+    onTestFinished(() => fresh.server.close());
+    const thread = await fresh.client.threads.create();
+    const waiting = (await fresh.client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT })) as { __interrupt__?: { value: Approval }[] };
+    const approval = waiting.__interrupt__?.[0]?.value;
+    const reads = vi.spyOn(ThreadStateReader.prototype, "state");
+    const checks = vi.spyOn(ThreadStateReader.prototype, "pending");
+    onTestFinished(() => {
+      reads.mockRestore();
+      checks.mockRestore();
+    });
+    const done = await fresh.client.runs.wait(thread.thread_id, "ops_rollback", {
+      command: { resume: { action_id: approval?.action_id, args_hash: approval?.args_hash, decision: "approve" } },
+    });
+    // The resume's approval check reads the pending actions; the answer itself reads nothing.
+    expect(checks).toHaveBeenCalledTimes(1);
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(JSON.stringify(done)).toMatch(/Rolled back to/);
+    expect(done).toEqual((await fresh.client.threads.getState(thread.thread_id)).values);
   });
 
   it("waits for a run, creates a background run and joins it, and cancels", async () => {

@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { startServer, type AgentServer } from "../../src/server/server.js";
+import { ThreadStateReader } from "../../src/server/thread-state.js";
 import { ROLLBACK_INPUT, graphFile, type Approval } from "./harness.js";
 
 const slowGraph = fileURLToPath(new URL("./fixtures/slow-graph.ts", import.meta.url));
@@ -86,7 +87,11 @@ describe("server with worker processes", () => {
   });
 
   it("runs concurrent runs.wait to success, executed by the worker processes", async () => {
+    // A finished run's answer is the final state its worker process sent with the rest: no state read here.
+    const reads = vi.spyOn(ThreadStateReader.prototype, "state");
+    onTestFinished(() => reads.mockRestore());
     const results = await Promise.all(Array.from({ length: 8 }, () => client.runs.wait(null, "city_weather", { input: WEATHER })));
+    expect(reads).not.toHaveBeenCalled();
     for (const values of results) {
       expect(values).not.toHaveProperty("__error__");
       expect(JSON.stringify(values)).toMatch(/Beijing/);
@@ -96,6 +101,10 @@ describe("server with worker processes", () => {
     expect(runs.map((r) => r.status)).toEqual(Array(8).fill("SUCCEEDED"));
     const byChild = runs.filter((r) => claimers(server, r.runId).some((id) => childIds().includes(id)));
     expect(byChild.length).toBeGreaterThan(0);
+    // The same values the thread's state shows.
+    const thread = await client.threads.create();
+    const values = await client.runs.wait(thread.thread_id, "city_weather", { input: WEATHER });
+    expect(values).toEqual((await client.threads.getState(thread.thread_id)).values);
   });
 
   it("waits for an approval and resumes with command.resume in a worker process", async () => {

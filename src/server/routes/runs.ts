@@ -7,17 +7,26 @@ import { Hono, type Context } from "hono";
 import { isTerminal, type RunRecord } from "../../runs/index.js";
 import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
+import type { RestingRun } from "../run-service.js";
 import { RunCreate, requestedModes } from "../schemas.js";
 import { streamRun } from "../sse.js";
 import { runToWire, toWire } from "../wire.js";
 
-/** What `runs.wait` and `runs.join` return: the thread's values, with the interrupt or error if any. */
-async function finalValues(deps: RouteDeps, run: RunRecord): Promise<Record<string, unknown>> {
+/**
+ * What `runs.wait` and `runs.join` return: the thread's values, with the interrupt or error if any. A run
+ * that ran to its end answers with the final values its execution sent with the rest; others read the thread.
+ */
+async function finalValues(deps: RouteDeps, { run, values: sent }: RestingRun): Promise<Record<string, unknown>> {
+  if (sent !== undefined && isTerminal(run.status)) return withError(run, toWire(sent) as Record<string, unknown>);
   const snapshot = await deps.service.states.state(run.graphId, run.threadId);
   const values = (snapshot === undefined ? {} : toWire(snapshot.values)) as Record<string, unknown>;
   if (run.status === "WAITING_APPROVAL" && snapshot !== undefined) {
     values.__interrupt__ = snapshot.tasks.filter((t) => t.result === undefined).flatMap((t) => t.interrupts.map((i) => ({ value: toWire(i.value), id: i.id })));
   }
+  return withError(run, values);
+}
+
+function withError(run: RunRecord, values: Record<string, unknown>): Record<string, unknown> {
   if (run.status === "FAILED" || run.status === "EXPIRED") {
     values.__error__ = { error: run.errorCode ?? run.status, message: run.errorMessage ?? "" };
   }
@@ -39,8 +48,7 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
   if (mode === "background") return c.json(runToWire(deps.service.runtime.runs.get(run.runId)));
-  const rested = await deps.service.waitResting(run.runId);
-  return c.json(await finalValues(deps, rested));
+  return c.json(await finalValues(deps, await deps.service.waitSettled(run.runId)));
 }
 
 /** Routes of runs. */
@@ -71,7 +79,7 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   app.get("/threads/:tid/runs/:rid/join", async (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
-    return c.json(await finalValues(deps, await deps.service.waitResting(run.runId)));
+    return c.json(await finalValues(deps, await deps.service.waitSettled(run.runId)));
   });
   app.get("/threads/:tid/runs/:rid/stream", (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
