@@ -54,8 +54,12 @@ export interface RestingRun {
   values?: Record<string, unknown>;
 }
 
-/** Wakes one waiter, with the final values the rest came with (if any). */
-type Wake = (values?: Record<string, unknown>) => void;
+/** What woke a waiter: a report that the run rested (with its final values, if sent), or just "look again". */
+type Wake = (report?: { values?: Record<string, unknown> }) => void;
+
+function withValues(run: RunRecord, values: Record<string, unknown> | undefined): RestingRun {
+  return values === undefined ? { run } : { run, values };
+}
 
 /** True once a run waits for a person or has finished. */
 export function isResting(status: RunStatus): boolean {
@@ -79,7 +83,7 @@ export class RunService {
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
   onRuntimeEvent(event: RuntimeEvent): void {
-    if (event.type === "status" && event.status !== "RUNNING") this.notify(event.runId, event.values);
+    if (event.type === "status" && event.status !== "RUNNING") this.rested(event.runId, event.values);
   }
 
   /** The graph id an assistant id names: the graph id itself or its derived uuid. */
@@ -198,39 +202,55 @@ export class RunService {
    * (the run ran to its end in this process or a worker process); undefined means: read the checkpoint.
    */
   async waitSettled(runId: string, signal?: AbortSignal): Promise<RestingRun> {
-    let values: Record<string, unknown> | undefined;
-    let graceTaken = false;
+    let report: { values?: Record<string, unknown> } | undefined;
     for (;;) {
       const run = this.runtime.runs.get(runId);
-      const resting = isResting(run.status);
-      // Seen finished through the shared file before its worker process's message (with the values) arrived.
-      if (resting && values === undefined && !graceTaken && signal?.aborted !== true && this.restReported(run)) {
-        graceTaken = true;
-        values = await this.nextChange(runId, signal, REST_GRACE_MS);
-        continue;
+      if (signal?.aborted === true || (isResting(run.status) && report !== undefined)) return withValues(run, report?.values);
+      if (isResting(run.status)) {
+        // Seen at rest through the shared file: a worker process of this server that ended it reports that
+        // (with the final values) a moment later; anyone else never does.
+        return withValues(run, this.restReportedBy(run) ? (await this.nextReport(runId, signal))?.values : undefined);
       }
-      if (resting || signal?.aborted === true) return values === undefined ? { run } : { run, values };
-      values = await this.nextChange(runId, signal);
+      report = await this.nextChange(runId, signal);
     }
   }
 
-  /** True when a worker process of this server finished `run`: its rest message is on its way. */
-  private restReported(run: RunRecord): boolean {
+  /** True when a worker process of this server ended `run`: its report is on its way. */
+  private restReportedBy(run: RunRecord): boolean {
     if (this.handoff === undefined || !isTerminal(run.status)) return false;
     const claimer = this.runtime.runs.events(run.runId).findLast((e) => e.to === "RUNNING")?.actor;
     return claimer != null && this.handoff.reportsRests(claimer);
   }
 
-  /** Wakes the waiters of one run; `values`: its final state, when the execution that ended it sent them. */
-  notify(runId: string, values?: Record<string, unknown>): void {
+  /** The run's rest report, skipping other wakes; undefined after {@link REST_GRACE_MS} or an abort. */
+  private async nextReport(runId: string, signal?: AbortSignal): Promise<{ values?: Record<string, unknown> } | undefined> {
+    const deadline = Date.now() + REST_GRACE_MS;
+    for (let left = REST_GRACE_MS; left > 0 && signal?.aborted !== true; left = deadline - Date.now()) {
+      const report = await this.nextChange(runId, signal, left);
+      if (report !== undefined) return report;
+    }
+    return undefined;
+  }
+
+  /** Wakes the waiters of one run to look at it again. */
+  notify(runId: string): void {
+    this.wake(runId, undefined);
+  }
+
+  /** The run came to rest (committed); `values`: its final state, when the execution that ended it sent them. */
+  rested(runId: string, values?: Record<string, unknown>): void {
+    this.wake(runId, values === undefined ? {} : { values });
+  }
+
+  private wake(runId: string, report: { values?: Record<string, unknown> } | undefined): void {
     const set = this.watchers.get(runId);
     if (set === undefined) return;
     this.watchers.delete(runId);
-    for (const wake of set) wake(values);
+    for (const wake of set) wake(report);
   }
 
-  /** The next wake of `runId`'s waiters (with the values it carried), or the abort, or `timeoutMs`. */
-  private nextChange(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown> | undefined> {
+  /** The next wake of `runId`'s waiters (a rest report, or undefined for any other), or the abort, or `timeoutMs`. */
+  private nextChange(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<{ values?: Record<string, unknown> } | undefined> {
     return new Promise((resolve) => {
       let set = this.watchers.get(runId);
       if (set === undefined) {
@@ -238,11 +258,11 @@ export class RunService {
         this.watchers.set(runId, set);
       }
       const owner = set;
-      function done(values?: Record<string, unknown>): void {
+      function done(report?: { values?: Record<string, unknown> }): void {
         owner.delete(done);
         signal?.removeEventListener("abort", aborted);
         if (timer !== undefined) clearTimeout(timer);
-        resolve(values);
+        resolve(report);
       }
       const aborted = () => done();
       const timer = timeoutMs === undefined ? undefined : setTimeout(aborted, timeoutMs);

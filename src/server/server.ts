@@ -94,7 +94,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     count: workers,
     spec: { db: resolve(options.db ?? "./agentrt.db"), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency: processConcurrency, pollMs: 100 },
     idPrefix: `serve_${process.pid}`,
-    onRest: (runId, _status, values) => service?.notify(runId, values),
+    onRest: (runId, _status, values) => service?.rested(runId, values),
     log,
   });
   try {
