@@ -179,9 +179,9 @@ export class RunLease {
     return this.transition("RETRYING", { ...options, availableAt: this.store.clock() + (options.delayMs ?? 0) });
   }
 
-  /** Gives the run back unfinished (worker shutting down): RETRYING, claimable at once. */
+  /** Gives the run back unfinished (worker shutting down): RETRYING, claimable at once; the attempt is not counted. */
   release(reason = "released by worker"): RunRecord {
-    return this.transition("RETRYING", { reason });
+    return this.transition("RETRYING", { reason, refundAttempt: true });
   }
 
   /** Aborts the signal (used by the worker on shutdown); does not write. */

@@ -13,6 +13,7 @@ import { UserInputError } from "../errors.js";
 import { isHeldRetrying } from "./backoff.js";
 import { expireOverdueRuns, recoverExpiredLeases, RunLease } from "./lease.js";
 import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
+import { countsAsAttempt } from "./transition-write.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunStore } from "./run-store.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
@@ -149,7 +150,7 @@ export class Scheduler {
     const claimed = this.store.applyTransition(
       run,
       "RUNNING",
-      { resume, reason: run.attempts === 0 ? "claimed" : `claimed for attempt ${run.attempts + 1}` },
+      { resume, reason: !countsAsAttempt(run) ? "claimed to resume" : run.attempts === 0 ? "claimed" : `claimed for attempt ${run.attempts + 1}` },
       { owner: options.workerId, expiresAt },
     );
     return { run: claimed, lease: new RunLease(this.store, claimed, options.leaseMs) };

@@ -28,6 +28,8 @@ export interface TransitionOptions {
   resume?: unknown;
   /** When a RETRYING run becomes claimable again. @default now */
   availableAt?: number;
+  /** Internal: a graceful hand-back (RUNNING → RETRYING): the attempt it interrupted is not counted. */
+  refundAttempt?: boolean;
 }
 
 /** Internal: lease fields written when a transition enters RUNNING. */
@@ -46,10 +48,11 @@ export function writeTransition(
   const now = store.clock();
   const guardToken = options.fence ?? current.fencingToken;
   const leaving = isWaiting(to) || isTerminal(to);
+  const attemptDelta = claim !== undefined ? (countsAsAttempt(current) ? 1 : 0) : options.refundAttempt === true ? -1 : 0;
   const row = store.stmt(
     `UPDATE runs SET status = ?, updated_at = ?,
        lease_owner = ?, lease_expires_at = ?,
-       fencing_token = fencing_token + ?, attempts = attempts + ?,
+       fencing_token = fencing_token + ?, attempts = MAX(0, attempts + ?),
        started_at = CASE WHEN ? = 1 THEN COALESCE(started_at, ?) ELSE started_at END,
        finished_at = ?,
        available_at = ?,
@@ -64,7 +67,7 @@ export function writeTransition(
   ).get(
     to, now,
     claim?.owner ?? null, claim?.expiresAt ?? null,
-    claim === undefined ? 0 : 1, claim === undefined ? 0 : 1,
+    claim === undefined ? 0 : 1, attemptDelta,
     claim === undefined ? 0 : 1, now,
     isTerminal(to) ? now : null,
     to === "RETRYING" ? (options.availableAt ?? now) : current.availableAt,
@@ -92,4 +95,13 @@ export function writeTransition(
   });
   // The record as written, from the UPDATE itself (no second read).
   return rowToRun(row);
+}
+
+/**
+ * Whether claiming `run` starts a new attempt. Resuming a run that waited for a person (directly, or queued
+ * with its resume) continues the attempt that asked: approvals and answers never use up the attempts that
+ * crash recovery and retries need.
+ */
+export function countsAsAttempt(run: RunRecord): boolean {
+  return !isWaiting(run.status) && !(run.status === "QUEUED" && run.resume != null);
 }

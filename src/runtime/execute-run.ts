@@ -62,7 +62,8 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   };
   try {
     // A first claim without a resume cannot have written a checkpoint yet: its input is due, no read needed.
-    const firstStart = run.attempts <= 1 && run.resume == null;
+    // (Claims are counted by the fencing token, which every claim bumps; attempts skip resumes and hand-backs.)
+    const firstStart = run.fencingToken <= 1 && run.resume == null;
     const input = firstStart ? run.input : inputFor(run, (await graph.getState(config)) as never);
     const options = { ...config, durability: "sync", signal: lease.signal, recursionLimit: 100 };
     // With a bus its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
@@ -110,7 +111,7 @@ function resumesOwnCheckpoint(run: RunRecord, snapshot: { createdAt?: string; me
   const writer = checkpointRunId(snapshot.metadata);
   if (writer !== undefined) return writer === run.runId;
   // A checkpoint from before runs were stamped: only a retry or a resume recovers.
-  return !(run.attempts <= 1 && run.resume == null && run.input != null);
+  return !(run.fencingToken <= 1 && run.resume == null && run.input != null);
 }
 
 function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; tasks: unknown[] }, emit: RuntimeListener): RunOutcome {

@@ -43,7 +43,7 @@ describe("a database written by schema version 1", () => {
     const store = RunStore.open(db, { clock: () => 1_764_000_010_000 });
     const ledger = ToolLedger.open(db);
     const claimed = new Scheduler(store).claimRun("run_waiting", { workerId: "w", leaseMs: 1000, resume: { approved: true } })!;
-    expect(claimed.run).toMatchObject({ status: "RUNNING", attempts: 2, fencingToken: 2, resume: { approved: true } });
+    expect(claimed.run).toMatchObject({ status: "RUNNING", attempts: 1, fencingToken: 2, resume: { approved: true } });
     expect(ledger.begin({ runId: "run_waiting", toolCallId: "call_get", tool: "get_deployment", argsHash: "sha256:aa", idempotent: true }).kind).toBe(
       "replay-result",
     );

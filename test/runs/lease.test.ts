@@ -77,6 +77,35 @@ describe("lease expiry and takeover", () => {
     expect(store.get(runId)).toMatchObject({ status: "FAILED", errorCode: "ATTEMPTS_EXHAUSTED", lease: null });
   });
 
+  it("does not count resumes after a person answered: a crash after approvals still has its attempts", () => {
+    const { store, clock, scheduler, runId, first } = setup({ maxAttempts: 2 });
+    first.lease.transition("WAITING_APPROVAL", { pending: [{ action_id: "a1" }] });
+    // Resumed here at once (agentrt approve) …
+    const resumed = scheduler.claimRun(runId, { workerId: "cli", leaseMs: LEASE, resume: [{ action_id: "a1" }] })!;
+    expect(resumed.run).toMatchObject({ attempts: 1, fencingToken: 2 });
+    resumed.lease.transition("WAITING_APPROVAL", { pending: [{ action_id: "a2" }] });
+    // … or queued with its resume for a worker (approve --queue, the server with worker processes).
+    store.resume(runId, { resume: [{ action_id: "a2" }] });
+    const queued = scheduler.claimNext({ workerId: "W", leaseMs: LEASE })!;
+    expect(queued.run).toMatchObject({ runId, attempts: 1, fencingToken: 3 });
+    expect(store.events(runId).at(-1)?.reason).toBe("claimed to resume");
+    // That worker dies: recovery is attempt 2 of 2, not a failure.
+    clock.advance(LEASE);
+    const recovered = scheduler.claimNext({ workerId: "B", leaseMs: LEASE })!;
+    expect(recovered.run).toMatchObject({ runId, status: "RUNNING", attempts: 2 });
+    expect(store.events(runId).at(-1)?.reason).toBe("claimed for attempt 2");
+  });
+
+  it("does not count an attempt a stopping worker handed back", () => {
+    const { store, scheduler, runId, first } = setup({ maxAttempts: 1 });
+    expect(first.lease.release()).toMatchObject({ status: "RETRYING", attempts: 0 });
+    const again = scheduler.claimNext({ workerId: "B", leaseMs: LEASE })!;
+    expect(again.run).toMatchObject({ runId, attempts: 1, fencingToken: 2 });
+    // Still its one attempt: a retry now is refused as exhausted, as it would have been without the hand-back.
+    again.lease.retry({ errorCode: "TOOL_TIMEOUT" });
+    expect(store.get(runId)).toMatchObject({ status: "FAILED", errorCode: "ATTEMPTS_EXHAUSTED" });
+  });
+
   it("lease.retry fails instead of retrying when attempts are used up", () => {
     const { store, runId, first } = setup({ maxAttempts: 1 });
     first.lease.retry({ errorCode: "TOOL_TIMEOUT" });

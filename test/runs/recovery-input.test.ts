@@ -33,11 +33,11 @@ describe("the input of a run on a thread", () => {
     const rt = open();
     expect((await rt.submit({ graph: "city_weather", message: "Weather for Beijing", threadId: "t" })).status).toBe("SUCCEEDED");
     const second = await rt.submit({ graph: "city_weather", message: "Weather for Tokyo", threadId: "t", queue: true });
-    // Attempt 1 claimed it and died before writing anything (here: handed back at once).
+    // Attempt 1 claimed it and stopped before writing anything (here: handed back at once, so not counted).
     new Scheduler(rt.runs).claimRun(second.run_id, { workerId: "dead", leaseMs: 60_000 })!.lease.release("worker died");
     const done = await rt.start(second.run_id);
     expect(done).toMatchObject({ status: "SUCCEEDED" });
-    expect(rt.runs.get(second.run_id).attempts).toBe(2);
+    expect(rt.runs.get(second.run_id)).toMatchObject({ attempts: 1, fencingToken: 2 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing", "Weather for Tokyo"]);
   });
 
@@ -51,10 +51,11 @@ describe("the input of a run on a thread", () => {
       void worker.stop({ abort: true });
     };
     expect(await worker.run()).toMatchObject({ released: 1 });
-    expect(rt.runs.get(first.run_id)).toMatchObject({ status: "RETRYING", attempts: 1 });
+    // Handed back by a stopping worker: that attempt is not counted.
+    expect(rt.runs.get(first.run_id)).toMatchObject({ status: "RETRYING", attempts: 0 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing"]);
     await rt.worker({ once: true, pollMs: 5 }).run();
-    expect(rt.runs.get(first.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 2 });
+    expect(rt.runs.get(first.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, fencingToken: 2 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing"]);
   });
 });

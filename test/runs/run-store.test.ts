@@ -150,7 +150,8 @@ describe("run payloads", () => {
     scheduler.claimRun(runId, { workerId: "w", leaseMs: 1000 })!.lease.transition("WAITING_INPUT", { pending: { question: "which?" } });
     expect(store.get(runId)).toMatchObject({ status: "WAITING_INPUT", pending: { question: "which?" }, lease: null });
     const { run, lease } = scheduler.claimRun(runId, { workerId: "w", leaseMs: 1000, resume: { answer: "this" } })!;
-    expect(run).toMatchObject({ status: "RUNNING", pending: null, resume: { answer: "this" }, attempts: 2 });
+    // Resuming after an answer continues the attempt that asked.
+    expect(run).toMatchObject({ status: "RUNNING", pending: null, resume: { answer: "this" }, attempts: 1 });
     lease.transition("SUCCEEDED", { result: { answer: 42 } });
     expect(store.get(runId)).toMatchObject({ status: "SUCCEEDED", result: { answer: 42 }, resume: null, errorCode: null });
     expect(store.get(runId).finishedAt).not.toBeNull();
