@@ -11,8 +11,8 @@ import type { ApprovalResume } from "../graph/approval.js";
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
   RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
-  defaultWaitTtlMs, expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError,
-  type ClaimedRun, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
+  defaultWaitTtlMs, expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError, WorkerStoppingError,
+  type ClaimedRun, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
 import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
@@ -38,6 +38,8 @@ export class Runtime {
   private readonly decisionDeps: DecisionDeps;
   /** Leases of runs executing in this process, so a cancel here stops them at once. */
   private readonly active = new Map<string, RunLease>();
+  /** Runs executing here outside a worker loop (submit, start, approve), until recorded or handed back. */
+  private readonly executions = new Set<Promise<ExecutionResult>>();
 
   private constructor(db: SqliteDatabase, registry: GraphRegistry, options: RuntimeOptions) {
     this.db = db;
@@ -198,6 +200,17 @@ export class Runtime {
     });
   }
 
+  /**
+   * Hands back every run executing in this process (RETRYING, claimable at once by any worker; the attempt
+   * is not counted) and resolves when they have stopped: call it before {@link close} when the host stops,
+   * or runs started with submit/start/approve would be left to lease expiry as if the process had crashed.
+   * Worker loops hand back their own runs when stopped (`worker.stop({ abort: true })`).
+   */
+  async handBack(): Promise<void> {
+    for (const lease of this.active.values()) lease.abort(new WorkerStoppingError(this.deps.workerId));
+    await Promise.allSettled([...this.executions]);
+  }
+
   /** Flushes the trace and closes the database. */
   close(): void {
     this.trace.flush();
@@ -246,7 +259,14 @@ export class Runtime {
 
   /** Executes a run claimed here under its lease (heartbeats, outcome); `recorder` when its trace has started. */
   private async executeHere(claimed: ClaimedRun, recorder?: TraceRecorder): Promise<RunView> {
-    const result = await executeClaimed(claimed, (run, lease) => this.execute(run, lease, recorder));
+    const execution = executeClaimed(claimed, (run, lease) => this.execute(run, lease, recorder));
+    this.executions.add(execution);
+    let result: ExecutionResult;
+    try {
+      result = await execution;
+    } finally {
+      this.executions.delete(execution);
+    }
     if (result.kind === "error") throw result.error;
     return toRunView(result.kind === "lost" ? this.runs.get(claimed.run.runId) : result.run);
   }

@@ -112,6 +112,11 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   } catch (error) {
     await Promise.all([pool?.stop(), local.stop()]);
     runtime.close();
+    const code = (error as { code?: unknown }).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      const why = code === "EADDRINUSE" ? "is already in use" : code === "EACCES" ? "needs privileges this process lacks" : "is not an address of this machine";
+      throw new UserInputError("BAD_INPUT", `cannot listen on ${host}:${options.port ?? 2024}: the ${code === "EADDRNOTAVAIL" ? "host" : "port"} ${why} (${code})`, { cause: error });
+    }
     throw error;
   }
   // Forked once listening (forks cost the start ~10 ms each; until a worker is ready runs execute here) and
@@ -138,6 +143,8 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
       await closed;
       service.close();
       await Promise.all([pool?.stop(), local.stop()]);
+      // Runs executing here outside the worker loop (streamed, resumed, waited on) are handed back too.
+      await runtime.handBack();
       runtime.close();
     })()),
   };
