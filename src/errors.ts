@@ -10,6 +10,7 @@ export type AgentrtErrorCode =
   | "BAD_INPUT"
   | "DAG_INVALID"
   | "UNKNOWN_GRAPH"
+  | "GRAPH_LOAD_FAILED"
   | "UNKNOWN_RUN"
   | "UNKNOWN_ACTION"
   | "ARGS_HASH_MISMATCH"

@@ -108,7 +108,13 @@ export class GraphRegistry {
 }
 
 async function importGraph(entry: GraphEntry): Promise<RegisteredGraph> {
-  const module = (await import(pathToFileURL(runnableFile(entry.file)).href)) as Record<string, unknown>;
+  const file = runnableFile(entry.file);
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw loadFailure(entry, file, error);
+  }
   let graph = module[entry.exportName];
   // langgraph.json may also name a factory; LangGraph's CLI accepts both.
   if (typeof graph === "function") graph = await (graph as () => unknown)();
@@ -116,6 +122,16 @@ async function importGraph(entry: GraphEntry): Promise<RegisteredGraph> {
     throw new UserInputError("BAD_INPUT", `${entry.file}: export "${entry.exportName}" of graph ${entry.id} is not a compiled LangGraph graph`);
   }
   return graph as RegisteredGraph;
+}
+
+/** Why a graph's module did not load, in one line that says what to do. */
+function loadFailure(entry: GraphEntry, file: string, error: unknown): UserInputError {
+  const code = (error as { code?: unknown }).code;
+  const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  const why = code === "ERR_UNKNOWN_FILE_EXTENSION" && extname(file) === ".ts"
+    ? "a TypeScript file needs a loader: run agentrt under tsx (npx tsx node_modules/agentrt/dist/src/cli/bin.js …) or point langgraph.json at the compiled .js"
+    : code === "ERR_MODULE_NOT_FOUND" && !existsSync(file) ? "no such file" : message;
+  return new UserInputError("GRAPH_LOAD_FAILED", `graph ${entry.id}: cannot load ${entry.file}: ${why}`, { cause: error });
 }
 
 /** Under plain node a `.ts` entry cannot be imported; use its compiled twin in dist/ when there is one. */

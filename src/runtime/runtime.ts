@@ -78,7 +78,9 @@ export class Runtime {
 
   /** Creates a run; runs it here until it finishes or waits unless `queue` is set. */
   async submit(options: SubmitOptions): Promise<RunView> {
-    if (!this.registry.entries.has(options.graph)) await this.registry.load(options.graph);
+    // Run here: loaded before anything is stored, so a broken graph is refused (exit 2) rather than stored as a
+    // FAILED run, and its import time does not count against the run's deadline. Queued: only the id is checked.
+    if (options.queue !== true || !this.registry.entries.has(options.graph)) await this.registry.load(options.graph);
     if (options.message === undefined && options.input === undefined) {
       throw new UserInputError("BAD_INPUT", "a run needs --message TEXT or --input JSON");
     }
