@@ -84,6 +84,7 @@ export class Runtime {
     if (options.message === undefined && options.input === undefined) {
       throw new UserInputError("BAD_INPUT", "a run needs --message TEXT or --input JSON");
     }
+    if (options.threadId !== undefined) this.assertThreadGraph(options.threadId, options.graph);
     const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
     const spec = {
       graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
@@ -223,6 +224,14 @@ export class Runtime {
     const { resume, expect } = await checkDecision(this.decisionDeps, runId, decision, kind);
     if (decision.queue === true) return queueResume(this.decisionDeps, runId, resume, expect);
     return this.runHere(runId, resume, expect);
+  }
+
+  /** A thread's checkpoints belong to the graph that wrote them: another graph cannot continue it. */
+  private assertThreadGraph(threadId: string, graphId: string): void {
+    const previous = this.runs.list({ threadId, order: "newest", limit: 1 })[0];
+    if (previous !== undefined && previous.graphId !== graphId) {
+      throw new UserInputError("BAD_INPUT", `thread ${threadId} belongs to graph ${previous.graphId}, not ${graphId}: use another thread`);
+    }
   }
 
   /** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */

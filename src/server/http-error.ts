@@ -18,6 +18,8 @@ export class HttpError extends AgentrtError {
 const STATUS_BY_CODE: Partial<Record<AgentrtErrorCode, number>> = {
   BAD_INPUT: 422,
   UNKNOWN_GRAPH: 404,
+  // The server's own langgraph.json names a graph that does not load: not the client's fault.
+  GRAPH_LOAD_FAILED: 500,
   UNKNOWN_RUN: 404,
   UNKNOWN_THREAD: 404,
   UNKNOWN_ACTION: 409,

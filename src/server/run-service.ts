@@ -309,7 +309,10 @@ export class RunService {
       if (ifNotExists !== "create") throw new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${pathThreadId}`);
       return this.threads.create(pathThreadId, { graph_id: graphId }).threadId;
     }
-    if (thread.metadata.graph_id === undefined) this.threads.patch(pathThreadId, { graph_id: graphId });
+    const owner = thread.metadata.graph_id;
+    if (owner === undefined) this.threads.patch(pathThreadId, { graph_id: graphId });
+    // Its checkpoints are another graph's state: running this graph on them would mix two schemas.
+    else if (owner !== graphId) throw new HttpError(422, "BAD_INPUT", `thread ${pathThreadId} belongs to graph ${typeof owner === "string" ? owner : JSON.stringify(owner)}, not ${graphId}: use another thread`);
     return pathThreadId;
   }
 

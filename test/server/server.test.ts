@@ -1,9 +1,11 @@
 // The server driven by the official @langchain/langgraph-sdk Client, as Studio and user apps drive it.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import type { AgentServer } from "../../src/server/server.js";
+import { startServer, type AgentServer } from "../../src/server/server.js";
 import { ThreadStateReader } from "../../src/server/thread-state.js";
-import { ROLLBACK_INPUT, startTestServer, type Approval } from "./harness.js";
+import { ROLLBACK_INPUT, graphFile, startTestServer, tempProject, type Approval } from "./harness.js";
 
 let server: AgentServer;
 let client: Client;
@@ -117,6 +119,26 @@ describe("agentrt serve with the official SDK client", () => {
     expect(reads).toHaveBeenCalledTimes(1);
     expect(JSON.stringify(done)).toMatch(/Rolled back to/);
     expect(done).toEqual((await fresh.client.threads.getState(thread.thread_id)).values);
+  });
+
+  it("keeps a thread to the graph it started with, and names a graph that does not load", async () => {
+    const { dir, db } = tempProject();
+    const config = join(dir, "two-graphs.json");
+    writeFileSync(config, JSON.stringify({ graphs: { ops_rollback: `${graphFile("ops_rollback")}:graph`, city_weather: `${graphFile("city_weather")}:graph`, broken: "./missing.ts:graph" } }));
+    const two = await startServer({ port: 0, db, config, apiKey: "", log: () => undefined });
+    onTestFinished(() => two.close());
+    const post = (path: string, body: object) => fetch(`${two.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const thread = (await (await post("/threads", {})).json()) as { thread_id: string };
+    expect((await post(`/threads/${thread.thread_id}/runs/wait`, { assistant_id: "ops_rollback", input: ROLLBACK_INPUT })).status).toBe(200);
+    const stored = () => two.runtime.runs.list({ threadId: thread.thread_id }).length;
+    expect(stored()).toBe(1);
+    const foreign = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "city_weather", input: { messages: [] } });
+    expect(foreign.status).toBe(422);
+    expect(await foreign.json()).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/belongs to graph ops_rollback, not city_weather/) });
+    const broken = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "broken", input: {} });
+    expect(broken.status).toBe(500);
+    expect(await broken.json()).toMatchObject({ code: "GRAPH_LOAD_FAILED", message: expect.stringMatching(/graph broken: cannot load .*missing\.ts/) });
+    expect(stored()).toBe(1);
   });
 
   it("waits for a run, creates a background run and joins it, and cancels", async () => {
