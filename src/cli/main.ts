@@ -50,7 +50,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     ctx = { db: String(db), json: json === true, args: parsed.positionals, flags, out: io.out, err: io.err };
   } catch (error) {
-    io.err(`agentrt ${name}: ${firstLine(error)}`);
+    io.err(`agentrt ${name}: ${flagError(error)}`);
     return 2;
   }
   try {
@@ -71,6 +71,13 @@ function reportError(name: string, error: unknown, io: CliIo): number {
   }
   io.err(`agentrt ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return 1;
+}
+
+/** parseArgs' reason in one line; for a value starting with a dash, its last line is the one that helps. */
+function flagError(error: unknown): string {
+  const lines = (error instanceof Error ? error.message : String(error)).split("\n");
+  if (lines.length > 1 && lines[0]?.includes("is ambiguous")) return `${lines[0]} ${lines.at(-1) ?? ""}`.trim();
+  return lines[0] ?? "";
 }
 
 function firstLine(error: unknown): string {

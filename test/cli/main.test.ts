@@ -23,6 +23,13 @@ describe("agentrt CLI", () => {
     expect(err).toMatch(/bogus/);
   });
 
+  it("says how to pass a value starting with a dash, in one line", async () => {
+    const { code, err, errLines } = await runCli(["run", "city_weather", "--message", "hi", "--wait-ttl-ms", "-5"]);
+    expect(code).toBe(2);
+    expect(errLines).toHaveLength(1);
+    expect(err).toMatch(/'--wait-ttl-ms' argument is ambiguous\. To specify an option argument starting with a dash use '--wait-ttl-ms=-XYZ'/);
+  });
+
   it("info --json prints exactly one JSON object", async () => {
     const db = join(mkdtempSync(join(tmpdir(), "agentrt-cli-")), "x.db");
     const { code, out } = await runCli(["info", "--db", db, "--json"]);

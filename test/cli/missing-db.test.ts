@@ -13,6 +13,7 @@ const COMMANDS: string[][] = [
   ["trace", "run_x"],
   ["runs"],
   ["stats"],
+  ["world"],
 ];
 
 describe("a --db that does not exist", () => {

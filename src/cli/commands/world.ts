@@ -1,3 +1,4 @@
+import { openDatabase } from "../../db/index.js";
 import { openWorld } from "../../testing/sim-open.js";
 import type { Command } from "../command.js";
 
@@ -8,7 +9,9 @@ export const worldCommand: Command = {
   usage: "agentrt world [--json]",
   flags: {},
   async run(ctx) {
-    const world = openWorld({ path: ctx.db });
+    // Reads what happened: a mistyped --db is refused (exit 2), not created empty.
+    const db = openDatabase(ctx.db, { mustExist: true });
+    const world = openWorld({ db });
     try {
       const snapshot = world.snapshot();
       if (ctx.json) {
@@ -20,7 +23,7 @@ export const worldCommand: Command = {
       }
       return 0;
     } finally {
-      world.db.close();
+      db.close();
     }
   },
 };
