@@ -31,6 +31,7 @@ export type AgentrtErrorCode =
   | "DB_WRITE_FAILED"
   // model behaviour
   | "MODEL_OUTPUT_INVALID"
+  | "MODEL_UNAVAILABLE"
   // tools
   | "TOOL_UNKNOWN"
   | "TOOL_ARGS_INVALID"
@@ -92,6 +93,11 @@ export class StorageError extends AgentrtError {}
 
 /** The model produced output agentrt cannot act on. */
 export class ModelBehaviorError extends AgentrtError {}
+
+/** The model's service could not be reached or refused for now (down, overloaded, rate-limited): not a bug here. */
+export class ModelUnavailableError extends AgentrtError {
+  readonly transient = true;
+}
 
 /** A tool call failed, timed out or was refused. */
 export class ToolError extends AgentrtError {}

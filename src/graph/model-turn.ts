@@ -15,6 +15,7 @@ import { fitContext, type ContextOptions } from "./context-budget.js";
 import { emit, type AgentHooks } from "./hooks.js";
 import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate } from "./state.js";
+import { asModelUnavailable } from "./model-unavailable.js";
 
 /** Options of {@link createModelTurnNode}. */
 export interface ModelTurnOptions {
@@ -166,7 +167,13 @@ export function createModelTurnNode(options: ModelTurnOptions) {
     // Budgets are checked against the context exactly as it would be sent; a stop means no call.
     const stop = resolveRunScope(config).guard?.beforeModelCall?.({ model: name, turn, messages: context });
     if (stop !== undefined) return { error: stop };
-    const raw: BaseMessage = await bindTools(state.messages, config).invoke(context, config);
+    let raw: BaseMessage;
+    try {
+      raw = await bindTools(state.messages, config).invoke(context, config);
+    } catch (error) {
+      // An abort is the run stopping, not the service failing.
+      throw (config?.signal?.aborted === true ? undefined : asModelUnavailable(error, name)) ?? error;
+    }
     const endedAt = Date.now();
     const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);
     const usage = readUsage(reply);
