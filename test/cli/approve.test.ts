@@ -45,6 +45,18 @@ describe("agentrt approve", () => {
     expect(status.view).toEqual(view);
   });
 
+  it("--queue checks and stores the approval; a worker resumes the run, with one rollback", async () => {
+    const view = await startRollback();
+    const action = view.pending[0]!;
+    const queued = await json("approve", view.run_id, "--action", action.action_id, "--args-hash", action.args_hash, "--queue");
+    expect(queued.code).toBe(0);
+    expect(queued.view.status).toBe("QUEUED");
+    expect((await worldCalls()).rollback_deployment ?? 0).toBe(0);
+    expect((await cli("worker", "--once")).code).toBe(0);
+    expect((await json("status", view.run_id)).view.status).toBe("SUCCEEDED");
+    expect((await worldCalls()).rollback_deployment).toBe(1);
+  });
+
   it("refuses a wrong args hash with exit 2 and leaves the run waiting", async () => {
     const view = await startRollback();
     const action = view.pending[0]!;

@@ -6,7 +6,7 @@ import { printRun, withExistingRuntime } from "../runtime-context.js";
 export const approveCommand: Command = {
   name: "approve",
   summary: "Approve (or --reject) a pending action of a waiting run and resume it",
-  usage: "agentrt approve <run_id> --action <action_id> --args-hash <hash> [--by NAME] [--reject] [--reason TEXT]",
+  usage: "agentrt approve <run_id> --action <action_id> --args-hash <hash> [--by NAME] [--role ROLE] [--reject] [--reason TEXT] [--queue]",
   flags: {
     action: { type: "string" },
     "args-hash": { type: "string" },
@@ -14,6 +14,8 @@ export const approveCommand: Command = {
     role: { type: "string", multiple: true },
     reject: { type: "boolean", default: false },
     reason: { type: "string" },
+    // Checked and stored here; a worker resumes the run (QUEUED until then).
+    queue: { type: "boolean", default: false },
   },
   async run(ctx) {
     const [runId, ...extra] = ctx.args;
@@ -27,6 +29,7 @@ export const approveCommand: Command = {
       by: ctx.flags.by as string | undefined,
       roles: (ctx.flags.role as string[] | undefined) ?? [],
       reason: ctx.flags.reason as string | undefined,
+      queue: ctx.flags.queue === true,
     };
     return withExistingRuntime(ctx, async (runtime) => {
       const view = ctx.flags.reject === true ? await runtime.reject(runId, decision) : await runtime.approve(runId, decision);
