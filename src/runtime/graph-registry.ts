@@ -10,6 +10,8 @@ export interface RegisteredGraph {
   checkpointer?: unknown;
   store?: unknown;
   getGraphAsync(config?: unknown): Promise<{ drawMermaid(options?: unknown): string }>;
+  /** Its state channels by name (a compiled graph's `channels`). */
+  channels?: Record<string, unknown>;
   withConfig(config: object): RegisteredGraph;
 }
 

@@ -80,9 +80,14 @@ export class Runtime {
   async submit(options: SubmitOptions): Promise<RunView> {
     // Run here: loaded before anything is stored, so a broken graph is refused (exit 2) rather than stored as a
     // FAILED run, and its import time does not count against the run's deadline. Queued: only the id is checked.
-    if (options.queue !== true || !this.registry.entries.has(options.graph)) await this.registry.load(options.graph);
+    const graph = options.queue !== true || !this.registry.entries.has(options.graph) ? await this.registry.load(options.graph) : undefined;
     if (options.message === undefined && options.input === undefined) {
       throw new UserInputError("BAD_INPUT", "a run needs --message TEXT or --input JSON");
+    }
+    // A message becomes { messages: [...] }: a graph without that channel would silently drop it.
+    if (options.input === undefined && graph?.channels !== undefined && !("messages" in graph.channels)) {
+      const keys = Object.keys(graph.channels).filter((k) => !k.startsWith("__") && !k.startsWith("branch:"));
+      throw new UserInputError("BAD_INPUT", `graph ${options.graph} has no messages channel for --message: pass its state with --input JSON (keys: ${keys.join(", ")})`);
     }
     if (options.threadId !== undefined) this.assertThreadGraph(options.threadId, options.graph);
     const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
