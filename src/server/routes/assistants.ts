@@ -32,8 +32,24 @@ interface DrawableGraph {
 
 interface GraphWithChannels {
   getGraphAsync(config?: unknown): Promise<DrawableGraph>;
+  getSubgraphsAsync?(namespace?: string, recurse?: boolean): AsyncIterable<[string, GraphWithChannels]>;
   builder?: { channels?: Record<string, unknown> };
   channels?: Record<string, unknown>;
+}
+
+/** A graph's schemas as the API shows them: its state keys (values are free-form). */
+function schemasOf(title: string, graph: GraphWithChannels): Record<string, unknown> {
+  const keys = Object.keys(graph.builder?.channels ?? graph.channels ?? {}).filter((k) => !k.startsWith("__") && !k.startsWith("branch:"));
+  const state = { type: "object", title, properties: Object.fromEntries(keys.map((k) => [k, {}])) };
+  return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
+}
+
+/** The subgraphs of a graph (below `namespace`; all levels with `recurse`), keyed by namespace, with their schemas. */
+async function subgraphsOf(graph: GraphWithChannels, namespace: string | undefined, recurse: boolean): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  if (graph.getSubgraphsAsync === undefined) return out;
+  for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = schemasOf(ns, subgraph);
+  return out;
 }
 
 /** Routes under /assistants. */
@@ -60,17 +76,13 @@ export function assistantRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.get("/assistants/:id/schemas", async (c) => {
     const graphId = deps.service.graphOf(c.req.param("id"));
     const graph = (await registry.load(graphId)) as unknown as GraphWithChannels;
-    const keys = Object.keys(graph.builder?.channels ?? graph.channels ?? {}).filter((k) => !k.startsWith("__") && !k.startsWith("branch:"));
-    const state = { type: "object", title: graphId, properties: Object.fromEntries(keys.map((k) => [k, {}])) };
-    return c.json({ graph_id: graphId, input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null });
+    return c.json({ graph_id: graphId, ...schemasOf(graphId, graph) });
   });
-  app.get("/assistants/:id/subgraphs", (c) => {
-    deps.service.graphOf(c.req.param("id"));
-    return c.json({});
-  });
-  app.get("/assistants/:id/subgraphs/:ns", (c) => {
-    deps.service.graphOf(c.req.param("id"));
-    return c.json({});
-  });
+  const subgraphs = async (id: string, namespace: string | undefined, recurse: string | undefined) => {
+    const graph = (await registry.load(deps.service.graphOf(id))) as unknown as GraphWithChannels;
+    return subgraphsOf(graph, namespace, recurse === "true" || recurse === "1");
+  };
+  app.get("/assistants/:id/subgraphs", async (c) => c.json(await subgraphs(c.req.param("id"), undefined, c.req.query("recurse"))));
+  app.get("/assistants/:id/subgraphs/:ns", async (c) => c.json(await subgraphs(c.req.param("id"), c.req.param("ns"), c.req.query("recurse"))));
   return app;
 }
