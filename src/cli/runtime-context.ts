@@ -62,12 +62,23 @@ export function printRun(ctx: CommandContext, view: RunView): number {
     }
     if (view.wait_expires_at !== null) ctx.out(`  the wait expires at ${view.wait_expires_at}`);
     if (view.error !== null) ctx.out(`  error ${view.error.code}: ${view.error.message}`);
+    printSideEffects(ctx, view.side_effects ?? []);
     if (view.status === "SUCCEEDED" && view.result !== null) {
       ctx.out(`  answer: ${typeof view.result === "string" ? view.result : JSON.stringify(view.result)}`);
     }
     ctx.out(`  usage: ${view.usage.model_calls} model calls, ${view.usage.tokens} tokens, $${view.usage.cost_usd.toFixed(6)}`);
   }
   return UNSUCCESSFUL.has(view.status) ? 1 : 0;
+}
+
+/** What an unsuccessful run did that stays done, and what it may have done (issued, outcome not recorded). */
+function printSideEffects(ctx: CommandContext, effects: NonNullable<RunView["side_effects"]>): void {
+  const done = effects.filter((e) => e.status === "done");
+  const unknown = effects.filter((e) => e.status === "unknown");
+  if (done.length > 0) ctx.out("  side effects already performed (they stay done):");
+  for (const e of done) ctx.out(`    ${e.tool} (call ${e.tool_call_id}${e.external_operation_id === null ? "" : `, operation ${e.external_operation_id}`})`);
+  if (unknown.length > 0) ctx.out("  side effects issued without a recorded outcome (check them):");
+  for (const e of unknown) ctx.out(`    ${e.tool} (call ${e.tool_call_id}, key ${e.idempotency_key})`);
 }
 
 // A script checking `$?` must not read an expired or canceled run as done.

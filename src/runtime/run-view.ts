@@ -5,6 +5,7 @@
  */
 import type { RunRecord, RunStatus } from "../runs/index.js";
 import { storedInputRequests, type InputRequest } from "./input-resume.js";
+import type { SideEffectView } from "./side-effects.js";
 
 /** A pending action as scripts see it: enough to approve it exactly. */
 export interface PendingActionView {
@@ -33,6 +34,11 @@ export interface RunView {
   usage: { steps: number; model_calls: number; tokens: number; cost_usd: number };
   created_at: string;
   updated_at: string;
+  /**
+   * On a run that ended without success (FAILED, EXPIRED, CANCELED): the side effects it performed or may have
+   * performed (`status: "unknown"`), which stay done. Absent when there are none, and on other runs.
+   */
+  side_effects?: SideEffectView[];
 }
 
 /** Builds the view of a stored run. */

@@ -117,7 +117,7 @@ export class Runtime {
 
   /** The run as the CLI shows it (EXPIRED once its wait outlived its TTL); UNKNOWN_RUN (exit 2) for an unknown id. */
   get(runId: string): RunView {
-    return toRunView(this.current(runId));
+    return this.view(this.current(runId));
   }
 
   /** Runs, newest first, optionally of one status. */
@@ -231,6 +231,14 @@ export class Runtime {
     return this.runHere(runId, resume, expect);
   }
 
+  /** The view of a run; one that ended without success lists the side effects it performed (they stay done). */
+  private view(run: RunRecord): RunView {
+    const view = toRunView(run);
+    if (run.status !== "FAILED" && run.status !== "EXPIRED" && run.status !== "CANCELED") return view;
+    const effects = listSideEffects(this.db, run.runId);
+    return effects.length === 0 ? view : { ...view, side_effects: effects };
+  }
+
   /** A thread's checkpoints belong to the graph that wrote them: another graph cannot continue it. */
   private assertThreadGraph(threadId: string, graphId: string): void {
     const previous = this.runs.list({ threadId, order: "newest", limit: 1 })[0];
@@ -284,6 +292,6 @@ export class Runtime {
       this.executions.delete(execution);
     }
     if (result.kind === "error") throw result.error;
-    return toRunView(result.kind === "lost" ? this.runs.get(claimed.run.runId) : result.run);
+    return this.view(result.kind === "lost" ? this.runs.get(claimed.run.runId) : result.run);
   }
 }

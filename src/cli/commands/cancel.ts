@@ -13,16 +13,9 @@ export const cancelCommand: Command = {
     if (runId === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt cancel <run_id>");
     return withExistingRuntime(ctx, async (runtime) => {
       const view = runtime.cancel(runId, { by: ctx.flags.by as string | undefined, reason: ctx.flags.reason as string | undefined });
+      // The side effects are printed with the run (they stay done).
       printRun(ctx, view);
-      if (!ctx.json) {
-        const done = view.side_effects.filter((e) => e.status === "done");
-        const unknown = view.side_effects.filter((e) => e.status === "unknown");
-        if (view.side_effects.length === 0) ctx.out("  no side effects were performed");
-        if (done.length > 0) ctx.out("  side effects already performed (they stay done):");
-        for (const e of done) ctx.out(`    ${e.tool} (call ${e.tool_call_id}${e.external_operation_id === null ? "" : `, operation ${e.external_operation_id}`})`);
-        if (unknown.length > 0) ctx.out("  side effects issued without a recorded outcome (check them):");
-        for (const e of unknown) ctx.out(`    ${e.tool} (call ${e.tool_call_id}, key ${e.idempotency_key})`);
-      }
+      if (!ctx.json && view.side_effects.length === 0) ctx.out("  no side effects were performed");
       return 0;
     });
   },
