@@ -235,7 +235,13 @@ export class Runtime {
   private view(run: RunRecord): RunView {
     const view = toRunView(run);
     if (run.status !== "FAILED" && run.status !== "EXPIRED" && run.status !== "CANCELED") return view;
-    const effects = listSideEffects(this.db, run.runId);
+    let effects: ReturnType<typeof listSideEffects>;
+    try {
+      effects = listSideEffects(this.db, run.runId);
+    } catch {
+      // A ledger that cannot be read (the run may have failed for that very reason) must not hide the outcome.
+      return view;
+    }
     return effects.length === 0 ? view : { ...view, side_effects: effects };
   }
 
