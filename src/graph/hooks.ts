@@ -10,6 +10,8 @@ import type { ContextTrim } from "./context-budget.js";
 export interface ModelCallEvent {
   model: string;
   turn: number;
+  /** The sub-agent (subgraph node, e.g. a specialist) that made the call; undefined in the root graph. */
+  agent?: string;
   inputTokens: number;
   outputTokens: number;
   startedAt: number;
@@ -30,6 +32,8 @@ export interface ToolCallEvent {
   attempts: number;
   /** The model turn whose call this is. */
   turn: number;
+  /** The sub-agent (subgraph node) whose call this is; undefined in the root graph. */
+  agent?: string;
   /** The key the tool received (run, call and action version). */
   idempotencyKey: string;
   /** Characters of the JSON result; 0 when there is none. */

@@ -16,6 +16,7 @@ import { emit, type AgentHooks } from "./hooks.js";
 import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate } from "./state.js";
 import { asModelUnavailable } from "./model-unavailable.js";
+import { agentOf } from "./agent-of.js";
 
 /** Options of {@link createModelTurnNode}. */
 export interface ModelTurnOptions {
@@ -177,7 +178,8 @@ export function createModelTurnNode(options: ModelTurnOptions) {
     const endedAt = Date.now();
     const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);
     const usage = readUsage(reply);
-    emit([hooks, resolveRunScope(config).hooks], "onModelCall", { model: name, turn, ...usage, startedAt, endedAt });
+    const agent = agentOf(config);
+    emit([hooks, resolveRunScope(config).hooks], "onModelCall", { model: name, turn, ...usage, startedAt, endedAt, ...(agent === undefined ? {} : { agent }) });
     const calls = (reply.tool_calls?.length ?? 0) + (reply.invalid_tool_calls?.length ?? 0);
     return {
       messages: [reply],

@@ -25,6 +25,7 @@ import { emit, type AgentHooks } from "./hooks.js";
 import { mayFallBack, settleUnknownOutcome } from "./unknown-outcome.js";
 import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate, ToolStep } from "./state.js";
+import { agentOf } from "./agent-of.js";
 
 /** What one tool branch receives through `Send`; small, because it is checkpointed. */
 export interface ToolTask {
@@ -180,6 +181,7 @@ function record(task: ToolTask, done: Finished, resolved: Resolved, config: Lang
     turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, task.actionVersion ?? resolveRunScope(config).actionVersion),
     resultSize: done.data === undefined ? 0 : (JSON.stringify(done.data)?.length ?? 0),
     redact: resolved.registry.get(task.call.name)?.redact ?? [],
+    ...(agentOf(config) === undefined ? {} : { agent: agentOf(config) }),
   });
   return done.status === "done" ? { step, data: done.data } : { step };
 }

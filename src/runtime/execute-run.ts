@@ -152,8 +152,9 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
   return {
     onModelCall: (e) => {
       const costUsd = priceFor(e.model, e, deps.pricing).totalUsd;
-      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "model");
+      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "model", e.agent);
       recorder.recordModelCall({
+        agent: e.agent,
         model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, costUsd, startTime: e.startedAt, endTime: e.endedAt,
         parentId: step.id, stepId: step.stepId ?? undefined, extra: { turn: e.turn },
       });
@@ -162,8 +163,9 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
       emit({ type: "model_call", runId: run.runId, turn: e.turn, model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, ms: e.endedAt - e.startedAt });
     },
     onToolCall: (e) => {
-      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "tool");
+      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "tool", e.agent);
       recorder.recordToolCall({
+        agent: e.agent,
         tool: e.tool, toolCallId: e.toolCallId, args: e.args, redact: e.redact, startTime: e.startedAt, endTime: e.endedAt,
         parentId: step.id, stepId: step.stepId ?? undefined, attempt: Math.max(1, e.attempts), idempotencyKey: e.idempotencyKey,
         resultSize: e.resultSize,

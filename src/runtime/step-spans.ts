@@ -8,19 +8,21 @@ import type { SpanHandle, TraceRecorder } from "../trace/index.js";
 
 /** The open step of one execution of a run; hooks arrive after the fact, so steps end lazily. */
 export class StepSpans {
-  private current: { turn: number; handle: SpanHandle; endTime: number } | undefined;
+  private current: { turn: number; agent: string | undefined; handle: SpanHandle; endTime: number } | undefined;
 
   constructor(private readonly recorder: TraceRecorder) {}
 
   /**
-   * The span of `turn`'s step, opening it (and ending the previous one) when the run moves on.
-   * A step first seen through a tool call was begun by an earlier execution: it is marked resumed.
+   * The span of `turn`'s step (of sub-agent `agent`, which counts its own turns), opening it (and ending the
+   * previous one) when the run moves on. A step first seen through a tool call was begun by an earlier
+   * execution: it is marked resumed.
    */
-  enter(turn: number, startTime: number, endTime: number, from: "model" | "tool"): SpanHandle {
-    if (this.current?.turn !== turn) {
+  enter(turn: number, startTime: number, endTime: number, from: "model" | "tool", agent?: string): SpanHandle {
+    if (this.current?.turn !== turn || this.current.agent !== agent) {
       this.close();
-      const name = from === "tool" ? `step ${turn} (resumed)` : `step ${turn}`;
-      this.current = { turn, handle: this.recorder.startStep(name, { startTime }), endTime };
+      const step = agent === undefined ? `step ${turn}` : `${agent} step ${turn}`;
+      const name = from === "tool" ? `${step} (resumed)` : step;
+      this.current = { turn, agent, handle: this.recorder.startStep(name, { startTime, agent }), endTime };
     }
     this.current.endTime = Math.max(this.current.endTime, endTime);
     return this.current.handle;

@@ -34,6 +34,8 @@ export interface StartSpanOptions {
   attributes?: SpanAttributes;
   /** Argument paths replaced by "[redacted]" before `attributes.args` is stored. @default [] */
   redact?: readonly string[];
+  /** The (sub-)agent the span belongs to. @default the run's agent */
+  agent?: string;
 }
 
 /** Recorder internals the store hands over. */
@@ -108,7 +110,7 @@ export class TraceRecorder {
     const inherited = options.kind === "step" ? spanId : (this.#openRow(parentId)?.step_id ?? null);
     row.step_id = options.stepId ?? inherited;
     row.graph = root.graph;
-    row.agent = root.agent;
+    row.agent = options.agent ?? root.agent;
     if (options.attributes !== undefined) this.#apply(row, options.attributes, options.redact);
     const instant = isInstantKind(options.kind);
     if (instant) {
@@ -137,6 +139,7 @@ export class TraceRecorder {
       name: call.name ?? modelCallName(call),
       parentId: call.parentId,
       stepId: call.stepId,
+      agent: call.agent,
       startTime: call.startTime ?? end,
       attributes: {
         model: call.model, inputTokens: call.inputTokens, outputTokens: call.outputTokens, costUsd: call.costUsd,
@@ -156,6 +159,7 @@ export class TraceRecorder {
       name: call.name ?? `execute_tool ${tool}`,
       parentId: call.parentId,
       stepId: call.stepId,
+      agent: call.agent,
       startTime: call.startTime ?? end,
       redact: call.redact,
       attributes: { tool, toolCallId, args, attempt: attempt ?? 1, idempotencyKey, externalOperationId, resultSize, extra },

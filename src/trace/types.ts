@@ -102,6 +102,8 @@ export function isInstantKind(kind: SpanKind): boolean {
 export interface FinishedSpanFields {
   parentId?: string;
   stepId?: string;
+  /** The (sub-)agent that made the call. @default the run's agent */
+  agent?: string;
   /** Epoch ms. @default endTime */
   startTime?: number;
   /** Epoch ms. @default now */

@@ -16,6 +16,19 @@ beforeAll(() => {
 afterAll(() => runtime.close());
 
 describe("runtime trace", () => {
+  it("names the sub-agent of each step and call in a multi-agent graph", async () => {
+    const view = await runtime.submit({ graph: "ops_copilot", message: "Why did the checkout deploy fail?", user: "ann" });
+    const spans = runtime.trace.spans(view.run_id);
+    const steps = spans.filter((s) => s.kind === "step");
+    // The supervisor is the root graph's own agent; the specialist's turns are its steps, not the supervisor's.
+    expect(steps[0]).toMatchObject({ name: "step 1", agent: "ops_copilot" });
+    expect(steps.slice(1).map((s) => s.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^deploy_specialist step \d+$/)]));
+    const specialist = spans.filter((s) => (s.kind === "model_call" || s.kind === "tool_call") && s.agent === "deploy_specialist");
+    expect(specialist.map((s) => s.name)).toEqual(expect.arrayContaining(["execute_tool get_deployment"]));
+    for (const call of specialist) expect(spans.find((s) => s.spanId === call.parentId)?.name).toMatch(/^deploy_specialist step/);
+    expect(spans.filter((s) => s.kind === "model_call" && s.agent === "ops_copilot")).not.toHaveLength(0);
+  });
+
   it("groups each model turn with the tool calls it asked for under one step span", async () => {
     const view = await runtime.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", user: "ann" });
     expect(view.status).toBe("SUCCEEDED");
