@@ -164,7 +164,7 @@ export class Runtime {
 
   /**
    * Cancels a run that has not finished: no new steps, in-flight tools are aborted (here at once,
-   * in another process at its next heartbeat); side effects already done stay done and are listed.
+   * by a worker in another process within about a second); side effects already done stay done and are listed.
    */
   cancel(runId: string, options: { by?: string; reason?: string } = {}): CanceledRunView {
     const run = this.current(runId);
