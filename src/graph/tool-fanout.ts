@@ -175,13 +175,14 @@ function record(task: ToolTask, done: Finished, resolved: Resolved, config: Lang
     approvedBy: done.approvedBy ?? null, externalOperationId: done.externalOperationId ?? null,
     attempts: done.attempts ?? 0, fallback: done.via ?? null, startedAt: done.startedAt, endedAt,
   };
+  const agent = agentOf(config);
   emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
     tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
     status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
     turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, task.actionVersion ?? resolveRunScope(config).actionVersion),
     resultSize: done.data === undefined ? 0 : (JSON.stringify(done.data)?.length ?? 0),
     redact: resolved.registry.get(task.call.name)?.redact ?? [],
-    ...(agentOf(config) === undefined ? {} : { agent: agentOf(config) }),
+    ...(agent === undefined ? {} : { agent }),
   });
   return done.status === "done" ? { step, data: done.data } : { step };
 }
