@@ -15,6 +15,11 @@ export interface RegisteredGraph {
   withConfig(config: object): RegisteredGraph;
 }
 
+/** The state keys of a graph's channels, without LangGraph's internal ones (`__start__`, `branch:…`). */
+export function stateKeys(channels: Record<string, unknown>): string[] {
+  return Object.keys(channels).filter((k) => !k.startsWith("__") && !k.startsWith("branch:"));
+}
+
 /** What a runtime attaches to the graphs it loads. */
 export interface GraphBinding {
   checkpointer?: unknown;

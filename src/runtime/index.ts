@@ -3,7 +3,7 @@ export { Runtime } from "./runtime.js";
 export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView } from "./runtime-options.js";
 export type { InputRequest, InputResume } from "./input-resume.js";
 export type { SideEffectView } from "./side-effects.js";
-export { GraphRegistry } from "./graph-registry.js";
+export { GraphRegistry, stateKeys } from "./graph-registry.js";
 export type { GraphEntry, RegisteredGraph } from "./graph-registry.js";
 export { toRunView } from "./run-view.js";
 export type { RunView, PendingActionView } from "./run-view.js";

@@ -15,7 +15,7 @@ import {
   type ClaimedRun, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
 import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
-import { GraphRegistry } from "./graph-registry.js";
+import { GraphRegistry, stateKeys } from "./graph-registry.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
 import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-claimed.js";
 import { stampRunIds } from "./run-stamp.js";
@@ -86,8 +86,7 @@ export class Runtime {
     }
     // A message becomes { messages: [...] }: a graph without that channel would silently drop it.
     if (options.input === undefined && graph?.channels !== undefined && !("messages" in graph.channels)) {
-      const keys = Object.keys(graph.channels).filter((k) => !k.startsWith("__") && !k.startsWith("branch:"));
-      throw new UserInputError("BAD_INPUT", `graph ${options.graph} has no messages channel for --message: pass its state with --input JSON (keys: ${keys.join(", ")})`);
+      throw new UserInputError("BAD_INPUT", `graph ${options.graph} has no messages channel for --message: pass its state with --input JSON (keys: ${stateKeys(graph.channels).join(", ")})`);
     }
     if (options.threadId !== undefined) this.assertThreadGraph(options.threadId, options.graph);
     const input = options.input ?? { messages: [{ role: "user", content: options.message }] };

@@ -4,6 +4,7 @@
  * @module
  */
 import { Hono } from "hono";
+import { stateKeys } from "../../runtime/index.js";
 import { readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { assistantIdFor } from "../ids.js";
 import { AssistantSearch } from "../schemas.js";
@@ -39,7 +40,7 @@ interface GraphWithChannels {
 
 /** A graph's schemas as the API shows them: its state keys (values are free-form). */
 function schemasOf(title: string, graph: GraphWithChannels): Record<string, unknown> {
-  const keys = Object.keys(graph.builder?.channels ?? graph.channels ?? {}).filter((k) => !k.startsWith("__") && !k.startsWith("branch:"));
+  const keys = stateKeys(graph.builder?.channels ?? graph.channels ?? {});
   const state = { type: "object", title, properties: Object.fromEntries(keys.map((k) => [k, {}])) };
   return { input_schema: state, output_schema: state, state_schema: state, config_schema: null, context_schema: null };
 }
