@@ -54,8 +54,13 @@ export interface RestingRun {
   values?: Record<string, unknown>;
 }
 
-/** What woke a waiter: a report that the run rested (with its final values, if sent), or just "look again". */
-type Wake = (report?: { values?: Record<string, unknown> }) => void;
+/** A report that a run rested, with its final values when the execution that ended it sent them. */
+interface RestReport {
+  values?: Record<string, unknown>;
+}
+
+/** What woke a waiter: a rest report, or (undefined) just "look again". */
+type Wake = (report?: RestReport) => void;
 
 function withValues(run: RunRecord, values: Record<string, unknown> | undefined): RestingRun {
   return values === undefined ? { run } : { run, values };
@@ -202,7 +207,7 @@ export class RunService {
    * (the run ran to its end in this process or a worker process); undefined means: read the checkpoint.
    */
   async waitSettled(runId: string, signal?: AbortSignal): Promise<RestingRun> {
-    let report: { values?: Record<string, unknown> } | undefined;
+    let report: RestReport | undefined;
     for (;;) {
       const run = this.runtime.runs.get(runId);
       if (signal?.aborted === true || (isResting(run.status) && report !== undefined)) return withValues(run, report?.values);
@@ -223,7 +228,7 @@ export class RunService {
   }
 
   /** The run's rest report, skipping other wakes; undefined after {@link REST_GRACE_MS} or an abort. */
-  private async nextReport(runId: string, signal?: AbortSignal): Promise<{ values?: Record<string, unknown> } | undefined> {
+  private async nextReport(runId: string, signal?: AbortSignal): Promise<RestReport | undefined> {
     const deadline = Date.now() + REST_GRACE_MS;
     for (let left = REST_GRACE_MS; left > 0 && signal?.aborted !== true; left = deadline - Date.now()) {
       const report = await this.nextChange(runId, signal, left);
@@ -242,7 +247,7 @@ export class RunService {
     this.wake(runId, values === undefined ? {} : { values });
   }
 
-  private wake(runId: string, report: { values?: Record<string, unknown> } | undefined): void {
+  private wake(runId: string, report: RestReport | undefined): void {
     const set = this.watchers.get(runId);
     if (set === undefined) return;
     this.watchers.delete(runId);
@@ -250,7 +255,7 @@ export class RunService {
   }
 
   /** The next wake of `runId`'s waiters (a rest report, or undefined for any other), or the abort, or `timeoutMs`. */
-  private nextChange(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<{ values?: Record<string, unknown> } | undefined> {
+  private nextChange(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<RestReport | undefined> {
     return new Promise((resolve) => {
       let set = this.watchers.get(runId);
       if (set === undefined) {
@@ -258,7 +263,7 @@ export class RunService {
         this.watchers.set(runId, set);
       }
       const owner = set;
-      function done(report?: { values?: Record<string, unknown> }): void {
+      function done(report?: RestReport): void {
         owner.delete(done);
         signal?.removeEventListener("abort", aborted);
         if (timer !== undefined) clearTimeout(timer);
