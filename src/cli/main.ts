@@ -76,8 +76,7 @@ function reportError(name: string, error: unknown, io: CliIo): number {
 /** parseArgs' reason in one line; for a value starting with a dash, its last line is the one that helps. */
 function flagError(error: unknown): string {
   const lines = (error instanceof Error ? error.message : String(error)).split("\n");
-  if (lines.length > 1 && lines[0]?.includes("is ambiguous")) return `${lines[0]} ${lines.at(-1) ?? ""}`.trim();
-  return lines[0] ?? "";
+  return lines.length > 1 && lines[0]?.includes("is ambiguous") ? `${lines[0]} ${lines.at(-1) ?? ""}`.trim() : firstLine(error);
 }
 
 function firstLine(error: unknown): string {
