@@ -1,5 +1,4 @@
-import type { Transaction } from "better-sqlite3";
-import type { SqliteDatabase } from "../../src/db/index.js";
+import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js";
 import type { StorageError } from "../../src/errors.js";
 import { storageError } from "./errors.js";
 
@@ -29,7 +28,7 @@ export class GroupCommit {
   private readonly threadFailures = new Map<string, StorageError>();
   /** The first failed batch's error not yet thrown by a whole-saver flush. */
   private failure: StorageError | undefined;
-  private readonly commit: Transaction<(batch: (() => void)[]) => void>;
+  private readonly commit: (batch: (() => void)[]) => void;
   /**
    * Registered on `process` "exit" while writes are queued: `process.exit()` right after
    * an awaited put runs no further event-loop turn, and the batch would be lost.
@@ -40,7 +39,7 @@ export class GroupCommit {
   };
 
   constructor(private readonly db: SqliteDatabase) {
-    this.commit = db.transaction((batch: (() => void)[]) => {
+    this.commit = immediateTransaction(db, (batch: (() => void)[]) => {
       for (const write of batch) write();
     });
   }
@@ -87,7 +86,7 @@ export class GroupCommit {
     this.threads = new Set();
     process.off("exit", this.onExit);
     try {
-      this.commit.immediate(batch);
+      this.commit(batch);
     } catch (error) {
       const named = [...threads].slice(0, 5).join(", ") + (threads.size > 5 ? ", …" : "");
       const failure = storageError(this.db.name, `group commit of ${batch.length} writes (threads ${named})`, error);

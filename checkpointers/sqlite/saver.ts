@@ -211,7 +211,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writePut(row, blobs));
       else if (this.beforeWrite !== undefined) this.writes.guarded(this.beforeWrite, config, () => this.writes.writePut(row, blobs));
-      else this.writes.putTransaction.immediate(row, blobs);
+      else this.writes.putTransaction(row, blobs);
     } catch (error) {
       throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
     }
@@ -237,7 +237,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writeWrites(key, records));
       else if (this.beforeWrite !== undefined) this.writes.guarded(this.beforeWrite, config, () => this.writes.writeWrites(key, records));
-      else this.writes.writesTransaction.immediate(key, records);
+      else this.writes.writesTransaction(key, records);
     } catch (error) {
       throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
     }
@@ -246,7 +246,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   /** Deletes every checkpoint, value and write of a thread, in one transaction. */
   override async deleteThread(threadId: string): Promise<void> {
     this.flushPending(String(threadId));
-    this.writes.deleteTransaction.immediate(String(threadId));
+    this.writes.deleteTransaction(String(threadId));
   }
 
   /**

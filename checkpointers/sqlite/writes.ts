@@ -4,8 +4,8 @@
  * @module
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Statement, Transaction } from "better-sqlite3";
-import type { SqliteDatabase } from "../../src/db/index.js";
+import type { Statement } from "better-sqlite3";
+import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js";
 import type { StoredValue } from "./codec.js";
 import { prepareBlobInsert, prepareWriteInsert, type Statements } from "./statements.js";
 
@@ -45,13 +45,13 @@ export class CheckpointWrites {
   /** Inserts or upserts a task's writes (no transaction of its own). */
   readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
   /** {@link writePut} in a transaction. */
-  readonly putTransaction: Transaction<(row: CheckpointInsert, blobs: BlobRow[]) => void>;
+  readonly putTransaction: (row: CheckpointInsert, blobs: BlobRow[]) => void;
   /** {@link writeWrites} in a transaction. */
-  readonly writesTransaction: Transaction<(key: WriteKey, records: WriteRecord[]) => void>;
+  readonly writesTransaction: (key: WriteKey, records: WriteRecord[]) => void;
   /** Runs `hook(config)` then `write` in one transaction; a throwing hook rolls it back as {@link WriteRefused}. */
-  private readonly guardedTransaction: Transaction<(hook: WriteHook, config: RunnableConfig, write: () => void) => void>;
+  private readonly guardedTransaction: (hook: WriteHook, config: RunnableConfig, write: () => void) => void;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
-  readonly deleteTransaction: Transaction<(threadId: string) => void>;
+  readonly deleteTransaction: (threadId: string) => void;
   private readonly db: SqliteDatabase;
   private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
   private readonly writeInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
@@ -82,9 +82,9 @@ export class CheckpointWrites {
         this.cached(this.writeInserts, chunk.length, prepareWriteInsert).run(...params);
       }
     };
-    this.putTransaction = db.transaction(this.writePut);
-    this.writesTransaction = db.transaction(this.writeWrites);
-    this.guardedTransaction = db.transaction((hook: WriteHook, config: RunnableConfig, write: () => void) => {
+    this.putTransaction = immediateTransaction(db, this.writePut);
+    this.writesTransaction = immediateTransaction(db, this.writeWrites);
+    this.guardedTransaction = immediateTransaction(db, (hook: WriteHook, config: RunnableConfig, write: () => void) => {
       try {
         hook(config);
       } catch (error) {
@@ -92,7 +92,7 @@ export class CheckpointWrites {
       }
       write();
     });
-    this.deleteTransaction = db.transaction((threadId: string) => {
+    this.deleteTransaction = immediateTransaction(db, (threadId: string) => {
       st.deleteWrites.run(threadId);
       st.deleteBlobs.run(threadId);
       st.deleteCheckpoints.run(threadId);
@@ -106,7 +106,7 @@ export class CheckpointWrites {
   guarded(hook: (config: RunnableConfig) => void | (() => void), config: RunnableConfig, write: () => void): void {
     const ran: { undo?: () => void } = {};
     try {
-      this.guardedTransaction.immediate((c) => {
+      this.guardedTransaction((c) => {
         const undo = hook(c);
         if (typeof undo === "function") ran.undo = undo;
       }, config, write);

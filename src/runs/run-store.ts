@@ -5,7 +5,7 @@
  * @module
  */
 import type Database from "better-sqlite3";
-import { migrate, readVersion, type SqliteDatabase } from "../db/index.js";
+import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from "../db/index.js";
 import { SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { validateBudget } from "./budget.js";
@@ -91,7 +91,7 @@ export class RunStore {
 
   /** Runs `fn` in a BEGIN IMMEDIATE transaction (a savepoint when nested). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    return immediateTransaction(this.db, fn)();
   }
 
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { migrate, type SqliteDatabase } from "../db/index.js";
+import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
 import { abortError, SimulatedFaultError } from "./sim-fault.js";
 import { simFaults, simLatencyMs } from "./sim-env.js";
 import { SIM_SCHEMA } from "./sim-schema.js";
@@ -90,7 +90,7 @@ export class SimWorld {
     await this.delay(call.signal);
     this.injectFault(call.tool);
     if (call.signal?.aborted === true) throw abortError(call.signal);
-    const run = this.db.transaction((): SimCallResult<Result> => {
+    const run = immediateTransaction(this.db, (): SimCallResult<Result> => {
       this.store.ensureSeeded(call.system);
       const key = call.sideEffect ? call.idempotencyKey : undefined;
       if (key !== undefined) {
@@ -105,12 +105,12 @@ export class SimWorld {
       this.store.bump(call.tool, "performed");
       return { result, operationId, replayed: false };
     });
-    return run.immediate();
+    return run();
   }
 
   /** Writes a system's seed now (normally done lazily at its first call), so snapshots show it. */
   register(system: SimSystem): void {
-    this.db.transaction(() => this.store.ensureSeeded(system)).immediate();
+    immediateTransaction(this.db, () => this.store.ensureSeeded(system))();
   }
 
   /** Calls, injected failures and every system's state. */
@@ -120,7 +120,7 @@ export class SimWorld {
 
   /** Forgets every call, operation, fault count and state change; systems re-seed at their next call. */
   reset(): void {
-    this.db.transaction(() => this.store.clear()).immediate();
+    immediateTransaction(this.db, () => this.store.clear())();
   }
 
   private async delay(signal: AbortSignal | undefined): Promise<void> {
@@ -139,12 +139,12 @@ export class SimWorld {
   private injectFault(tool: string): void {
     const faults = simFaults(this.env).get(tool) ?? 0;
     if (faults === 0) return;
-    const count = this.db.transaction(() => {
+    const count = immediateTransaction(this.db, () => {
       const attempt = this.store.bump(tool, "attempts");
       if (attempt <= faults) this.store.bump(tool, "failures");
       return attempt;
     });
-    const attempt = count.immediate();
+    const attempt = count();
     if (attempt <= faults) throw new SimulatedFaultError({ tool, attempt, faults });
   }
 }

@@ -5,7 +5,7 @@
  * whether a call happened.
  * @module
  */
-import { migrate, type SqliteDatabase } from "../db/index.js";
+import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError, ToolError } from "../errors.js";
 import { idempotencyKey } from "./execute-tool.js";
 import { LEDGER_SCHEMA, rowToLedgerEntry, serialiseError, type LedgerEntry, type LedgerStatus } from "./ledger-schema.js";
@@ -79,7 +79,7 @@ export class ToolLedger {
   /** Writes the intent (or reads the previous one) and says whether to call the tool. */
   begin(input: LedgerBeginInput): LedgerBegin {
     const key = ledgerKey(input);
-    const run = this.db.transaction((): LedgerBegin => {
+    const run = immediateTransaction(this.db, (): LedgerBegin => {
       input.guard?.();
       const now = this.clock();
       const existing = this.get(key);
@@ -106,7 +106,7 @@ export class ToolLedger {
       const attempt = existing.attempts + 1;
       return existing.status === "failed" ? { kind: "new", key, attempt } : { kind: "reissue", key, attempt };
     });
-    return run.immediate();
+    return run();
   }
 
   /** Records the result and the external operation id; the first recorded result wins. */

@@ -5,7 +5,7 @@
  * per batch (usually several steps) rather than a write per span.
  * @module
  */
-import type { SqliteDatabase } from "../db/index.js";
+import { immediateTransaction, type SqliteDatabase } from "../db/index.js";
 import { UPSERT_SQL, rowValues, type SpanRow } from "./rows.js";
 
 /** How the writer batches. */
@@ -38,7 +38,7 @@ export class SpanWriter {
   constructor(db: SqliteDatabase, options: SpanWriterOptions = {}) {
     this.#db = db;
     this.#upsert = db.prepare(UPSERT_SQL);
-    this.#writeAll = db.transaction((rows: readonly SpanRow[]) => {
+    this.#writeAll = immediateTransaction(db, (rows: readonly SpanRow[]) => {
       for (const row of rows) this.#upsert.run(rowValues(row));
     });
     this.#delay = options.flushDelayMs ?? 25;

@@ -1,0 +1,118 @@
+import { mkdtempSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
+import { immediateTransaction, openDatabase, type SqliteDatabase } from "../../src/db/index.js";
+
+const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-immediate-")), "a.db");
+const sqlitePath = createRequire(import.meta.url).resolve("better-sqlite3");
+
+/**
+ * Another connection, on its own thread, that takes the write lock and writes row "other": it sets
+ * flags[0] once it holds the lock and commits `holdMs` later, or when flags[1] is set (holdMs < 0).
+ */
+function lockHolder(path: string, holdMs: number): { flags: Int32Array; done: Promise<void> } {
+  const flags = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new Worker(
+    `const { workerData: { sqlitePath, path, holdMs, flags } } = require("node:worker_threads");
+     const db = new (require(sqlitePath))(path);
+     db.exec("BEGIN IMMEDIATE; INSERT INTO t (v) VALUES ('other')");
+     Atomics.store(flags, 0, 1); Atomics.notify(flags, 0);
+     if (holdMs >= 0) Atomics.wait(flags, 1, 0, holdMs); else Atomics.wait(flags, 1, 0);
+     db.exec("COMMIT"); db.close();`,
+    { eval: true, workerData: { sqlitePath, path, holdMs, flags } },
+  );
+  const done = new Promise<void>((resolve, reject) => {
+    worker.once("error", reject);
+    worker.once("exit", () => resolve());
+  });
+  Atomics.wait(flags, 0, 0, 10_000);
+  return { flags, done };
+}
+
+const open: SqliteDatabase[] = [];
+function db(path: string, busyTimeoutMs?: number): SqliteDatabase {
+  const d = openDatabase(path, { busyTimeoutMs });
+  d.exec("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v TEXT)");
+  open.push(d);
+  return d;
+}
+const values = (d: SqliteDatabase) => (d.prepare("SELECT v FROM t ORDER BY id").all() as { v: string }[]).map((r) => r.v);
+
+afterEach(() => {
+  for (const d of open.splice(0)) d.close();
+});
+
+describe("immediateTransaction", () => {
+  it("commits the function's writes and returns its value", () => {
+    const d = db(tempDb());
+    const insert = immediateTransaction(d, (v: string) => d.prepare("INSERT INTO t (v) VALUES (?)").run(v).lastInsertRowid);
+    expect(insert("a")).toBe(1);
+    expect(d.inTransaction).toBe(false);
+    expect(values(d)).toEqual(["a"]);
+  });
+
+  it("rolls back and rethrows when the function throws", () => {
+    const d = db(tempDb());
+    const failing = immediateTransaction(d, () => {
+      d.prepare("INSERT INTO t (v) VALUES ('lost')").run();
+      throw new Error("boom");
+    });
+    expect(() => failing()).toThrow("boom");
+    expect(d.inTransaction).toBe(false);
+    expect(values(d)).toEqual([]);
+  });
+
+  it("is a savepoint inside another transaction: an inner failure undoes only the inner writes", () => {
+    const d = db(tempDb());
+    const inner = immediateTransaction(d, () => {
+      d.prepare("INSERT INTO t (v) VALUES ('inner')").run();
+      throw new Error("inner");
+    });
+    const outer = immediateTransaction(d, () => {
+      d.prepare("INSERT INTO t (v) VALUES ('outer')").run();
+      expect(() => inner()).toThrow("inner");
+    });
+    outer();
+    expect(values(d)).toEqual(["outer"]);
+  });
+
+  it("refuses a function that returns a promise, leaving nothing written", () => {
+    const d = db(tempDb());
+    const asyncFn = immediateTransaction(d, async () => d.prepare("INSERT INTO t (v) VALUES ('x')").run());
+    expect(() => asyncFn()).toThrow(/must not return a promise/);
+    expect(values(d)).toEqual([]);
+  });
+
+  it("waits while another connection holds the write lock, then writes after it", async () => {
+    const path = tempDb();
+    const d = db(path, 5000);
+    const holder = lockHolder(path, 50);
+    immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('mine')").run())();
+    await holder.done;
+    expect(values(d)).toEqual(["other", "mine"]);
+    // The connection's own busy timeout is back for every other statement.
+    expect(d.pragma("busy_timeout", { simple: true })).toBe(5000);
+  });
+
+  it("fails with SQLITE_BUSY once the connection's busy timeout has passed, changing nothing", async () => {
+    const path = tempDb();
+    const d = db(path, 30);
+    const holder = lockHolder(path, -1);
+    let error: unknown;
+    try {
+      immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('mine')").run())();
+    } catch (e) {
+      error = e;
+    }
+    Atomics.store(holder.flags, 1, 1);
+    Atomics.notify(holder.flags, 1);
+    await holder.done;
+    expect((error as { code?: string }).code).toBe("SQLITE_BUSY");
+    expect(d.inTransaction).toBe(false);
+    expect(d.pragma("busy_timeout", { simple: true })).toBe(30);
+    expect(values(d)).toEqual(["other"]);
+  });
+});
