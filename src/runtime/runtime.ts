@@ -32,6 +32,8 @@ export class Runtime {
   readonly runs: RunStore;
   readonly trace: TraceStore;
   readonly registry: GraphRegistry;
+  /** The long-term memory every graph gets as `config.store` (the server's `/store` endpoints read and write it too). */
+  readonly store: SqliteStore;
   private readonly scheduler: Scheduler;
   private readonly deps: ClaimDeps;
   /** What the decision/input checks use (the unbound registry, as before the split). */
@@ -51,6 +53,7 @@ export class Runtime {
     // Fenced by the writing execution's lease (see checkpoint-fence.ts).
     const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceCheckpoints(this.runs, this.active) }));
     const store = new SqliteStore(db);
+    this.store = store;
     const trace = this.trace;
     this.deps = {
       db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace,

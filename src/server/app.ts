@@ -12,6 +12,7 @@ import { authenticate, type ApiKey } from "./auth.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorResponse, HttpError } from "./http-error.js";
 import { approvalRoutes } from "./routes/approvals.js";
+import { storeRoutes } from "./routes/store.js";
 import { assistantRoutes } from "./routes/assistants.js";
 import { runRoutes } from "./routes/runs.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -66,6 +67,7 @@ export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<Serve
   app.route("/", threadRoutes(deps));
   app.route("/", runRoutes(deps));
   app.route("/", approvalRoutes(deps));
+  app.route("/", storeRoutes(deps.service.runtime.store));
   app.route("/", uiRoutes());
   app.notFound((c) => c.json({ error: "NOT_FOUND", code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {

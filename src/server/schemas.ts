@@ -82,3 +82,37 @@ export function requestedModes(body: z.infer<typeof RunCreate>): string[] {
   const mode = body.stream_mode ?? "values";
   return Array.isArray(mode) ? mode : [mode];
 }
+
+/** One namespace label of the store API: the API joins labels with ".", so a label may not contain one. */
+const storeLabel = z.string().min(1, "namespace labels cannot be empty").refine((label) => !label.includes("."), "namespace labels cannot contain '.'");
+const storeNamespace = z.array(storeLabel).min(1, "namespace is required");
+
+/** PUT /store/items (`ttl` in minutes, as in the Agent Server API). */
+export const StorePutItem = z.object({
+  namespace: storeNamespace,
+  key: z.string().min(1),
+  value: z.record(z.string(), z.unknown()),
+  index: z.union([z.literal(false), z.array(z.string())]).nullish(),
+  ttl: z.number().positive().nullish(),
+}).loose();
+
+/** DELETE /store/items */
+export const StoreDeleteItem = z.object({ namespace: storeNamespace, key: z.string().min(1) }).loose();
+
+/** POST /store/items/search */
+export const StoreSearchItems = z.object({
+  namespace_prefix: z.array(storeLabel).default([]),
+  filter: z.record(z.string(), z.unknown()).nullish(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+  query: z.string().nullish(),
+}).loose();
+
+/** POST /store/namespaces ("*" matches any one label in a prefix or suffix). */
+export const StoreListNamespaces = z.object({
+  prefix: z.array(storeLabel).nullish(),
+  suffix: z.array(storeLabel).nullish(),
+  max_depth: z.number().int().min(1).nullish(),
+  limit: z.number().int().min(1).max(1000).default(100),
+  offset: z.number().int().min(0).default(0),
+}).loose();
