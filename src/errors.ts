@@ -60,6 +60,7 @@ export type AgentrtErrorCode =
   | "BUDGET_COST"
   | "DEADLINE_EXCEEDED"
   | "MAX_STEPS_EXCEEDED"
+  | "RECURSION_LIMIT"
   | "CANCELED"
   | "EXPIRED"
   | "INTERNAL";

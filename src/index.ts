@@ -21,7 +21,7 @@ export { packageVersion } from "./version.js";
 export {
   RUN_STATUSES, RUN_TRANSITIONS, isTerminal, isWaiting, IllegalTransitionError, LeaseLostError, UnknownRunError,
 } from "./runs/index.js";
-export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunOutcome, LeaseLossReason } from "./runs/index.js";
+export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunGraphConfig, RunOutcome, LeaseLossReason } from "./runs/index.js";
 export { BudgetExceededError, BUDGET_ERROR_CODES, exhaustedBudget, validateBudget } from "./runs/index.js";
 export type { ExhaustedLimit } from "./runs/index.js";
 export type { RunGuard, ModelCallRequest } from "./graph/run-guard.js";

@@ -3,6 +3,7 @@
  * read back from the `runs` table.
  * @module
  */
+import type { RunGraphConfig } from "./graph-config.js";
 import { z } from "zod";
 import { StorageError } from "../errors.js";
 import { RUN_STATUSES, type RunStatus } from "./lifecycle.js";
@@ -66,6 +67,8 @@ export interface RunRecord {
   /** What a resumed run resumes with (the approval decision, the user's input). */
   resume: unknown;
   metadata: Record<string, unknown>;
+  /** What the graph is invoked with besides the run's own ids; null when none was given. */
+  config: RunGraphConfig | null;
   createdAt: number;
   updatedAt: number;
   startedAt: number | null;
@@ -124,6 +127,8 @@ const runRow = z.object({
   // Added by runs schema v2; absent in rows selected from an older file.
   wait_ttl_ms: nullableInt.optional(),
   wait_expires_at: nullableInt.optional(),
+  // Added by runs schema v3.
+  config_json: nullableText.optional(),
 });
 
 const eventRow = z.object({
@@ -182,6 +187,7 @@ export function rowToRun(row: unknown): RunRecord {
     pending: fromJson(r.pending_json),
     resume: fromJson(r.resume_json),
     metadata: JSON.parse(r.metadata_json) as Record<string, unknown>,
+    config: (fromJson(r.config_json ?? null) as RunGraphConfig | null) ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     startedAt: r.started_at,

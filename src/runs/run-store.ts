@@ -9,6 +9,7 @@ import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from 
 import { SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { validateBudget } from "./budget.js";
+import { validateGraphConfig, type RunGraphConfig } from "./graph-config.js";
 import { assertFence } from "./fence.js";
 import { defaultThreadId, newRunId } from "./ids.js";
 import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
@@ -50,6 +51,8 @@ export interface CreateRunInput {
   input?: unknown;
   /** Free-form JSON metadata. @default {} */
   metadata?: Record<string, unknown>;
+  /** Extra `configurable` keys and the recursion limit the graph is invoked with. @default none */
+  config?: RunGraphConfig;
   /** Not claimed before this time. @default now */
   availableAt?: number;
 }
@@ -98,14 +101,15 @@ export class RunStore {
   create(input: CreateRunInput): RunRecord {
     assertIntegers(input);
     const budget = validateBudget(input.budget);
+    const config = validateGraphConfig(input.config);
     const now = this.clock();
     const runId = input.runId ?? newRunId(now);
     if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
     this.transaction(() => {
       this.stmt(
         `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
-           available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms)
-         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
+         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(
         runId,
         input.threadId ?? defaultThreadId(runId),
@@ -121,6 +125,7 @@ export class RunStore {
         now,
         now,
         input.waitTtlMs ?? null,
+        config === undefined ? null : toJson(config),
       );
       appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
     });

@@ -72,9 +72,15 @@ CREATE INDEX runs_by_open_wait ON runs (wait_expires_at)
   WHERE wait_expires_at IS NOT NULL AND status IN ('WAITING_INPUT', 'WAITING_APPROVAL');
 `;
 
+// V3: what the graph is invoked with besides the run's own ids — `configurable` keys (an assistant's
+// configuration, a model name) and LangGraph's recursion limit — as given at submit.
+const V3 = `
+ALTER TABLE runs ADD COLUMN config_json TEXT;
+`;
+
 /** The runs module's schema; migration i brings version i to i + 1. */
 export const RUNS_SCHEMA: ModuleSchema = {
   module: "runs",
   tables: ["runs", "run_events"],
-  migrations: [V1, V2],
+  migrations: [V1, V2, V3],
 };

@@ -8,7 +8,7 @@
 import type { SqliteDatabase } from "../db/index.js";
 import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import type { AgentHooks } from "../graph/hooks.js";
-import type { RunLease, RunOutcome, RunRecord } from "../runs/index.js";
+import { DEFAULT_RECURSION_LIMIT, type RunLease, type RunOutcome, type RunRecord } from "../runs/index.js";
 import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import { inputCommand, readInputRequests } from "./input-resume.js";
@@ -57,7 +57,8 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   const steps = new StepSpans(recorder);
   const hooks = traceHooks(run, lease, recorder, deps, steps);
   const config = {
-    configurable: { thread_id: run.threadId, run_id: run.runId, user: run.userId, [FENCING_TOKEN_KEY]: lease.token },
+    // The caller's keys first: the run's own ids always win (validateGraphConfig refuses them anyway).
+    configurable: { ...run.config?.configurable, thread_id: run.threadId, run_id: run.runId, user: run.userId, [FENCING_TOKEN_KEY]: lease.token },
     context: { db: deps.db, hooks, signal: lease.signal, guard: createRunGuard(run, lease, deps) },
   };
   try {
@@ -65,7 +66,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     // (Claims are counted by the fencing token, which every claim bumps; attempts skip resumes and hand-backs.)
     const firstStart = run.fencingToken <= 1 && run.resume == null;
     const input = firstStart ? run.input : inputFor(run, (await graph.getState(config)) as never);
-    const options = { ...config, durability: "sync", signal: lease.signal, recursionLimit: 100 };
+    const options = { ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT };
     // With a bus its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
     // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
     const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await deps.streams.stream(graph, run.runId, input, options);

@@ -2,7 +2,7 @@
  * The options and views of the {@link Runtime} facade's calls.
  * @module
  */
-import type { RunBudget, SchedulerOptions } from "../runs/index.js";
+import type { RunBudget, RunGraphConfig, SchedulerOptions } from "../runs/index.js";
 import type { RunView } from "./run-view.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import type { SideEffectView } from "./side-effects.js";
@@ -48,6 +48,10 @@ export interface SubmitOptions {
   budget?: RunBudget;
   /** Longest an approval or input wait may last before the run is EXPIRED. @default env AGENTRT_WAIT_TTL_MS, else forever */
   waitTtlMs?: number;
+  /** Extra `configurable` keys (not the run's own ids) and LangGraph's recursion limit for the graph. @default none */
+  config?: RunGraphConfig;
+  /** Free-form JSON kept with the run. @default {} */
+  metadata?: Record<string, unknown>;
 }
 
 /** An answer to a run waiting for input; see {@link Runtime.provideInput}. */

@@ -96,6 +96,7 @@ export class Runtime {
     const spec = {
       graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
       priority: options.priority, budget: options.budget, waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(),
+      config: options.config, metadata: options.metadata,
     };
     if (options.queue === true) return toRunView(this.runs.create(spec));
     // Created, claimed and its trace started in one commit rather than three.

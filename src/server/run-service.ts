@@ -6,12 +6,12 @@
  */
 import type { z } from "zod";
 import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
-import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, type RunRecord, type RunStatus } from "../runs/index.js";
+import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
-import type { RunCreate } from "./schemas.js";
+import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
 
@@ -112,15 +112,19 @@ export class RunService {
    */
   async prepare(body: z.infer<typeof RunCreate>, pathThreadId: string | undefined, caller: Caller, where: KickWhere = "any"): Promise<PreparedRun> {
     // Checked before anything is written (a thread created on the fly included).
+    const unsupported = unsupportedOption(body);
+    if (unsupported !== undefined) throw new HttpError(422, "BAD_INPUT", unsupported);
     const budget = validateBudget(body.budget);
     const graphId = this.graphOf(body.assistant_id);
     await this.runtime.registry.load(graphId);
+    const config = validateGraphConfig(graphConfigOf(body.config));
     const queue = (threadId: string) => this.runtime.runs.create({
-      graphId, input: body.input ?? null, threadId, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs(),
+      graphId, input: body.input ?? null, threadId, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs(), config, metadata: body.metadata ?? {},
       // Claimed by id when kicked (which ignores this); if this process dies first, anyone may claim it then.
       ...(where === "here" ? { availableAt: Date.now() + HERE_HOLD_MS } : {}),
     });
-    if (pathThreadId === undefined && body.command?.resume === undefined && body.checkpoint_id == null) {
+    const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+    if (pathThreadId === undefined && body.command?.resume === undefined && checkpointId === undefined) {
       // Stateless: the thread made for it and the run in one commit — one wait for the write lock, not two,
       // when worker processes are writing the file (a wait blocks this whole event loop).
       const run = this.runtime.runs.transaction(() => queue(this.threads.create(newThreadId(), { graph_id: graphId }).threadId));
@@ -129,12 +133,9 @@ export class RunService {
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
     // A thread made on the fly for this request has no runs yet: skip the lookup.
     const active = pathThreadId === undefined ? [] : this.runtime.runs.list({ threadId, status: ACTIVE });
-    if (body.checkpoint_id != null) await this.assertNewest(graphId, threadId, body.checkpoint_id);
+    if (checkpointId !== undefined) await this.assertNewest(graphId, threadId, checkpointId);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
-    if (active.length > 0) {
-      const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
-      throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; resume or cancel it first`);
-    }
+    if (active.length > 0) this.makeRoom(threadId, active, body.multitask_strategy ?? "reject", caller);
     const run = queue(threadId);
     return { run, kick: (at) => this.launch(run.runId, undefined, at) };
   }
@@ -195,6 +196,30 @@ export class RunService {
       if (!check.ok) throw check.error;
     }
     return { run, kick: (where) => this.launch(run.runId, decisions, where) };
+  }
+
+  /**
+   * A new run on a thread with unfinished ones: "enqueue" queues it behind them (runs of a thread execute
+   * in creation order) unless one waits for an answer (it would hold the queue until then); "interrupt"
+   * cancels them first (a waiting run's pending actions are dropped; a running one stops within a second,
+   * its later checkpoint writes refused by its lost lease); "reject" refuses.
+   */
+  private makeRoom(threadId: string, active: RunRecord[], strategy: "reject" | "interrupt" | "enqueue" | "rollback", caller: Caller): void {
+    const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
+    if (strategy === "interrupt") {
+      for (const run of active) {
+        try {
+          this.cancel(run.runId, caller.id, "interrupted by a new run on its thread (multitask_strategy interrupt)");
+        } catch (error) {
+          // It finished since it was listed: nothing left to interrupt.
+          if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
+        }
+      }
+      return;
+    }
+    if (strategy === "enqueue" && !active.some((r) => isWaiting(r.status))) return;
+    const hint = strategy === "enqueue" ? "it waits for an answer: resume or cancel it, or use multitask_strategy interrupt" : "resume or cancel it first, or use multitask_strategy enqueue or interrupt";
+    throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; ${hint}`);
   }
 
   /** Resolves when the run waits or has finished (or `signal` aborts). */

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import type { RunGraphConfig } from "../runs/index.js";
 
 const metadata = z.record(z.string(), z.unknown());
 
@@ -56,13 +57,20 @@ export const RunCreate = z.object({
   input: z.unknown().optional(),
   command: z.object({ resume: z.unknown().optional(), update: z.unknown().optional(), goto: z.unknown().optional() }).loose().nullish(),
   metadata: metadata.nullish(),
-  config: z.object({}).loose().nullish(),
+  /** `configurable` keys reach the graph (not the run's own ids: 422); `recursion_limit` is LangGraph's. */
+  config: z.object({
+    configurable: z.record(z.string(), z.unknown()).nullish(),
+    recursion_limit: z.number().int().min(1).max(10_000).nullish(),
+  }).loose().nullish(),
   stream_mode: z.union([streamModes, z.array(streamModes)]).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   checkpoint_id: z.string().nullish(),
-  interrupt_before: z.unknown().optional(),
-  interrupt_after: z.unknown().optional(),
+  checkpoint: z.object({ checkpoint_id: z.string().nullish() }).loose().nullish(),
+  // Breakpoints and delayed runs are refused when asked for, not silently ignored (see unsupportedOptions).
+  interrupt_before: z.union([z.literal("*"), z.array(z.string())]).nullish(),
+  interrupt_after: z.union([z.literal("*"), z.array(z.string())]).nullish(),
+  after_seconds: z.number().min(0).nullish(),
   /** agentrt extension: the run's budget `{ maxSteps, maxModelCalls, maxTokens, maxCostUsd, deadlineMs }` (checked at submit). */
   budget: z.unknown().optional(),
 }).loose();
@@ -116,3 +124,23 @@ export const StoreListNamespaces = z.object({
   limit: z.number().int().min(1).max(1000).default(100),
   offset: z.number().int().min(0).default(0),
 }).loose();
+
+/** A run body's `config` as the run stores it. */
+export function graphConfigOf(config: z.infer<typeof RunCreate>["config"]): RunGraphConfig | undefined {
+  if (config == null) return undefined;
+  return {
+    ...(config.configurable == null ? {} : { configurable: config.configurable }),
+    ...(config.recursion_limit == null ? {} : { recursionLimit: config.recursion_limit }),
+  };
+}
+
+/** The first option of a run body agentrt serve does not implement, as a one-line reason; undefined when none is asked for. */
+export function unsupportedOption(body: z.infer<typeof RunCreate>): string | undefined {
+  const breakpoints = (value: "*" | string[] | null | undefined) => value === "*" || (Array.isArray(value) && value.length > 0);
+  if (breakpoints(body.interrupt_before) || breakpoints(body.interrupt_after)) {
+    return "interrupt_before/interrupt_after (breakpoints) are not supported: pause with interrupt() in a node, or an approval";
+  }
+  if ((body.after_seconds ?? 0) > 0) return "after_seconds (delayed runs) is not supported";
+  if (body.multitask_strategy === "rollback") return "multitask_strategy rollback is not supported: use interrupt (cancels the unfinished run) or enqueue";
+  return undefined;
+}

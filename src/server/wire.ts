@@ -70,7 +70,10 @@ export function runToWire(run: RunRecord): Record<string, unknown> {
     status: apiRunStatus(run.status),
     metadata: { ...run.metadata, graph_id: run.graphId, user: run.userId, agentrt_status: run.status },
     multitask_strategy: "reject",
-    kwargs: {},
+    kwargs: {
+      input: run.input ?? null,
+      config: { configurable: run.config?.configurable ?? {}, ...(run.config?.recursionLimit === undefined ? {} : { recursion_limit: run.config.recursionLimit }) },
+    },
   };
 }
 

@@ -26,7 +26,11 @@ afterAll(async () => {
 describe("input over HTTP", () => {
   it("asks for the order number, then resumes with a plain string", async () => {
     const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "order_delay", { input: { messages: [{ role: "user", content: "Is my order late?" }] } });
+    const asked = (await client.runs.wait(thread.thread_id, "order_delay", { input: { messages: [{ role: "user", content: "Is my order late?" }] } })) as {
+      __interrupt__?: { value: unknown; id: string }[];
+    };
+    // As for an approval: the waiting run's answer carries the question, so an SDK app knows it must answer.
+    expect(JSON.stringify(asked.__interrupt__)).toContain("Which order should I check?");
     expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
     const waiting = await client.threads.getState(thread.thread_id);
     expect(JSON.stringify(waiting.tasks)).toContain("Which order should I check?");

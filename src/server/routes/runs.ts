@@ -20,7 +20,7 @@ async function finalValues(deps: RouteDeps, { run, values: sent }: RestingRun): 
   if (sent !== undefined && isTerminal(run.status)) return withError(run, toWire(sent) as Record<string, unknown>);
   const snapshot = await deps.service.states.state(run.graphId, run.threadId);
   const values = (snapshot === undefined ? {} : toWire(snapshot.values)) as Record<string, unknown>;
-  if (run.status === "WAITING_APPROVAL" && snapshot !== undefined) {
+  if ((run.status === "WAITING_APPROVAL" || run.status === "WAITING_INPUT") && snapshot !== undefined) {
     values.__interrupt__ = snapshot.tasks.filter((t) => t.result === undefined).flatMap((t) => t.interrupts.map((i) => ({ value: toWire(i.value), id: i.id })));
   }
   return withError(run, values);

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/index.js";
+import { RunStore, validateGraphConfig } from "../../src/runs/index.js";
+
+describe("validateGraphConfig", () => {
+  it("keeps configurable keys and the recursion limit; nothing to store is undefined", () => {
+    expect(validateGraphConfig({ configurable: { model: "gpt-x" }, recursionLimit: 5 })).toEqual({ configurable: { model: "gpt-x" }, recursionLimit: 5 });
+    expect(validateGraphConfig({ configurable: {} })).toBeUndefined();
+    expect(validateGraphConfig(undefined)).toBeUndefined();
+  });
+
+  it("refuses the run's own keys, LangGraph's internal ones and a bad limit, naming them", () => {
+    for (const key of ["thread_id", "run_id", "user", "roles", "action_version", "fencing_token", "checkpoint_id", "checkpoint_ns", "__pregel_x"]) {
+      expect(() => validateGraphConfig({ configurable: { [key]: 1 } })).toThrow(`configurable.${key}`);
+    }
+    for (const limit of [0, 1.5, 10_001]) expect(() => validateGraphConfig({ recursionLimit: limit })).toThrow(/recursion limit/);
+  });
+
+  it("is stored with the run and read back; a bad one stores no run", () => {
+    const runs = RunStore.open(openDatabase(":memory:"));
+    const run = runs.create({ graphId: "g", config: { configurable: { tone: "dry" }, recursionLimit: 7 } });
+    expect(runs.get(run.runId).config).toEqual({ configurable: { tone: "dry" }, recursionLimit: 7 });
+    expect(runs.create({ graphId: "g" }).config).toBeNull();
+    expect(() => runs.create({ graphId: "g", runId: "run_bad", config: { configurable: { user: "mallory" } } })).toThrow(/configurable.user/);
+    expect(runs.find("run_bad")).toBeUndefined();
+  });
+});

@@ -1,0 +1,84 @@
+// multitask_strategy on a thread with an unfinished run, through the SDK: reject refuses, enqueue runs the new run
+// after the first on the same thread, interrupt cancels the first and runs the new one; unsupported options are
+// refused with a reason instead of being ignored.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type AgentServer } from "../../src/server/server.js";
+import { graphFile, ROLLBACK_INPUT } from "./harness.js";
+
+let server: AgentServer;
+let client: Client;
+
+beforeAll(async () => {
+  process.env.SLOW_STEP_MS = "150";
+  const dir = mkdtempSync(join(tmpdir(), "agentrt-multitask-"));
+  const config = join(dir, "langgraph.json");
+  writeFileSync(config, JSON.stringify({
+    graphs: { slow: `${fileURLToPath(new URL("./fixtures/slow-graph.ts", import.meta.url))}:graph`, ops_rollback: `${graphFile("ops_rollback")}:graph` },
+  }));
+  server = await startServer({ port: 0, db: join(dir, "agentrt.db"), config, apiKey: "", log: () => undefined });
+  client = new Client({ apiUrl: server.url, apiKey: null });
+});
+
+afterAll(async () => {
+  await server.close();
+  delete process.env.SLOW_STEP_MS;
+});
+
+const statusCode = async (promise: Promise<unknown>) => promise.then(() => 200, (error: { status?: number }) => error.status);
+
+describe("multitask_strategy", () => {
+  it("reject (the default) refuses a second run while the first is unfinished", async () => {
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
+    expect(await statusCode(client.runs.create(thread.thread_id, "slow", { input: {} }))).toBe(409);
+    await client.runs.join(thread.thread_id, first.run_id);
+    expect((await client.runs.list(thread.thread_id)).map((r) => r.status)).toEqual(["success"]);
+  });
+
+  it("enqueue runs the new run after the first, on the thread's state", async () => {
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
+    const second = (await client.runs.wait(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue" })) as { steps: string[] };
+    // The second run started from the first one's final state: both runs' steps, in order.
+    expect(second.steps).toEqual(["a", "b", "c", "a", "b", "c"]);
+    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("success");
+  });
+
+  it("interrupt cancels the unfinished run, then runs the new one", async () => {
+    const thread = await client.threads.create();
+    const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
+    await client.runs.wait(thread.thread_id, "slow", { input: {}, multitaskStrategy: "interrupt" });
+    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
+    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+  });
+
+  it("interrupt drops a run waiting for approval; enqueue behind it is refused", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
+    expect(await statusCode(client.runs.create(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "enqueue" }))).toBe(409);
+    const again = (await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "interrupt" })) as { __interrupt__?: unknown[] };
+    expect(again.__interrupt__?.length).toBeGreaterThan(0);
+    expect((await client.runs.list(thread.thread_id)).map((r) => r.metadata?.agentrt_status).sort()).toEqual(["CANCELED", "WAITING_APPROVAL"]);
+  });
+
+  it("refuses options it does not implement with 422, storing no run", async () => {
+    const thread = await client.threads.create();
+    const refused = [
+      client.runs.create(thread.thread_id, "slow", { input: {}, interruptBefore: ["b"] }),
+      client.runs.create(thread.thread_id, "slow", { input: {}, interruptAfter: "*" }),
+      client.runs.create(thread.thread_id, "slow", { input: {}, afterSeconds: 5 }),
+      client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "rollback" }),
+    ];
+    for (const attempt of refused) expect(await statusCode(attempt)).toBe(422);
+    expect(await client.runs.list(thread.thread_id)).toEqual([]);
+    // Empty breakpoint lists are what some clients always send: accepted.
+    const run = await client.runs.wait(thread.thread_id, "slow", { input: {}, interruptBefore: [], interruptAfter: [] });
+    expect(run).toMatchObject({ steps: ["a", "b", "c"] });
+  });
+});
