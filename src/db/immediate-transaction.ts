@@ -13,9 +13,6 @@ interface LockStatements {
   begin: { run(): unknown };
   commit: { run(): unknown };
   rollback: { run(): unknown };
-  busyOff: { run(): unknown };
-  busyOn: { run(): unknown };
-  timeoutMs: number;
 }
 
 const statements = new WeakMap<SqliteDatabase, LockStatements>();
@@ -27,15 +24,10 @@ const MAX_PAUSE_MS = 1;
 function lockStatements(db: SqliteDatabase): LockStatements {
   let found = statements.get(db);
   if (found === undefined) {
-    // The connection's own busy timeout stays the limit, as for every other statement on it.
-    const timeoutMs = Number(db.pragma("busy_timeout", { simple: true })) || 0;
     found = {
       begin: db.prepare("BEGIN IMMEDIATE"),
       commit: db.prepare("COMMIT"),
       rollback: db.prepare("ROLLBACK"),
-      busyOff: db.prepare("PRAGMA busy_timeout = 0"),
-      busyOn: db.prepare(`PRAGMA busy_timeout = ${timeoutMs}`),
-      timeoutMs,
     };
     statements.set(db, found);
   }
@@ -47,11 +39,15 @@ function isBusy(error: unknown): boolean {
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
-/** BEGIN IMMEDIATE, retried with short sleeps while another connection holds the write lock, up to the busy timeout. */
-function begin(st: LockStatements): void {
-  st.busyOff.run();
+/** BEGIN IMMEDIATE, retried with short sleeps while another connection holds the write lock, up to its busy timeout. */
+function begin(db: SqliteDatabase, st: LockStatements): void {
+  // The connection's own busy timeout (whatever its owner set last) stays the limit, and is put back after.
+  // exec, not a prepared statement: SQLite applies `PRAGMA busy_timeout = N` when the statement is prepared,
+  // so re-running a prepared one does not set it again.
+  const timeoutMs = Math.max(0, Math.floor(Number(db.pragma("busy_timeout", { simple: true })) || 0));
+  db.exec("PRAGMA busy_timeout = 0");
   try {
-    const deadline = performance.now() + st.timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     let pause = FIRST_PAUSE_MS;
     for (;;) {
       try {
@@ -65,7 +61,7 @@ function begin(st: LockStatements): void {
       pause = Math.min(MAX_PAUSE_MS, pause * 2);
     }
   } finally {
-    st.busyOn.run();
+    db.exec(`PRAGMA busy_timeout = ${timeoutMs}`);
   }
 }
 
@@ -78,11 +74,11 @@ export function immediateTransaction<A extends unknown[], R>(db: SqliteDatabase,
   return (...args: A): R => {
     if (db.inTransaction) return (nested ??= db.transaction(fn))(...args);
     const st = lockStatements(db);
-    begin(st);
+    begin(db, st);
     let result: R;
     try {
       result = fn(...args);
-      if (result instanceof Promise) throw new TypeError("a transaction function must not return a promise");
+      if (typeof (result as { then?: unknown } | null)?.then === "function") throw new TypeError("a transaction function must not return a promise");
       st.commit.run();
     } catch (error) {
       // A failed COMMIT may already have ended the transaction; SQLite's own errors may have too.

@@ -22,6 +22,10 @@ const COMPARISON: Record<string, string> = { $gt: ">", $gte: ">=", $lt: "<", $lt
  * Keys name top-level fields of the stored value.
  */
 export function compileFilter(filter: Record<string, unknown> | undefined, column = "value"): SqlCondition {
+  // SQLite refuses expressions nested deeper than 1000: long AND/OR chains fail at prepare time.
+  if (Object.keys(filter ?? {}).length > MAX_FILTER_TERMS) {
+    throw new UserInputError("BAD_INPUT", `store filter: at most ${MAX_FILTER_TERMS} fields`);
+  }
   const parts: SqlCondition[] = [];
   for (const [field, condition] of Object.entries(filter ?? {})) {
     const path = jsonPath(field);
@@ -35,6 +39,9 @@ export function compileFilter(filter: Record<string, unknown> | undefined, colum
   return { sql: parts.map((p) => `(${p.sql})`).join(" AND "), params: parts.flatMap((p) => p.params) };
 }
 
+/** Most fields of a filter, and values of one $in/$nin. */
+const MAX_FILTER_TERMS = 200;
+
 function isOperatorObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const keys = Object.keys(value);
@@ -42,11 +49,9 @@ function isOperatorObject(value: unknown): value is Record<string, unknown> {
 }
 
 function jsonPath(field: string): string {
-  // SQLite's JSON path syntax has no escape for a double quote inside a quoted label.
-  if (field === "" || field.includes('"')) {
-    throw new UserInputError("BAD_INPUT", `store filter: invalid field name ${JSON.stringify(field)}`);
-  }
-  return `$."${field}"`;
+  if (field === "") throw new UserInputError("BAD_INPUT", "store filter: empty field name");
+  // SQLite decodes JSON string escapes in a quoted label: a backslash or quote in the name must be escaped.
+  return `$.${JSON.stringify(field)}`;
 }
 
 function compileOperator(column: string, path: string, op: string, operand: unknown): SqlCondition {
@@ -100,6 +105,7 @@ function compare(column: string, path: string, op: string, operand: unknown): Sq
 function anyOf(column: string, path: string, op: string, operand: unknown): SqlCondition {
   if (!Array.isArray(operand)) throw new UserInputError("BAD_INPUT", `store filter: ${op} needs an array`);
   if (operand.length === 0) return { sql: "0", params: [] };
+  if (operand.length > MAX_FILTER_TERMS) throw new UserInputError("BAD_INPUT", `store filter: ${op} takes at most ${MAX_FILTER_TERMS} values`);
   const parts = operand.map((v) => typedEquals(column, path, v));
   return { sql: parts.map((p) => `(${p.sql})`).join(" OR "), params: parts.flatMap((p) => p.params) };
 }

@@ -23,8 +23,12 @@ export function queryTerms(query: string): string[] {
     const rest = word.replace(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu, " ").trim();
     for (const part of rest.split(" ")) if (part !== "") terms.add(part);
   }
-  return [...terms];
+  // Each term is a term of the score expression, which SQLite caps at depth 1000: rank by the first ones.
+  return [...terms].slice(0, MAX_QUERY_TERMS);
 }
+
+/** Distinct query terms a search ranks by (a longer query's later terms are ignored). */
+export const MAX_QUERY_TERMS = 64;
 
 /** SQL for the score in [0, 1]: the share of `terms` that occur in `search_text`. */
 export function scoreExpression(terms: readonly string[]): SqlCondition {

@@ -4,7 +4,11 @@
  * @module
  */
 import { type MatchCondition, validateNamespace } from "@langchain/langgraph-checkpoint";
+import { UserInputError } from "../errors.js";
 import type { SqlCondition } from "./filter-sql.js";
+
+/** Most labels of a namespace, prefix or suffix. */
+const MAX_NAMESPACE_LABELS = 100;
 
 /** Labels joined by "." plus a trailing "." ("users.alice."); labels never contain ".". */
 export function namespacePath(namespace: readonly string[]): string {
@@ -14,6 +18,10 @@ export function namespacePath(namespace: readonly string[]): string {
 /** Throws InvalidNamespaceError for what LangGraph's stores refuse (empty, ".", ":", NUL). */
 export function checkNamespace(namespace: string[], allowEmpty = false): void {
   validateNamespace(namespace, { allowEmpty, allowReservedRoot: true });
+  // Each label is a term of the match condition, which SQLite caps at expression depth 1000.
+  if (namespace.length > MAX_NAMESPACE_LABELS) {
+    throw new UserInputError("BAD_INPUT", `store namespace: at most ${MAX_NAMESPACE_LABELS} labels, got ${namespace.length}`);
+  }
 }
 
 /** Rows whose namespace starts with `prefix` (every row for an empty prefix), as an index range. */
@@ -27,6 +35,9 @@ export function prefixRange(prefix: readonly string[]): SqlCondition {
 
 /** One listNamespaces condition: labels at the start (prefix) or end (suffix), "*" matching any label. */
 export function matchCondition(condition: MatchCondition): SqlCondition {
+  if (condition.path.length > MAX_NAMESPACE_LABELS) {
+    throw new UserInputError("BAD_INPUT", `store namespaces: a ${condition.matchType} has at most ${MAX_NAMESPACE_LABELS} labels, got ${condition.path.length}`);
+  }
   const parts: string[] = ["depth >= ?"];
   const params: unknown[] = [condition.path.length];
   condition.path.forEach((label, i) => {

@@ -15,7 +15,7 @@ import {
   type SearchOperation,
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
-import { migrate, openDatabase, type SqliteDatabase } from "../db/index.js";
+import { immediateTransaction, migrate, openDatabase, type SqliteDatabase } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import { compileFilter } from "./filter-sql.js";
 import { queryTerms, scoreExpression, searchText } from "./lexical-query.js";
@@ -81,7 +81,7 @@ export class SqliteStore extends BaseStore {
     const now = this.#options.now();
     // A read-only connection (inspection tools, historical fixtures) reads without refreshing TTLs.
     const refresh = this.#options.refreshOnRead && !this.db.readonly;
-    const run = this.db.transaction(() => {
+    const work = () => {
       const results: unknown[] = [];
       const puts = new Map<string, SqlitePutOperation>();
       for (const op of operations) {
@@ -95,9 +95,9 @@ export class SqliteStore extends BaseStore {
       if (puts.size > 0) this.#sweep(now);
       for (const op of puts.values()) this.#put(op, now);
       return results;
-    });
+    };
     // IMMEDIATE takes the write lock up front, so a read that refreshes TTLs never fails to upgrade.
-    return (this.db.readonly ? run.deferred() : run.immediate()) as OperationResults<Op>;
+    return (this.db.readonly ? this.db.transaction(work).deferred() : immediateTransaction(this.db, work)()) as OperationResults<Op>;
   }
 
   /** Like `BaseStore.put`, with an optional per-item time to live (`null`: never expires). */
@@ -221,10 +221,29 @@ function validateOperation(op: Operation): void {
   if ("value" in op && op.value !== null && (typeof op.value !== "object" || Array.isArray(op.value))) {
     throw new UserInputError("BAD_INPUT", "store put: value must be a JSON object or null");
   }
+  // SQLite's JSON functions refuse documents nested deeper than 1000: one such item would break every filtered search over it.
+  if ("value" in op && op.value !== null && nestedDeeperThan(op.value, MAX_VALUE_DEPTH)) {
+    throw new UserInputError("BAD_INPUT", `store put: value is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  }
   const ttl = (op as SqlitePutOperation).ttlMs;
   if (ttl !== undefined && ttl !== null && !(ttl > 0)) {
     throw new UserInputError("BAD_INPUT", `store put: ttlMs must be positive, got ${ttl}`);
   }
+}
+
+/** Deepest object/array nesting a stored value may have. */
+const MAX_VALUE_DEPTH = 500;
+
+/** Whether `value` nests objects or arrays more than `limit` deep (iterative: a deep value must not overflow the stack). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function toItem(row: Row): Item {

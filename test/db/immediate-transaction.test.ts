@@ -79,6 +79,22 @@ describe("immediateTransaction", () => {
     expect(values(d)).toEqual(["outer"]);
   });
 
+  it("keeps the busy timeout the connection has now, not the one it had at its first transaction", () => {
+    const d = db(tempDb(), 5000);
+    immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run())();
+    d.pragma("busy_timeout = 100");
+    immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('b')").run())();
+    expect(d.pragma("busy_timeout", { simple: true })).toBe(100);
+  });
+
+  it("refuses a function that returns a thenable, leaving nothing written", () => {
+    const d = db(tempDb());
+    const thenable = immediateTransaction(d, () => ({ then: () => d.prepare("INSERT INTO t (v) VALUES ('x')").run() }));
+    d.prepare("INSERT INTO t (v) VALUES ('kept')").run();
+    expect(() => thenable()).toThrow(/must not return a promise/);
+    expect(values(d)).toEqual(["kept"]);
+  });
+
   it("refuses a function that returns a promise, leaving nothing written", () => {
     const d = db(tempDb());
     const asyncFn = immediateTransaction(d, async () => d.prepare("INSERT INTO t (v) VALUES ('x')").run());

@@ -53,6 +53,17 @@ describe("store endpoints", () => {
     expect(saved?.value).toEqual({ text: "Status of 10086?" });
   });
 
+  it("matches filter fields with backslashes and quotes, and ranks a long query by its first terms", async () => {
+    const { client } = await start();
+    await client.store.putItem(["docs"], "odd", { "a\\b": 1, "q\"x": 2, "x\\": 3, text: "春眠不觉晓" });
+    for (const filter of [{ "a\\b": 1 }, { "q\"x": 2 }, { "x\\": 3 }]) {
+      expect((await client.store.searchItems(["docs"], { filter })).items.map((i) => i.key)).toEqual(["odd"]);
+    }
+    // ~1,200 distinct characters: each is a term; only the first ones rank, the request is not refused.
+    const longQuery = "春" + Array.from({ length: 1200 }, (_, i) => String.fromCodePoint(0x4e00 + i)).join("");
+    expect((await client.store.searchItems(["docs"], { query: longQuery })).items.map((i) => i.key)).toEqual(["odd"]);
+  });
+
   it("expires an item put with a ttl (minutes) once it has passed", async () => {
     const { client } = await start();
     await client.store.putItem(["tmp"], "short", { v: 1 }, { ttl: 0.0005 }); // 30 ms
@@ -79,6 +90,13 @@ describe("store endpoints", () => {
     expect((await send("GET", "/store/items?namespace=users..x&key=k")).status).toBe(422);
     expect((await send("GET", "/store/items?namespace=users")).status).toBe(422);
     expect((await send("POST", "/store/items/search", { namespace_prefix: ["users"], limit: 0 })).status).toBe(422);
+    // Documents and expressions past SQLite's depth limit of 1000 are refused, not stored to break later searches.
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 1500; i++) deep = { d: deep };
+    expect((await send("PUT", "/store/items", { namespace: ["users"], key: "deep", value: deep })).status).toBe(422);
+    expect((await send("POST", "/store/items/search", { namespace_prefix: [], filter: { tag: { $in: Array.from({ length: 1000 }, (_, i) => i) } } })).status).toBe(422);
+    expect((await send("POST", "/store/namespaces", { prefix: Array.from({ length: 5000 }, (_, i) => `l${i}`) })).status).toBe(422);
+    expect((await send("DELETE", "/store/items", { namespace: ["langgraph", "x"], key: "k" })).status).toBe(422);
     expect((await client.store.listNamespaces()).namespaces).toEqual([]);
   });
 

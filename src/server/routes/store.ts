@@ -6,7 +6,7 @@
  * item is `null`, as on the official server.
  * @module
  */
-import { InvalidNamespaceError, type Item } from "@langchain/langgraph-checkpoint";
+import { InvalidNamespaceError, validateNamespace, type Item } from "@langchain/langgraph-checkpoint";
 import { Hono, type Context } from "hono";
 import type { SqliteStore } from "../../memory/sqlite-store.js";
 import { readBody, type ServerEnv } from "../context.js";
@@ -57,7 +57,11 @@ export function storeRoutes(store: SqliteStore): Hono<ServerEnv> {
   });
   app.delete("/store/items", async (c) => {
     const body = await readBody(c, StoreDeleteItem);
-    await storeCall(() => store.delete(body.namespace, body.key));
+    // As strict as a put: the reserved "langgraph" root is refused, not deleted from.
+    await storeCall(async () => {
+      validateNamespace(body.namespace);
+      await store.delete(body.namespace, body.key);
+    });
     return c.body(null, 204);
   });
   app.post("/store/items/search", async (c) => {
