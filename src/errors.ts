@@ -20,6 +20,7 @@ export type AgentrtErrorCode =
   // server (HTTP API)
   | "UNKNOWN_THREAD"
   | "THREAD_BUSY"
+  | "THREAD_EXISTS"
   | "THREAD_NOT_INTERRUPTED"
   | "UNAUTHORIZED"
   | "PAYLOAD_TOO_LARGE"

@@ -30,14 +30,25 @@ export const ThreadPatch = z.object({ metadata: metadata.default({}) }).loose();
 /** POST /threads/search */
 export const ThreadSearch = z.object({
   metadata: metadata.optional(),
+  ids: z.array(z.string()).max(1000).nullish(),
   status: z.enum(["idle", "busy", "interrupted", "error"]).optional(),
+  // state_updated_at is the same moment here: a thread's state changes only through its runs and updates.
+  sort_by: z.enum(["thread_id", "created_at", "updated_at", "state_updated_at"]).nullish(),
+  sort_order: z.enum(["asc", "desc"]).nullish(),
   limit: z.number().int().min(1).max(1000).default(10),
   offset: z.number().int().min(0).default(0),
+}).loose();
+
+/** POST /threads/count */
+export const ThreadCount = z.object({
+  metadata: metadata.optional(),
+  status: z.enum(["idle", "busy", "interrupted", "error"]).optional(),
 }).loose();
 
 /** POST /threads/{thread_id}/history */
 export const HistoryQuery = z.object({
   limit: z.number().int().min(1).max(1000).default(10),
+  metadata: metadata.nullish(),
   before: z.union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).loose() }).loose()]).nullish(),
 }).loose();
 
@@ -71,6 +82,7 @@ export const RunCreate = z.object({
   interrupt_before: z.union([z.literal("*"), z.array(z.string())]).nullish(),
   interrupt_after: z.union([z.literal("*"), z.array(z.string())]).nullish(),
   after_seconds: z.number().min(0).nullish(),
+  on_disconnect: z.enum(["cancel", "continue"]).nullish(),
   /** agentrt extension: the run's budget `{ maxSteps, maxModelCalls, maxTokens, maxCostUsd, deadlineMs }` (checked at submit). */
   budget: z.unknown().optional(),
 }).loose();

@@ -3,7 +3,7 @@
  * `metadata` first, then one event per chunk of each requested mode (values,
  * updates, messages-tuple, custom, debug, tasks, checkpoints, events), then
  * `error` if the run failed. A client that disconnects only stops its own
- * stream; the run goes on.
+ * stream and the run goes on, unless it asked for `on_disconnect: "cancel"`.
  * @module
  */
 import type { Context } from "hono";
@@ -44,8 +44,13 @@ export function eventFor(chunk: StreamChunk, modes: readonly string[]): SseEvent
   }
 }
 
-/** Answers with the run's SSE stream; `kick` starts the run once the stream listens. */
-export function streamRun(c: Context<ServerEnv>, deps: RouteDeps, run: RecordLike, modes: readonly string[], kick?: () => void): Response {
+/**
+ * Answers with the run's SSE stream; `kick` starts the run once the stream listens; `onDisconnect` is
+ * called when the client goes away before the run came to rest.
+ */
+export function streamRun(
+  c: Context<ServerEnv>, deps: RouteDeps, run: RecordLike, modes: readonly string[], kick?: () => void, onDisconnect?: () => void,
+): Response {
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
   return streamSSE(c, async (stream) => {
     const queue: SseEvent[] = [];
@@ -60,6 +65,7 @@ export function streamRun(c: Context<ServerEnv>, deps: RouteDeps, run: RecordLik
     }, modes);
     stream.onAbort(() => {
       closed = true;
+      if (!finished) onDisconnect?.();
       wake?.();
     });
     kick?.();

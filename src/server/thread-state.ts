@@ -34,12 +34,12 @@ export class ThreadStateReader {
     return snapshot.createdAt === undefined ? undefined : snapshot;
   }
 
-  /** Past states, newest first. */
-  async history(graphId: string, threadId: string, options: { limit: number; before?: string }): Promise<StateSnapshot[]> {
+  /** Past states, newest first; `metadata`: only checkpoints whose metadata has these values (e.g. `{ source: "input" }`). */
+  async history(graphId: string, threadId: string, options: { limit: number; before?: string; metadata?: Record<string, unknown> }): Promise<StateSnapshot[]> {
     const graph = await this.graph(graphId);
     const before = options.before === undefined ? undefined : { configurable: { thread_id: threadId, checkpoint_id: options.before } };
     const out: StateSnapshot[] = [];
-    for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit: options.limit, before })) {
+    for await (const snapshot of graph.getStateHistory({ configurable: { thread_id: threadId } }, { limit: options.limit, before, ...(options.metadata === undefined ? {} : { filter: options.metadata }) })) {
       out.push(snapshot);
     }
     return out;

@@ -21,6 +21,16 @@ CREATE INDEX server_threads_by_created ON server_threads (created_at);
 /** The server module's schema; migration i brings version i to i + 1. */
 export const SERVER_SCHEMA: ModuleSchema = { module: "server", tables: ["server_threads"], migrations: [V1] };
 
+/** What {@link ThreadStore.search} selects and how it orders them. */
+export interface ThreadFilter {
+  metadata?: Record<string, unknown>;
+  ids?: string[];
+  sortBy?: "thread_id" | "created_at" | "updated_at";
+  sortOrder?: "asc" | "desc";
+  limit: number;
+  offset: number;
+}
+
 /** A stored thread. */
 export interface ThreadRow {
   threadId: string;
@@ -67,7 +77,7 @@ export class ThreadStore {
     const existing = this.find(threadId);
     if (existing !== undefined) {
       if (ifExists === "do_nothing") return existing;
-      throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} already exists`);
+      throw new HttpError(409, "THREAD_EXISTS", `thread ${threadId} already exists (if_exists: "do_nothing" returns it)`);
     }
     const now = Date.now();
     this.stmt("INSERT INTO server_threads (thread_id, metadata_json, created_at, updated_at) VALUES (?, ?, ?, ?)")
@@ -97,16 +107,28 @@ export class ThreadStore {
     return { ...thread, metadata: merged, updatedAt: now };
   }
 
-  /** Newest first; metadata must contain every given key with an equal (JSON) value. */
-  search(filter: { metadata?: Record<string, unknown>; limit: number; offset: number }): ThreadRow[] {
+  /**
+   * Threads whose metadata contains every given key with an equal (JSON) value, and whose id is one of `ids`
+   * when given; newest created first unless `sortBy` says otherwise ("updated_at": the thread's or its newest run's).
+   */
+  search(filter: ThreadFilter): ThreadRow[] {
     const where: string[] = [];
     const args: unknown[] = [];
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
       where.push("json_extract(metadata_json, ?) IS ?");
-      args.push(`$."${key.replace(/"/g, "")}"`, typeof value === "object" && value !== null ? JSON.stringify(value) : (value));
+      // JSON string escapes in the quoted label: a quote or backslash in the key matches itself.
+      args.push(`$.${JSON.stringify(key)}`, typeof value === "object" && value !== null ? JSON.stringify(value) : (value));
+    }
+    if (filter.ids !== undefined) {
+      where.push("thread_id IN (SELECT value FROM json_each(?))");
+      args.push(JSON.stringify(filter.ids));
     }
     const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
-    const rows = this.db.prepare(`SELECT * FROM server_threads ${clause} ORDER BY created_at DESC, thread_id LIMIT ? OFFSET ?`)
+    const column = filter.sortBy === "thread_id" ? "thread_id"
+      : filter.sortBy === "updated_at" ? "max(updated_at, coalesce((SELECT max(r.updated_at) FROM runs r WHERE r.thread_id = server_threads.thread_id), 0))"
+      : "created_at";
+    const order = filter.sortOrder === "asc" ? "ASC" : "DESC";
+    const rows = this.db.prepare(`SELECT * FROM server_threads ${clause} ORDER BY ${column} ${order}, thread_id ${order} LIMIT ? OFFSET ?`)
       .all(...args, filter.limit, filter.offset) as Row[];
     return rows.map(fromRow);
   }

@@ -67,6 +67,25 @@ describe("multitask_strategy", () => {
     expect((await client.runs.list(thread.thread_id)).map((r) => r.metadata?.agentrt_status).sort()).toEqual(["CANCELED", "WAITING_APPROVAL"]);
   });
 
+  it("on_disconnect cancel stops the run when its streaming client goes away; by default it goes on", async () => {
+    const streamThenLeave = async (threadId: string, onDisconnect?: string) => {
+      const abort = new AbortController();
+      const response = await fetch(`${server.url}/threads/${threadId}/runs/stream`, {
+        method: "POST", headers: { "content-type": "application/json" }, signal: abort.signal,
+        body: JSON.stringify({ assistant_id: "slow", input: {}, ...(onDisconnect === undefined ? {} : { on_disconnect: onDisconnect }) }),
+      });
+      const reader = response.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/event: metadata/);
+      abort.abort();
+      await reader.cancel().catch(() => undefined);
+      const [run] = await client.runs.list(threadId);
+      await client.runs.join(threadId, run!.run_id);
+      return (await client.runs.get(threadId, run!.run_id)).metadata?.agentrt_status;
+    };
+    expect(await streamThenLeave((await client.threads.create()).thread_id, "cancel")).toBe("CANCELED");
+    expect(await streamThenLeave((await client.threads.create()).thread_id)).toBe("SUCCEEDED");
+  });
+
   it("refuses options it does not implement with 422, storing no run", async () => {
     const thread = await client.threads.create();
     const refused = [

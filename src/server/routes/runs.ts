@@ -33,6 +33,17 @@ function withError(run: RunRecord, values: Record<string, unknown>): Record<stri
   return values;
 }
 
+/** Cancels the run when its streaming client disconnects (`on_disconnect: "cancel"`); a run that finished meanwhile is left alone. */
+function cancelOnDisconnect(deps: RouteDeps, runId: string, by: string): () => void {
+  return () => {
+    try {
+      deps.service.cancel(runId, by, "its streaming client disconnected (on_disconnect cancel)");
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "RUN_FINISHED") deps.log(`run ${runId}: cancel on disconnect: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
 function runOfThread(deps: RouteDeps, threadId: string, runId: string): RunRecord {
   const run = deps.service.runtime.runs.find(runId);
   if (run === undefined || run.threadId !== threadId) throw new HttpError(404, "UNKNOWN_RUN", `no run ${runId} on thread ${threadId}`);
@@ -44,7 +55,10 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"), mode === "stream" ? "here" : "any");
   const { run } = prepared;
   // A streamed run executes here: the stream bus that carries its chunks is this process's.
-  if (mode === "stream") return streamRun(c, deps, run, requestedModes(body), () => prepared.kick("here"));
+  if (mode === "stream") {
+    const cancel = body.on_disconnect === "cancel" ? cancelOnDisconnect(deps, run.runId, c.get("caller").id) : undefined;
+    return streamRun(c, deps, run, requestedModes(body), () => prepared.kick("here"), cancel);
+  }
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
   if (mode === "background") return c.json(runToWire(deps.service.runtime.runs.get(run.runId)));
@@ -84,7 +98,8 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.get("/threads/:tid/runs/:rid/stream", (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     const modes = c.req.queries("stream_mode") ?? ["values"];
-    return streamRun(c, deps, run, modes);
+    const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
+    return streamRun(c, deps, run, modes, undefined, cancel ? cancelOnDisconnect(deps, run.runId, c.get("caller").id) : undefined);
   });
   return app;
 }

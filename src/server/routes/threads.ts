@@ -10,7 +10,7 @@ import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.j
 import { newThreadId } from "../ids.js";
 import type { RunService } from "../run-service.js";
 import { HttpError } from "../http-error.js";
-import { HistoryQuery, StateUpdate, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
+import { HistoryQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
 import type { ThreadRow } from "../thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
 
@@ -28,10 +28,13 @@ async function threadToWire(service: RunService, thread: ThreadRow, withValues: 
   const graphId = service.graphOfThread(thread.threadId);
   const snapshot = withValues && graphId !== undefined ? await service.states.state(graphId, thread.threadId) : undefined;
   const state = snapshot === undefined ? undefined : stateToWire(snapshot);
+  // The thread row's or its newest run's last change (a state update made without a run is not counted).
+  const updatedAt = new Date(Math.max(thread.updatedAt, runs.at(-1)?.updatedAt ?? 0)).toISOString();
   return {
     thread_id: thread.threadId,
     created_at: new Date(thread.createdAt).toISOString(),
-    updated_at: new Date(Math.max(thread.updatedAt, runs.at(-1)?.updatedAt ?? 0)).toISOString(),
+    updated_at: updatedAt,
+    state_updated_at: updatedAt,
     metadata: thread.metadata,
     status: threadStatus(runs),
     values: state?.values ?? {},
@@ -48,11 +51,11 @@ async function stateOf(service: RunService, threadId: string, checkpointId?: str
   return snapshot === undefined ? emptyState() : stateToWire(snapshot);
 }
 
-async function historyOf(service: RunService, threadId: string, limit: number, before?: string): Promise<unknown[]> {
+async function historyOf(service: RunService, threadId: string, limit: number, before?: string, metadata?: Record<string, unknown>): Promise<unknown[]> {
   service.threads.get(threadId);
   const graphId = service.graphOfThread(threadId);
   if (graphId === undefined) return [];
-  return (await service.states.history(graphId, threadId, { limit, before })).map(stateToWire);
+  return (await service.states.history(graphId, threadId, { limit, before, metadata })).map(stateToWire);
 }
 
 /** Routes under /threads (runs excepted). */
@@ -66,9 +69,19 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   app.post("/threads/search", async (c) => {
     const body = await readBody(c, ThreadSearch);
-    const rows = service.threads.search({ metadata: body.metadata, limit: body.status === undefined ? body.limit : 1000, offset: body.offset });
+    const sortBy = body.sort_by === "state_updated_at" ? "updated_at" : body.sort_by ?? undefined;
+    const rows = service.threads.search({
+      metadata: body.metadata, ids: body.ids ?? undefined, sortBy, sortOrder: body.sort_order ?? undefined,
+      limit: body.status === undefined ? body.limit : 1000, offset: body.offset,
+    });
     const threads = await Promise.all(rows.map((t) => threadToWire(service, t, true)));
     return c.json(threads.filter((t) => body.status === undefined || t.status === body.status).slice(0, body.limit));
+  });
+  app.post("/threads/count", async (c) => {
+    const body = await readBody(c, ThreadCount);
+    const rows = service.threads.search({ metadata: body.metadata, limit: -1, offset: 0 });
+    if (body.status === undefined) return c.json(rows.length);
+    return c.json(rows.filter((t) => threadStatus(service.runtime.runs.list({ threadId: t.threadId })) === body.status).length);
   });
   app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, service.threads.get(c.req.param("tid")), true)));
   app.patch("/threads/:tid", async (c) => {
@@ -110,7 +123,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.post("/threads/:tid/history", async (c) => {
     const body = await readBody(c, HistoryQuery);
     const before = typeof body.before === "string" ? body.before : body.before?.configurable.checkpoint_id;
-    return c.json(await historyOf(service, c.req.param("tid"), body.limit, before));
+    return c.json(await historyOf(service, c.req.param("tid"), body.limit, before, body.metadata ?? undefined));
   });
   return app;
 }

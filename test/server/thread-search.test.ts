@@ -1,0 +1,57 @@
+// threads.search and threads.count with the filters and orders the SDK sends (ids, sort_by, sort_order, status),
+// and a duplicate thread id answered with THREAD_EXISTS.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Client } from "@langchain/langgraph-sdk";
+import type { AgentServer } from "../../src/server/server.js";
+import { ROLLBACK_INPUT, startTestServer } from "./harness.js";
+
+let server: AgentServer;
+let client: Client;
+
+beforeAll(async () => {
+  ({ server, client } = await startTestServer());
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+describe("thread search", () => {
+  it("filters by ids and metadata, orders by id or last change, and counts by status", async () => {
+    const a = await client.threads.create({ threadId: "t-a", metadata: { team: "pay" } });
+    const b = await client.threads.create({ threadId: "t-b", metadata: { team: "pay" } });
+    await client.threads.create({ threadId: "t-c", metadata: { team: "ops" } });
+    expect(b.state_updated_at).toBe(b.updated_at);
+
+    expect((await client.threads.search({ ids: ["t-a", "t-c"] })).map((t) => t.thread_id).sort()).toEqual(["t-a", "t-c"]);
+    expect((await client.threads.search({ metadata: { team: "pay" }, sortBy: "thread_id", sortOrder: "asc" })).map((t) => t.thread_id)).toEqual(["t-a", "t-b"]);
+    expect((await client.threads.search({ sortBy: "thread_id", sortOrder: "desc", limit: 2 })).map((t) => t.thread_id)).toEqual(["t-c", "t-b"]);
+
+    // A run on the oldest thread makes it the most recently updated.
+    await client.runs.wait(a.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+    expect((await client.threads.search({ sortBy: "updated_at", sortOrder: "desc", limit: 1 }))[0]?.thread_id).toBe("t-a");
+    expect((await client.threads.search({ sortBy: "created_at", sortOrder: "desc", limit: 1 }))[0]?.thread_id).toBe("t-c");
+
+    expect(await client.threads.count({ metadata: { team: "pay" } })).toBe(2);
+    expect(await client.threads.count({ status: "interrupted" })).toBe(1);
+    expect(await client.threads.count({ status: "idle" })).toBe(2);
+  });
+
+  it("filters a thread's history by checkpoint metadata", async () => {
+    const thread = await client.threads.create();
+    await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+    const all = await client.threads.getHistory(thread.thread_id, { limit: 100 });
+    const inputs = await client.threads.getHistory(thread.thread_id, { limit: 100, metadata: { source: "input" } });
+    expect(all.length).toBeGreaterThan(inputs.length);
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(inputs.every((s) => s.metadata?.source === "input")).toBe(true);
+  });
+
+  it("answers a duplicate thread id with 409 THREAD_EXISTS, and returns it with if_exists do_nothing", async () => {
+    await client.threads.create({ threadId: "dup", metadata: { n: 1 } });
+    const response = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ thread_id: "dup" }) });
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { code?: string }).code).toBe("THREAD_EXISTS");
+    expect((await client.threads.create({ threadId: "dup", ifExists: "do_nothing" })).metadata).toEqual({ n: 1 });
+  });
+});
