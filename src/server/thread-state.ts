@@ -9,7 +9,7 @@ import type { GraphRegistry, RegisteredGraph } from "../runtime/index.js";
 import { readPendingActions, type PendingAction } from "../graph/approval.js";
 
 interface StatefulGraph extends RegisteredGraph {
-  getState(config: object): Promise<StateSnapshot>;
+  getState(config: object, options?: { subgraphs?: boolean }): Promise<StateSnapshot>;
   updateState(config: object, values: unknown, asNode?: string): Promise<{ configurable?: Record<string, unknown> }>;
   getStateHistory(config: object, options?: { limit?: number; before?: object }): AsyncIterable<StateSnapshot>;
 }
@@ -26,11 +26,14 @@ export class ThreadStateReader {
     return (await this.registry.load(graphId)) as StatefulGraph;
   }
 
-  /** The newest state (or the one at `checkpointId`); undefined when the thread has no checkpoint. */
-  async state(graphId: string, threadId: string, checkpointId?: string): Promise<StateSnapshot | undefined> {
+  /**
+   * The newest state (or the one at `checkpointId`); undefined when the thread has no checkpoint. `subgraphs`:
+   * a task paused inside a subgraph carries that subgraph's state.
+   */
+  async state(graphId: string, threadId: string, checkpointId?: string, subgraphs = false): Promise<StateSnapshot | undefined> {
     const graph = await this.graph(graphId);
     const configurable = checkpointId === undefined ? { thread_id: threadId } : { thread_id: threadId, checkpoint_id: checkpointId };
-    const snapshot = await graph.getState({ configurable });
+    const snapshot = await graph.getState({ configurable }, { subgraphs });
     return snapshot.createdAt === undefined ? undefined : snapshot;
   }
 

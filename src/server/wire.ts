@@ -83,6 +83,10 @@ function checkpointOf(config: StateSnapshot["config"] | undefined): Record<strin
   return { thread_id: c.thread_id, checkpoint_ns: c.checkpoint_ns ?? "", checkpoint_id: c.checkpoint_id, checkpoint_map: null };
 }
 
+function isSnapshot(value: unknown): value is StateSnapshot {
+  return typeof value === "object" && value !== null && "values" in value && "tasks" in value;
+}
+
 /** A thread state (current or one history entry) as the API returns it. */
 export function stateToWire(snapshot: StateSnapshot): Record<string, unknown> {
   const tasks = snapshot.tasks.map((t) => ({
@@ -91,7 +95,8 @@ export function stateToWire(snapshot: StateSnapshot): Record<string, unknown> {
     error: t.error === undefined || t.error === null ? null : String((t.error as Error).message ?? t.error),
     interrupts: t.interrupts.map((i) => ({ value: toWire(i.value), id: i.id })),
     checkpoint: null,
-    state: null,
+    // With `subgraphs`, LangGraph puts the paused subgraph's own snapshot here (else its config, not shown).
+    state: isSnapshot(t.state) ? stateToWire(t.state) : null,
     ...(t.result === undefined ? {} : { result: toWire(t.result) }),
   }));
   return {

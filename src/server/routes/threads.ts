@@ -42,11 +42,11 @@ async function threadToWire(service: RunService, thread: ThreadRow, withValues: 
   };
 }
 
-async function stateOf(service: RunService, threadId: string, checkpointId?: string): Promise<Record<string, unknown>> {
+async function stateOf(service: RunService, threadId: string, checkpointId?: string, subgraphs = false): Promise<Record<string, unknown>> {
   service.threads.get(threadId);
   const graphId = service.graphOfThread(threadId);
   if (graphId === undefined) return emptyState();
-  const snapshot = await service.states.state(graphId, threadId, checkpointId);
+  const snapshot = await service.states.state(graphId, threadId, checkpointId, subgraphs);
   if (snapshot === undefined && checkpointId !== undefined) throw new UserInputError("BAD_INPUT", `thread ${threadId} has no checkpoint ${checkpointId}`);
   return snapshot === undefined ? emptyState() : stateToWire(snapshot);
 }
@@ -97,7 +97,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     service.threads.delete(threadId);
     return c.body(null, 204);
   });
-  app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"))));
+  /** The SDK sends `subgraphs` as a query parameter ("true") or a body field. */
+  const wantsSubgraphs = (value: unknown) => value === true || value === "true" || value === "1";
+  app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"), undefined, wantsSubgraphs(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state", async (c) => {
     const threadId = c.req.param("tid");
     const body = await readBody(c, StateUpdate);
@@ -112,10 +114,10 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const checkpoint = { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: configurable.checkpoint_id };
     return c.json({ checkpoint, configurable: checkpoint });
   });
-  app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.req.param("tid"), c.req.param("cid"))));
+  app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.req.param("tid"), c.req.param("cid"), wantsSubgraphs(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state/checkpoint", async (c) => {
-    const body = (await c.req.json().catch(() => ({}))) as { checkpoint?: { checkpoint_id?: string } };
-    return c.json(await stateOf(service, c.req.param("tid"), body.checkpoint?.checkpoint_id));
+    const body = (await c.req.json().catch(() => ({}))) as { checkpoint?: { checkpoint_id?: string }; subgraphs?: unknown };
+    return c.json(await stateOf(service, c.req.param("tid"), body.checkpoint?.checkpoint_id, wantsSubgraphs(body.subgraphs)));
   });
   app.get("/threads/:tid/history", async (c) => {
     return c.json(await historyOf(service, c.req.param("tid"), intParam(c.req.query("limit"), 10), c.req.query("before")));
