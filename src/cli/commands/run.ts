@@ -7,7 +7,7 @@ import { printRun, withRuntime } from "../runtime-context.js";
 export const runCommand: Command = {
   name: "run",
   summary: "Start a run of a graph and execute it until it finishes or waits",
-  usage: `agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] ${BUDGET_USAGE} [--wait-ttl-ms N] [--queue]`,
+  usage: `agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] ${BUDGET_USAGE} [--wait-ttl-ms N] [--configurable JSON] [--recursion-limit N] [--queue]`,
   flags: {
     message: { type: "string", short: "m" },
     input: { type: "string" },
@@ -17,6 +17,8 @@ export const runCommand: Command = {
     queue: { type: "boolean", default: false },
     ...BUDGET_FLAGS,
     "wait-ttl-ms": { type: "string" },
+    configurable: { type: "string" },
+    "recursion-limit": { type: "string" },
   },
   async run(ctx) {
     const [graph, ...extra] = ctx.args;
@@ -26,7 +28,13 @@ export const runCommand: Command = {
     if ((message === undefined) === (rawInput === undefined)) {
       throw new UserInputError("BAD_INPUT", "give exactly one of --message TEXT or --input JSON");
     }
-    const input = rawInput === undefined ? undefined : parseJson(rawInput);
+    const input = rawInput === undefined ? undefined : parseJson(rawInput, "--input");
+    const rawConfigurable = ctx.flags.configurable as string | undefined;
+    const configurable = rawConfigurable === undefined ? undefined : parseJson(rawConfigurable, "--configurable");
+    if (configurable !== undefined && (typeof configurable !== "object" || configurable === null || Array.isArray(configurable))) {
+      throw new UserInputError("BAD_INPUT", "--configurable must be a JSON object, e.g. '{\"model\":\"gpt-4o\"}'");
+    }
+    const recursionLimit = parseInteger(ctx.flags["recursion-limit"] as string | undefined, "--recursion-limit");
     const priority = parseInteger(ctx.flags.priority as string | undefined, "--priority");
     const budget = parseBudgetFlags(ctx.flags);
     const waitTtlMs = parseInteger(ctx.flags["wait-ttl-ms"] as string | undefined, "--wait-ttl-ms");
@@ -34,6 +42,10 @@ export const runCommand: Command = {
       const view = await runtime.submit({
         graph, message, input, threadId: ctx.flags.thread as string | undefined, user: ctx.flags.user as string | undefined,
         priority, budget, waitTtlMs, queue: ctx.flags.queue === true,
+        config: configurable === undefined && recursionLimit === undefined ? undefined : {
+          ...(configurable === undefined ? {} : { configurable: configurable as Record<string, unknown> }),
+          ...(recursionLimit === undefined ? {} : { recursionLimit }),
+        },
       });
       const code = printRun(ctx, view);
       if (!ctx.json && view.status === "QUEUED" && ctx.flags.queue !== true) {
@@ -46,11 +58,11 @@ export const runCommand: Command = {
   },
 };
 
-function parseJson(text: string): unknown {
+function parseJson(text: string, flag: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new UserInputError("BAD_INPUT", `--input is not valid JSON (${(error as Error).message})`);
+    throw new UserInputError("BAD_INPUT", `${flag} is not valid JSON (${(error as Error).message})`);
   }
 }
 
