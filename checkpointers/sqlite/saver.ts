@@ -243,6 +243,15 @@ export class SqliteSaver extends BaseCheckpointSaver {
     }
   }
 
+  /**
+   * Copies every checkpoint, value and write of thread `from` to thread `to` (which must have none), in one
+   * transaction: the copy's history, state and pending writes are the original's, and both go on separately.
+   */
+  copyThread(from: string, to: string): void {
+    this.flushPending(from);
+    this.writes.copyTransaction(to, from);
+  }
+
   /** Deletes every checkpoint, value and write of a thread, in one transaction. */
   override async deleteThread(threadId: string): Promise<void> {
     this.flushPending(String(threadId));

@@ -88,6 +88,10 @@ export interface Statements {
   deleteCheckpoints: Statement<[string]>;
   deleteBlobs: Statement<[string]>;
   deleteWrites: Statement<[string]>;
+  /** Copy every row of a thread (second parameter) to another thread id (first), for threads.copy. */
+  copyCheckpoints: Statement<[string, string]>;
+  copyBlobs: Statement<[string, string]>;
+  copyWrites: Statement<[string, string]>;
 }
 
 /** Prepares the saver's statements; the tables must exist. */
@@ -137,6 +141,18 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     deleteCheckpoints: db.prepare("DELETE FROM checkpoints WHERE thread_id = ?"),
     deleteBlobs: db.prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ?"),
     deleteWrites: db.prepare("DELETE FROM checkpoint_writes WHERE thread_id = ?"),
+    copyCheckpoints: db.prepare(
+      `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata)
+       SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata FROM checkpoints WHERE thread_id = ?`,
+    ),
+    copyBlobs: db.prepare(
+      `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value)
+       SELECT ?, checkpoint_ns, channel, version, type, value FROM checkpoint_blobs WHERE thread_id = ?`,
+    ),
+    copyWrites: db.prepare(
+      `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
+       SELECT ?, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path FROM checkpoint_writes WHERE thread_id = ?`,
+    ),
   };
 }
 

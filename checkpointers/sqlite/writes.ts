@@ -52,6 +52,8 @@ export class CheckpointWrites {
   private readonly guardedTransaction: (hook: WriteHook, config: RunnableConfig, write: () => void) => void;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
   readonly deleteTransaction: (threadId: string) => void;
+  /** Copies a thread's checkpoints, blobs and writes to another thread id in a transaction. */
+  readonly copyTransaction: (to: string, from: string) => void;
   private readonly db: SqliteDatabase;
   private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
   private readonly writeInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
@@ -91,6 +93,11 @@ export class CheckpointWrites {
         throw new WriteRefused(error);
       }
       write();
+    });
+    this.copyTransaction = immediateTransaction(db, (to: string, from: string) => {
+      st.copyCheckpoints.run(to, from);
+      st.copyBlobs.run(to, from);
+      st.copyWrites.run(to, from);
     });
     this.deleteTransaction = immediateTransaction(db, (threadId: string) => {
       st.deleteWrites.run(threadId);

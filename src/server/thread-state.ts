@@ -4,7 +4,7 @@
  * @module
  */
 import type { StateSnapshot } from "@langchain/langgraph";
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { SqliteSaver } from "../../checkpointers/index.js";
 import type { GraphRegistry, RegisteredGraph } from "../runtime/index.js";
 import { readPendingActions, type PendingAction } from "../graph/approval.js";
 
@@ -18,7 +18,7 @@ interface StatefulGraph extends RegisteredGraph {
 export class ThreadStateReader {
   constructor(
     private readonly registry: GraphRegistry,
-    private readonly checkpointer: BaseCheckpointSaver,
+    private readonly checkpointer: SqliteSaver,
   ) {}
 
   /** The graph with the runtime's persistence attached (the runtime's registry binds it). */
@@ -54,6 +54,11 @@ export class ThreadStateReader {
     const configurable = options.checkpointId === undefined ? { thread_id: threadId } : { thread_id: threadId, checkpoint_id: options.checkpointId, checkpoint_ns: "" };
     const next = await graph.updateState({ configurable }, values, options.asNode);
     return next.configurable ?? {};
+  }
+
+  /** Copies every checkpoint of `from` to the new thread `to` (synchronous, so it joins a caller's transaction). */
+  copyThread(from: string, to: string): void {
+    this.checkpointer.copyThread(from, to);
   }
 
   /** Removes every checkpoint of the thread. */

@@ -47,6 +47,22 @@ describe("thread search", () => {
     expect(inputs.every((s) => s.metadata?.source === "input")).toBe(true);
   });
 
+  it("copies a thread: same state and history, then each goes on alone", async () => {
+    const source = await client.threads.create({ metadata: { team: "pay" } });
+    await client.runs.wait(source.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+    const copy = await client.threads.copy(source.thread_id);
+    expect(copy.thread_id).not.toBe(source.thread_id);
+    expect(copy.metadata).toMatchObject({ team: "pay", graph_id: "ops_rollback" });
+    const [before, copied] = await Promise.all([client.threads.getState(source.thread_id), client.threads.getState(copy.thread_id)]);
+    expect(copied.values).toEqual(before.values);
+    expect(copied.next).toEqual(before.next);
+    expect((await client.threads.getHistory(copy.thread_id, { limit: 100 })).length).toBe((await client.threads.getHistory(source.thread_id, { limit: 100 })).length);
+    // The copy has the state but not the run: a new run on it starts from the copied state.
+    await client.threads.updateState(copy.thread_id, { values: { messages: [] } });
+    expect((await client.threads.getState(source.thread_id)).values).toEqual(before.values);
+    expect((await client.threads.get(copy.thread_id)).status).toBe("idle");
+  });
+
   it("answers a duplicate thread id with 409 THREAD_EXISTS, and returns it with if_exists do_nothing", async () => {
     await client.threads.create({ threadId: "dup", metadata: { n: 1 } });
     const response = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ thread_id: "dup" }) });

@@ -99,6 +99,18 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   /** The SDK sends `subgraphs` as a query parameter ("true") or a body field. */
   const wantsSubgraphs = (value: unknown) => value === true || value === "true" || value === "1";
+  app.post("/threads/:tid/copy", async (c) => {
+    const source = service.threads.get(c.req.param("tid"));
+    // The copy gets no runs: its graph must be named in its metadata, or its state could not be read.
+    const graphId = service.graphOfThread(source.threadId);
+    const metadata = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
+    const copy = service.runtime.runs.transaction(() => {
+      const created = service.threads.create(newThreadId(), metadata);
+      service.states.copyThread(source.threadId, created.threadId);
+      return created;
+    });
+    return c.json(await threadToWire(service, copy, true));
+  });
   app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"), undefined, wantsSubgraphs(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state", async (c) => {
     const threadId = c.req.param("tid");

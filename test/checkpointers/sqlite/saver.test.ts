@@ -92,6 +92,21 @@ describe("SqliteSaver", () => {
     saver.close();
   });
 
+  it("copies a thread's checkpoints, values and pending writes to a new thread id", async () => {
+    const saver = SqliteSaver.create({ path: ":memory:" });
+    const config = await saver.put({ configurable: { thread_id: "src" } }, checkpoint({ v: "x" }, { v: 1 }), { source: "input", step: -1, parents: {} }, { v: 1 });
+    await saver.putWrites(config, [["v", "w"]], "task");
+    saver.copyThread("src", "dst");
+    const [original, copy] = await Promise.all([saver.getTuple({ configurable: { thread_id: "src" } }), saver.getTuple({ configurable: { thread_id: "dst" } })]);
+    expect(copy?.checkpoint).toEqual(original?.checkpoint);
+    expect(copy?.pendingWrites).toEqual(original?.pendingWrites);
+    expect(copy?.config.configurable?.thread_id).toBe("dst");
+    // A second copy onto the same id is refused whole: nothing half-copied.
+    expect(() => saver.copyThread("src", "dst")).toThrow();
+    for (const table of ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]) expect(count(saver, table, "thread_id = 'dst'")).toBe(1);
+    saver.close();
+  });
+
   it("prunes a thread to its last K checkpoints, keeping their values whole", async () => {
     const saver = SqliteSaver.create({ path: ":memory:" });
     let config = { configurable: { thread_id: "p" } } as { configurable: Record<string, unknown> };
