@@ -25,6 +25,10 @@ describe("agentrt serve with the official SDK client", () => {
   it("lists one assistant per graph, by uuid and by graph id, and draws its graph", async () => {
     const assistants = await client.assistants.search();
     expect(assistants.map((a) => a.graph_id)).toEqual(["ops_rollback", "broken"]);
+    expect((await client.assistants.search({ metadata: { created_by: "system" } })).length).toBe(2);
+    expect(await client.assistants.search({ metadata: { created_by: "someone" } })).toEqual([]);
+    expect(await client.assistants.count({ graphId: "ops_rollback" })).toBe(1);
+    expect(await client.assistants.count({ name: "brok" })).toBe(1);
     const byId = await client.assistants.get("ops_rollback");
     expect(byId.assistant_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect((await client.assistants.get(byId.assistant_id)).graph_id).toBe("ops_rollback");

@@ -4,6 +4,7 @@
  * @module
  */
 import { Hono } from "hono";
+import type { z } from "zod";
 import { stateKeys } from "../../runtime/index.js";
 import { readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { assistantIdFor } from "../ids.js";
@@ -57,15 +58,18 @@ async function subgraphsOf(graph: GraphWithChannels, namespace: string | undefin
 export function assistantRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
   const registry = deps.service.runtime.registry;
+  /** The graph ids whose assistant matches a search body: graph id, a part of the name, metadata values. */
+  const matching = (body: z.infer<typeof AssistantSearch>) => registry.ids().filter((id) => {
+    if (body.graph_id !== undefined && id !== body.graph_id) return false;
+    if (body.name !== undefined && !id.includes(body.name)) return false;
+    const metadata = assistantOf(id).metadata as Record<string, unknown>;
+    return Object.entries(body.metadata ?? {}).every(([key, value]) => JSON.stringify(metadata[key]) === JSON.stringify(value));
+  });
   app.post("/assistants/search", async (c) => {
     const body = await readBody(c, AssistantSearch);
-    const ids = registry.ids().filter((id) => (body.graph_id === undefined || id === body.graph_id) && (body.name === undefined || id.includes(body.name)));
-    return c.json(ids.slice(body.offset, body.offset + body.limit).map(assistantOf));
+    return c.json(matching(body).slice(body.offset, body.offset + body.limit).map(assistantOf));
   });
-  app.post("/assistants/count", async (c) => {
-    const body = await readBody(c, AssistantSearch);
-    return c.json(registry.ids().filter((id) => body.graph_id === undefined || id === body.graph_id).length);
-  });
+  app.post("/assistants/count", async (c) => c.json(matching(await readBody(c, AssistantSearch)).length));
   app.get("/assistants/:id", (c) => c.json(assistantOf(deps.service.graphOf(c.req.param("id")))));
   app.get("/assistants/:id/graph", async (c) => {
     const graph = (await registry.load(deps.service.graphOf(c.req.param("id")))) as unknown as GraphWithChannels;
