@@ -24,7 +24,11 @@ const MAX_RECURSION_LIMIT = 10_000;
  * them would act as someone else or redo done side effects), and the checkpoint keys would move the run
  * to another thread or checkpoint.
  */
-const RESERVED = new Set(["thread_id", "run_id", "user", "roles", "action_version", "fencing_token", "checkpoint_id", "checkpoint_ns", "checkpoint_map"]);
+const RESERVED = new Set([
+  "thread_id", "run_id", "user", "roles", "action_version", "fencing_token",
+  // thread_ts is LangGraph's older name for checkpoint_id: it would restart the thread from an old checkpoint.
+  "checkpoint_id", "thread_ts", "checkpoint_ns", "checkpoint_map",
+]);
 
 /** The config as given, or BAD_INPUT naming what is wrong; undefined when there is nothing to store. */
 export function validateGraphConfig(config: RunGraphConfig | undefined): RunGraphConfig | undefined {

@@ -4,7 +4,6 @@
  * Leases and heartbeats are the worker's job (src/runs/execute-claimed.ts).
  * @module
  */
-import { GraphRecursionError } from "@langchain/langgraph";
 import { AgentrtError } from "../errors.js";
 import { LeaseLostError, applyOutcome, isTerminal, type RunLease, type RunOutcome, type RunRecord, type RunStore } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
@@ -71,7 +70,8 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
 function failure(error: unknown): RunOutcome {
   if (error instanceof AgentrtError) return { status: "FAILED", errorCode: error.code, errorMessage: error.message };
   // The run's own recursion limit (its config, default 100 supersteps), not a fault of agentrt's.
-  if (error instanceof GraphRecursionError) return { status: "FAILED", errorCode: "RECURSION_LIMIT", errorMessage: error.message.split("\n")[0] ?? error.message };
+  // By name: a graph importing its own copy of @langchain/langgraph throws that copy's class.
+  if (error instanceof Error && error.name === "GraphRecursionError") return { status: "FAILED", errorCode: "RECURSION_LIMIT", errorMessage: error.message.split("\n")[0] ?? error.message };
   const message = error instanceof Error ? error.message : String(error);
   return { status: "FAILED", errorCode: "INTERNAL", errorMessage: message.split("\n")[0] ?? message };
 }

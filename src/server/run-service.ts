@@ -34,6 +34,8 @@ export type KickWhere = "any" | "here";
 export interface PreparedRun {
   run: RunRecord;
   kick: (where?: KickWhere) => void;
+  /** Runs of its thread it was queued behind (multitask_strategy enqueue); it can start once they rest. */
+  behind?: string[];
 }
 
 /** The server's worker processes, as the run service uses them (see WorkerPool). */
@@ -130,14 +132,20 @@ export class RunService {
       const run = this.runtime.runs.transaction(() => queue(this.threads.create(newThreadId(), { graph_id: graphId }).threadId));
       return { run, kick: (at) => this.launch(run.runId, undefined, at) };
     }
+    if (checkpointId !== undefined) {
+      // Checked before a thread is made on the fly: a refused run must leave nothing behind.
+      if (pathThreadId === undefined || this.threads.find(pathThreadId) === undefined) {
+        throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
+      }
+      await this.assertNewest(graphId, pathThreadId, checkpointId);
+    }
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
     // A thread made on the fly for this request has no runs yet: skip the lookup.
     const active = pathThreadId === undefined ? [] : this.runtime.runs.list({ threadId, status: ACTIVE });
-    if (checkpointId !== undefined) await this.assertNewest(graphId, threadId, checkpointId);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
-    if (active.length > 0) this.makeRoom(threadId, active, body.multitask_strategy ?? "reject", caller);
+    const behind = active.length > 0 ? this.makeRoom(threadId, active, body.multitask_strategy ?? "reject", caller) : [];
     const run = queue(threadId);
-    return { run, kick: (at) => this.launch(run.runId, undefined, at) };
+    return { run, kick: (at) => this.launch(run.runId, undefined, at), ...(behind.length > 0 ? { behind } : {}) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */
@@ -202,9 +210,10 @@ export class RunService {
    * A new run on a thread with unfinished ones: "enqueue" queues it behind them (runs of a thread execute
    * in creation order) unless one waits for an answer (it would hold the queue until then); "interrupt"
    * cancels them first (a waiting run's pending actions are dropped; a running one stops within a second,
-   * its later checkpoint writes refused by its lost lease); "reject" refuses.
+   * its later checkpoint writes refused by its lost lease); "reject" refuses. Returns the runs an enqueued
+   * run waits for. If one of them later stops to wait for an answer, the queued run waits until it is answered or canceled.
    */
-  private makeRoom(threadId: string, active: RunRecord[], strategy: "reject" | "interrupt" | "enqueue" | "rollback", caller: Caller): void {
+  private makeRoom(threadId: string, active: RunRecord[], strategy: "reject" | "interrupt" | "enqueue" | "rollback", caller: Caller): string[] {
     const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
     if (strategy === "interrupt") {
       for (const run of active) {
@@ -215,9 +224,9 @@ export class RunService {
           if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
         }
       }
-      return;
+      return [];
     }
-    if (strategy === "enqueue" && !active.some((r) => isWaiting(r.status))) return;
+    if (strategy === "enqueue" && !active.some((r) => isWaiting(r.status))) return active.map((r) => r.runId);
     const hint = strategy === "enqueue" ? "it waits for an answer: resume or cancel it, or use multitask_strategy interrupt" : "resume or cancel it first, or use multitask_strategy enqueue or interrupt";
     throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; ${hint}`);
   }

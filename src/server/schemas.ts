@@ -33,7 +33,7 @@ export const ThreadSearch = z.object({
   ids: z.array(z.string()).max(1000).nullish(),
   status: z.enum(["idle", "busy", "interrupted", "error"]).optional(),
   // state_updated_at is the same moment here: a thread's state changes only through its runs and updates.
-  sort_by: z.enum(["thread_id", "created_at", "updated_at", "state_updated_at"]).nullish(),
+  sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).nullish(),
   sort_order: z.enum(["asc", "desc"]).nullish(),
   limit: z.number().int().min(1).max(1000).default(10),
   offset: z.number().int().min(0).default(0),

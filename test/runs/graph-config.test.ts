@@ -10,7 +10,7 @@ describe("validateGraphConfig", () => {
   });
 
   it("refuses the run's own keys, LangGraph's internal ones and a bad limit, naming them", () => {
-    for (const key of ["thread_id", "run_id", "user", "roles", "action_version", "fencing_token", "checkpoint_id", "checkpoint_ns", "__pregel_x"]) {
+    for (const key of ["thread_id", "run_id", "user", "roles", "action_version", "fencing_token", "checkpoint_id", "thread_ts", "checkpoint_ns", "__pregel_x"]) {
       expect(() => validateGraphConfig({ configurable: { [key]: 1 } })).toThrow(`configurable.${key}`);
     }
     for (const limit of [0, 1.5, 10_001]) expect(() => validateGraphConfig({ recursionLimit: limit })).toThrow(/recursion limit/);

@@ -49,6 +49,19 @@ describe("multitask_strategy", () => {
     expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("success");
   });
 
+  it("streams an enqueued run live once the run before it has finished", async () => {
+    const thread = await client.threads.create();
+    await client.runs.create(thread.thread_id, "slow", { input: {} });
+    const steps: string[][] = [];
+    for await (const part of client.runs.stream(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue", streamMode: "values" })) {
+      if (part.event === "values") steps.push((part.data as { steps: string[] }).steps);
+    }
+    // One values event per step of the second run, each on top of the first run's steps.
+    expect(steps.at(-1)).toEqual(["a", "b", "c", "a", "b", "c"]);
+    expect(steps.length).toBeGreaterThanOrEqual(3);
+    // Bounded well below the 30 s a streamed run is held for this process: it must not wait that hold out.
+  }, 15_000);
+
   it("interrupt cancels the unfinished run, then runs the new one", async () => {
     const thread = await client.threads.create();
     const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
@@ -84,6 +97,30 @@ describe("multitask_strategy", () => {
     };
     expect(await streamThenLeave((await client.threads.create()).thread_id, "cancel")).toBe("CANCELED");
     expect(await streamThenLeave((await client.threads.create()).thread_id)).toBe("SUCCEEDED");
+  });
+
+  it("on_disconnect cancel on runs.wait cancels the run when the waiting client goes away", async () => {
+    const thread = await client.threads.create();
+    const abort = new AbortController();
+    const waiting = fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+      method: "POST", headers: { "content-type": "application/json" }, signal: abort.signal,
+      body: JSON.stringify({ assistant_id: "slow", input: {}, on_disconnect: "cancel" }),
+    }).catch(() => undefined);
+    // Leave once the run is on its way.
+    while ((await client.runs.list(thread.thread_id)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    abort.abort();
+    await waiting;
+    const [run] = await client.runs.list(thread.thread_id);
+    await client.runs.join(thread.thread_id, run!.run_id);
+    expect((await client.runs.get(thread.thread_id, run!.run_id)).metadata?.agentrt_status).toBe("CANCELED");
+  });
+
+  it("refuses a run from a checkpoint of a thread it does not name, leaving no thread behind", async () => {
+    const before = await client.threads.count();
+    const post = async (path: string, body: object) => (await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status;
+    expect(await post("/runs/wait", { assistant_id: "slow", input: {}, checkpoint: { checkpoint_id: "nope" } })).toBe(422);
+    expect(await post("/threads/made-on-the-fly/runs/wait", { assistant_id: "slow", input: {}, if_not_exists: "create", checkpoint_id: "nope" })).toBe(422);
+    expect(await client.threads.count()).toBe(before);
   });
 
   it("refuses options it does not implement with 422, storing no run", async () => {

@@ -35,6 +35,9 @@ describe("thread search", () => {
     expect(await client.threads.count({ metadata: { team: "pay" } })).toBe(2);
     expect(await client.threads.count({ status: "interrupted" })).toBe(1);
     expect(await client.threads.count({ status: "idle" })).toBe(2);
+    const byStatus = await client.threads.search({ sortBy: "status", sortOrder: "asc", limit: 3 });
+    expect(byStatus.map((t) => t.status)).toEqual(["idle", "idle", "interrupted"]);
+    expect((await client.threads.search({ sortBy: "status", sortOrder: "desc", limit: 1 }))[0]?.thread_id).toBe("t-a");
   });
 
   it("filters a thread's history by checkpoint metadata", async () => {
@@ -50,6 +53,10 @@ describe("thread search", () => {
   it("copies a thread: same state and history, then each goes on alone", async () => {
     const source = await client.threads.create({ metadata: { team: "pay" } });
     await client.runs.wait(source.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+    // Its run waits for an approval that a copy could never give: refused until that run is over.
+    await expect(client.threads.copy(source.thread_id)).rejects.toThrow(/409|unfinished run/);
+    const [waiting] = await client.runs.list(source.thread_id);
+    await client.runs.cancel(source.thread_id, waiting!.run_id, true);
     const copy = await client.threads.copy(source.thread_id);
     expect(copy.thread_id).not.toBe(source.thread_id);
     expect(copy.metadata).toMatchObject({ team: "pay", graph_id: "ops_rollback" });

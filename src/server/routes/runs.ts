@@ -57,12 +57,35 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   // A streamed run executes here: the stream bus that carries its chunks is this process's.
   if (mode === "stream") {
     const cancel = body.on_disconnect === "cancel" ? cancelOnDisconnect(deps, run.runId, c.get("caller").id) : undefined;
-    return streamRun(c, deps, run, requestedModes(body), () => prepared.kick("here"), cancel);
+    // Streamed here (its chunks are this process's): an enqueued run is started here once those before it rest,
+    // not left to the claim of whoever comes after its hold.
+    const kick = async () => {
+      for (const earlier of prepared.behind ?? []) await deps.service.waitResting(earlier);
+      prepared.kick("here");
+    };
+    const start = () => void kick().catch((error: unknown) => deps.log(`run ${run.runId}: ${error instanceof Error ? error.message : String(error)}`));
+    return streamRun(c, deps, run, requestedModes(body), start, cancel);
   }
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
   if (mode === "background") return c.json(runToWire(deps.service.runtime.runs.get(run.runId)));
-  return c.json(await finalValues(deps, await deps.service.waitSettled(run.runId)));
+  return c.json(await finalValues(deps, await settled(c, deps, run.runId, body.on_disconnect === "cancel")));
+}
+
+/**
+ * Waits for the run to rest; with `cancelOnDisconnect`, a client that goes away before then cancels it
+ * (the request's signal aborts when the connection closes).
+ */
+async function settled(c: Context<ServerEnv>, deps: RouteDeps, runId: string, cancelIfClientLeaves: boolean): Promise<RestingRun> {
+  if (!cancelIfClientLeaves) return deps.service.waitSettled(runId);
+  const signal = c.req.raw.signal;
+  const cancel = cancelOnDisconnect(deps, runId, c.get("caller").id);
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    return await deps.service.waitSettled(runId, signal);
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
 }
 
 /** Routes of runs. */
@@ -93,7 +116,8 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   app.get("/threads/:tid/runs/:rid/join", async (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
-    return c.json(await finalValues(deps, await deps.service.waitSettled(run.runId)));
+    const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
+    return c.json(await finalValues(deps, await settled(c, deps, run.runId, cancel)));
   });
   app.get("/threads/:tid/runs/:rid/stream", (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));

@@ -69,13 +69,20 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   app.post("/threads/search", async (c) => {
     const body = await readBody(c, ThreadSearch);
-    const sortBy = body.sort_by === "state_updated_at" ? "updated_at" : body.sort_by ?? undefined;
+    // Status is computed from each thread's runs: filtering or sorting by it looks at up to 1,000 threads.
+    const byStatus = body.sort_by === "status";
+    const inMemory = byStatus || body.status !== undefined;
+    const sortBy = body.sort_by === "state_updated_at" ? "updated_at" : body.sort_by === "status" ? undefined : body.sort_by ?? undefined;
     const rows = service.threads.search({
       metadata: body.metadata, ids: body.ids ?? undefined, sortBy, sortOrder: body.sort_order ?? undefined,
-      limit: body.status === undefined ? body.limit : 1000, offset: body.offset,
+      limit: inMemory ? 1000 : body.limit, offset: inMemory ? 0 : body.offset,
     });
-    const threads = await Promise.all(rows.map((t) => threadToWire(service, t, true)));
-    return c.json(threads.filter((t) => body.status === undefined || t.status === body.status).slice(0, body.limit));
+    let threads = (await Promise.all(rows.map((t) => threadToWire(service, t, true)))).filter((t) => body.status === undefined || t.status === body.status);
+    if (byStatus) {
+      const sign = body.sort_order === "asc" ? 1 : -1;
+      threads = threads.sort((a, b) => sign * String(a.status).localeCompare(String(b.status)));
+    }
+    return c.json(inMemory ? threads.slice(body.offset, body.offset + body.limit) : threads);
   });
   app.post("/threads/count", async (c) => {
     const body = await readBody(c, ThreadCount);
@@ -101,6 +108,11 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const wantsSubgraphs = (value: unknown) => value === true || value === "true" || value === "1";
   app.post("/threads/:tid/copy", async (c) => {
     const source = service.threads.get(c.req.param("tid"));
+    // A waiting run's pending approval or question belongs to that run: a copy of it could never be answered.
+    const unfinished = service.runtime.runs.list({ threadId: source.threadId }).filter((r) => !isTerminal(r.status));
+    if (unfinished.length > 0) {
+      throw new HttpError(409, "THREAD_BUSY", `thread ${source.threadId} has an unfinished run ${unfinished[0]?.runId} (${unfinished[0]?.status}): copy it once that run has finished or been canceled`);
+    }
     // The copy gets no runs: its graph must be named in its metadata, or its state could not be read.
     const graphId = service.graphOfThread(source.threadId);
     const metadata = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
