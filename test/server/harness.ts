@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll } from "vitest";
 import { startServer, type AgentServer, type ServeOptions } from "../../src/server/server.js";
 
 /** Absolute path of a repo graph file. */
@@ -22,6 +23,18 @@ export async function startTestServer(options: ServeOptions = {}): Promise<{ ser
   const project = tempProject();
   const server = await startServer({ port: 0, db: project.db, config: project.config, log: () => undefined, apiKey: "", ...options });
   return { server, client: new Client({ apiUrl: server.url, apiKey: options.apiKey ?? null }), project };
+}
+
+/** One server for a whole test file, started before its tests and closed after them; read its fields inside tests. */
+export function testServerForFile(options: ServeOptions = {}): { server: AgentServer; client: Client } {
+  const shared = {} as { server: AgentServer; client: Client };
+  beforeAll(async () => {
+    Object.assign(shared, await startTestServer(options));
+  });
+  afterAll(async () => {
+    await shared.server.close();
+  });
+  return shared;
 }
 
 /** The user message that makes ops_rollback ask for a rollback. */
