@@ -11,6 +11,7 @@ import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
+import { makeRoom } from "./multitask.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
@@ -143,7 +144,7 @@ export class RunService {
     // A thread made on the fly for this request has no runs yet: skip the lookup.
     const active = pathThreadId === undefined ? [] : this.runtime.runs.list({ threadId, status: ACTIVE });
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
-    const behind = active.length > 0 ? this.makeRoom(threadId, active, body.multitask_strategy ?? "reject", caller) : [];
+    const behind = active.length > 0 ? makeRoom(threadId, active, body.multitask_strategy ?? "reject", (runId, reason) => this.cancel(runId, caller.id, reason)) : [];
     const run = queue(threadId);
     return { run, kick: (at) => this.launch(run.runId, undefined, at), ...(behind.length > 0 ? { behind } : {}) };
   }
@@ -204,31 +205,6 @@ export class RunService {
       if (!check.ok) throw check.error;
     }
     return { run, kick: (where) => this.launch(run.runId, decisions, where) };
-  }
-
-  /**
-   * A new run on a thread with unfinished ones: "enqueue" queues it behind them (runs of a thread execute
-   * in creation order) unless one waits for an answer (it would hold the queue until then); "interrupt"
-   * cancels them first (a waiting run's pending actions are dropped; a running one stops within a second,
-   * its later checkpoint writes refused by its lost lease); "reject" refuses. Returns the runs an enqueued
-   * run waits for. If one of them later stops to wait for an answer, the queued run waits until it is answered or canceled.
-   */
-  private makeRoom(threadId: string, active: RunRecord[], strategy: "reject" | "interrupt" | "enqueue" | "rollback", caller: Caller): string[] {
-    const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
-    if (strategy === "interrupt") {
-      for (const run of active) {
-        try {
-          this.cancel(run.runId, caller.id, "interrupted by a new run on its thread (multitask_strategy interrupt)");
-        } catch (error) {
-          // It finished since it was listed: nothing left to interrupt.
-          if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
-        }
-      }
-      return [];
-    }
-    if (strategy === "enqueue" && !active.some((r) => isWaiting(r.status))) return active.map((r) => r.runId);
-    const hint = strategy === "enqueue" ? "it waits for an answer: resume or cancel it, or use multitask_strategy interrupt" : "resume or cancel it first, or use multitask_strategy enqueue or interrupt";
-    throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; ${hint}`);
   }
 
   /** Resolves when the run waits or has finished (or `signal` aborts). */

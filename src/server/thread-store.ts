@@ -25,7 +25,7 @@ export const SERVER_SCHEMA: ModuleSchema = { module: "server", tables: ["server_
 export interface ThreadFilter {
   metadata?: Record<string, unknown>;
   ids?: string[];
-  sortBy?: "thread_id" | "created_at" | "updated_at";
+  sortBy?: "thread_id" | "created_at";
   sortOrder?: "asc" | "desc";
   limit: number;
   offset: number;
@@ -109,7 +109,7 @@ export class ThreadStore {
 
   /**
    * Threads whose metadata contains every given key with an equal (JSON) value, and whose id is one of `ids`
-   * when given; newest created first unless `sortBy` says otherwise ("updated_at": the thread's or its newest run's).
+   * when given; newest created first unless `sortBy`/`sortOrder` say otherwise.
    */
   search(filter: ThreadFilter): ThreadRow[] {
     const where: string[] = [];
@@ -124,9 +124,7 @@ export class ThreadStore {
       args.push(JSON.stringify(filter.ids));
     }
     const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
-    const column = filter.sortBy === "thread_id" ? "thread_id"
-      : filter.sortBy === "updated_at" ? "max(updated_at, coalesce((SELECT max(r.updated_at) FROM runs r WHERE r.thread_id = server_threads.thread_id), 0))"
-      : "created_at";
+    const column = filter.sortBy === "thread_id" ? "thread_id" : "created_at";
     const order = filter.sortOrder === "asc" ? "ASC" : "DESC";
     const rows = this.db.prepare(`SELECT * FROM server_threads ${clause} ORDER BY ${column} ${order}, thread_id ${order} LIMIT ? OFFSET ?`)
       .all(...args, filter.limit, filter.offset) as Row[];

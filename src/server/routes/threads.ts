@@ -69,18 +69,20 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   app.post("/threads/search", async (c) => {
     const body = await readBody(c, ThreadSearch);
-    // Status is computed from each thread's runs: filtering or sorting by it looks at up to 1,000 threads.
-    const byStatus = body.sort_by === "status";
-    const inMemory = byStatus || body.status !== undefined;
-    const sortBy = body.sort_by === "state_updated_at" ? "updated_at" : body.sort_by === "status" ? undefined : body.sort_by ?? undefined;
+    // Status and the last change come from each thread's runs (another module's table): filtering or sorting
+    // by them is done here, over up to 1,000 threads.
+    const computed = body.sort_by === "status" || body.sort_by === "updated_at" || body.sort_by === "state_updated_at" ? body.sort_by : undefined;
+    const inMemory = computed !== undefined || body.status !== undefined;
+    const sortBy = body.sort_by === "thread_id" || body.sort_by === "created_at" ? body.sort_by : undefined;
     const rows = service.threads.search({
       metadata: body.metadata, ids: body.ids ?? undefined, sortBy, sortOrder: body.sort_order ?? undefined,
       limit: inMemory ? 1000 : body.limit, offset: inMemory ? 0 : body.offset,
     });
     let threads = (await Promise.all(rows.map((t) => threadToWire(service, t, true)))).filter((t) => body.status === undefined || t.status === body.status);
-    if (byStatus) {
+    if (computed !== undefined) {
       const sign = body.sort_order === "asc" ? 1 : -1;
-      threads = threads.sort((a, b) => sign * String(a.status).localeCompare(String(b.status)));
+      const key = computed === "status" ? "status" : "updated_at";
+      threads = threads.sort((a, b) => sign * String(a[key]).localeCompare(String(b[key])));
     }
     return c.json(inMemory ? threads.slice(body.offset, body.offset + body.limit) : threads);
   });
