@@ -73,6 +73,9 @@ export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<Serve
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);
     if (status >= 500) deps.log(`${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    // The rest of an oversized body is never read: a client reusing this connection would send its next
+    // request into it, so it is closed after the answer.
+    if (status === 413) c.header("Connection", "close");
     return c.json(body, status as 400);
   });
   return app;

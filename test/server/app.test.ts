@@ -35,6 +35,16 @@ describe("bad input", () => {
     expect(await client.threads.search({ limit: 100 })).toEqual([]);
   });
 
+  it("closes the connection after a 413, so a client reusing it does not send its next request into the unread body", async () => {
+    const huge = await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ blob: "x".repeat(2_000_000) }) });
+    expect(huge.status).toBe(413);
+    expect(huge.headers.get("connection")).toBe("close");
+    await huge.text();
+    // The next requests from the same keep-alive pool (the one fetch shares) go through.
+    expect((await post("/threads/search", "{}")).status).toBe(200);
+    expect((await fetch(`${server.url}/ok`)).status).toBe(200);
+  });
+
   it("answers 404 for an unknown graph, thread or run and 409 for a resume of a thread that is not interrupted", async () => {
     expect((await post("/runs/wait", JSON.stringify({ assistant_id: "no_such_graph", input: {} }))).status).toBe(404);
     expect((await post("/threads/nope/runs", JSON.stringify({ assistant_id: "ops_rollback", input: {} }))).status).toBe(404);
