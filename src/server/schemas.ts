@@ -32,7 +32,7 @@ export const ThreadSearch = z.object({
   metadata: metadata.optional(),
   ids: z.array(z.string()).max(1000).nullish(),
   status: z.enum(["idle", "busy", "interrupted", "error"]).optional(),
-  // state_updated_at is the same moment here: a thread's state changes only through its runs and updates.
+  // state_updated_at sorts like updated_at: the thread row's or its newest run's last change (see threadToWire).
   sort_by: z.enum(["thread_id", "status", "created_at", "updated_at", "state_updated_at"]).nullish(),
   sort_order: z.enum(["asc", "desc"]).nullish(),
   limit: z.number().int().min(1).max(1000).default(10),
@@ -78,7 +78,7 @@ export const RunCreate = z.object({
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   checkpoint_id: z.string().nullish(),
   checkpoint: z.object({ checkpoint_id: z.string().nullish() }).loose().nullish(),
-  // Breakpoints and delayed runs are refused when asked for, not silently ignored (see unsupportedOptions).
+  // Breakpoints and delayed runs are refused when asked for, not silently ignored (see unsupportedOption).
   interrupt_before: z.union([z.literal("*"), z.array(z.string())]).nullish(),
   interrupt_after: z.union([z.literal("*"), z.array(z.string())]).nullish(),
   after_seconds: z.number().min(0).nullish(),
