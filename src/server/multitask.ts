@@ -16,18 +16,11 @@ export type MultitaskStrategy = "reject" | "interrupt" | "enqueue" | "rollback";
 /**
  * Makes room for a new run on `threadId` per `strategy`; returns the runs an enqueued run waits for (if one of
  * them later stops to wait for an answer, the queued run waits until it is answered or canceled). `cancel`
- * cancels one run as the caller.
+ * cancels one run as the caller (one that finished since it was listed is left alone).
  */
 export function makeRoom(threadId: string, active: readonly RunRecord[], strategy: MultitaskStrategy, cancel: (runId: string, reason: string) => void): string[] {
   if (strategy === "interrupt") {
-    for (const run of active) {
-      try {
-        cancel(run.runId, "interrupted by a new run on its thread (multitask_strategy interrupt)");
-      } catch (error) {
-        // It finished since it was listed: nothing left to interrupt.
-        if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
-      }
-    }
+    for (const run of active) cancel(run.runId, "interrupted by a new run on its thread (multitask_strategy interrupt)");
     return [];
   }
   if (strategy === "enqueue" && !active.some((r) => isWaiting(r.status))) return active.map((r) => r.runId);

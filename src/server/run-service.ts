@@ -142,9 +142,9 @@ export class RunService {
     }
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
     // A thread made on the fly for this request has no runs yet: skip the lookup.
-    const active = pathThreadId === undefined ? [] : this.runtime.runs.list({ threadId, status: ACTIVE });
+    const active = pathThreadId === undefined ? [] : this.unfinishedRuns(threadId);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
-    const behind = active.length > 0 ? makeRoom(threadId, active, body.multitask_strategy ?? "reject", (runId, reason) => this.cancel(runId, caller.id, reason)) : [];
+    const behind = active.length > 0 ? makeRoom(threadId, active, body.multitask_strategy ?? "reject", (runId, reason) => this.cancelUnlessFinished(runId, caller.id, reason)) : [];
     const run = queue(threadId);
     return { run, kick: (at) => this.launch(run.runId, undefined, at), ...(behind.length > 0 ? { behind } : {}) };
   }
@@ -183,6 +183,26 @@ export class RunService {
     this.runtime.cancel(runId, { by, reason });
     this.handoff?.canceled(runId);
     this.notify(runId);
+  }
+
+  /** {@link cancel}, for a run listed a moment ago: one that has finished since is left as it is. */
+  cancelUnlessFinished(runId: string, by: string, reason: string): void {
+    try {
+      this.cancel(runId, by, reason);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
+    }
+  }
+
+  /** The thread's runs that have not finished: queued, running, retrying or waiting. */
+  unfinishedRuns(threadId: string): RunRecord[] {
+    return this.runtime.runs.list({ threadId, status: ACTIVE });
+  }
+
+  /** 409 THREAD_BUSY naming the thread's unfinished run and what to do about it (`hint`); nothing when it has none. */
+  assertNoUnfinishedRun(threadId: string, hint: string): void {
+    const [run] = this.unfinishedRuns(threadId);
+    if (run !== undefined) throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run ${run.runId} (${run.status}); ${hint}`);
   }
 
   /** Stops watching for other processes' writes. */

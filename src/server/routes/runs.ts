@@ -37,9 +37,9 @@ function withError(run: RunRecord, values: Record<string, unknown>): Record<stri
 function cancelOnDisconnect(deps: RouteDeps, runId: string, by: string): () => void {
   return () => {
     try {
-      deps.service.cancel(runId, by, "its streaming client disconnected (on_disconnect cancel)");
+      deps.service.cancelUnlessFinished(runId, by, "its streaming client disconnected (on_disconnect cancel)");
     } catch (error) {
-      if ((error as { code?: unknown }).code !== "RUN_FINISHED") deps.log(`run ${runId}: cancel on disconnect: ${error instanceof Error ? error.message : String(error)}`);
+      deps.log(`run ${runId}: cancel on disconnect: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 }

@@ -100,8 +100,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.delete("/threads/:tid", async (c) => {
     const threadId = c.req.param("tid");
     service.threads.get(threadId);
-    const active = service.runtime.runs.list({ threadId }).filter((r) => !isTerminal(r.status));
-    for (const run of active) service.cancel(run.runId, c.get("caller").id, "thread deleted");
+    for (const run of service.unfinishedRuns(threadId)) service.cancel(run.runId, c.get("caller").id, "thread deleted");
     await service.states.deleteThread(threadId);
     service.threads.delete(threadId);
     return c.body(null, 204);
@@ -111,10 +110,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.post("/threads/:tid/copy", async (c) => {
     const source = service.threads.get(c.req.param("tid"));
     // A waiting run's pending approval or question belongs to that run: a copy of it could never be answered.
-    const unfinished = service.runtime.runs.list({ threadId: source.threadId }).filter((r) => !isTerminal(r.status));
-    if (unfinished.length > 0) {
-      throw new HttpError(409, "THREAD_BUSY", `thread ${source.threadId} has an unfinished run ${unfinished[0]?.runId} (${unfinished[0]?.status}): copy it once that run has finished or been canceled`);
-    }
+    service.assertNoUnfinishedRun(source.threadId, "copy it once that run has finished or been canceled");
     // The copy gets no runs: its graph must be named in its metadata, or its state could not be read.
     const graphId = service.graphOfThread(source.threadId);
     const metadata = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
@@ -132,9 +128,8 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     service.threads.get(threadId);
     const graphId = service.graphOfThread(threadId);
     if (graphId === undefined) throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has never run; there is no state to update`);
-    const active = service.runtime.runs.list({ threadId }).filter((r) => !isTerminal(r.status));
     // A waiting or running run owns the thread's head: changing it under the run would orphan its approvals.
-    if (active.length > 0) throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run ${active[0]?.runId} (${active[0]?.status}); cancel it first`);
+    service.assertNoUnfinishedRun(threadId, "cancel it first");
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     const configurable = await service.states.update(graphId, threadId, body.values ?? null, { asNode: body.as_node ?? undefined, checkpointId });
     const checkpoint = { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: configurable.checkpoint_id };
