@@ -42,6 +42,11 @@ export async function readBody<S extends z.ZodType>(c: Context<ServerEnv>, schem
   return parsed.data;
 }
 
+/** A boolean option as the SDK sends it: "true" or "1" in a query string, `true` in a body. */
+export function flagParam(value: unknown): boolean {
+  return value === true || value === "true" || value === "1";
+}
+
 /** A non-negative integer query parameter. */
 export function intParam(value: string | undefined, fallback: number, max = 1000): number {
   if (value === undefined || value === "") return fallback;

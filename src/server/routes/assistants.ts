@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import type { z } from "zod";
 import { stateKeys } from "../../runtime/index.js";
-import { readBody, type RouteDeps, type ServerEnv } from "../context.js";
+import { flagParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { assistantIdFor } from "../ids.js";
 import { AssistantSearch } from "../schemas.js";
 
@@ -85,7 +85,7 @@ export function assistantRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   const subgraphs = async (id: string, namespace: string | undefined, recurse: string | undefined) => {
     const graph = (await registry.load(deps.service.graphOf(id))) as unknown as GraphWithChannels;
-    return subgraphsOf(graph, namespace, recurse === "true" || recurse === "1");
+    return subgraphsOf(graph, namespace, flagParam(recurse));
   };
   app.get("/assistants/:id/subgraphs", async (c) => c.json(await subgraphs(c.req.param("id"), undefined, c.req.query("recurse"))));
   app.get("/assistants/:id/subgraphs/:ns", async (c) => c.json(await subgraphs(c.req.param("id"), c.req.param("ns"), c.req.query("recurse"))));

@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from "hono";
 import { isTerminal, type RunRecord } from "../../runs/index.js";
-import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
+import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
 import type { RestingRun } from "../run-service.js";
 import { RunCreate, requestedModes } from "../schemas.js";
@@ -111,18 +111,17 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     if (!isTerminal(run.status)) deps.service.cancel(run.runId, c.get("caller").id, "canceled over the API");
     else deps.service.notify(run.runId);
-    if (c.req.query("wait") === "true" || c.req.query("wait") === "1") await deps.service.waitResting(run.runId);
+    if (flagParam(c.req.query("wait"))) await deps.service.waitResting(run.runId);
     return c.body(null, 202);
   });
   app.get("/threads/:tid/runs/:rid/join", async (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
-    const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
-    return c.json(await finalValues(deps, await settled(c, deps, run.runId, cancel)));
+    return c.json(await finalValues(deps, await settled(c, deps, run.runId, flagParam(c.req.query("cancel_on_disconnect")))));
   });
   app.get("/threads/:tid/runs/:rid/stream", (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     const modes = c.req.queries("stream_mode") ?? ["values"];
-    const cancel = c.req.query("cancel_on_disconnect") === "1" || c.req.query("cancel_on_disconnect") === "true";
+    const cancel = flagParam(c.req.query("cancel_on_disconnect"));
     return streamRun(c, deps, run, modes, undefined, cancel ? cancelOnDisconnect(deps, run.runId, c.get("caller").id) : undefined);
   });
   return app;

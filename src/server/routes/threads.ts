@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { UserInputError } from "../../errors.js";
 import { isTerminal, type RunRecord } from "../../runs/index.js";
-import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
+import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { newThreadId } from "../ids.js";
 import type { RunService } from "../run-service.js";
 import { HttpError } from "../http-error.js";
@@ -105,8 +105,6 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     service.threads.delete(threadId);
     return c.body(null, 204);
   });
-  /** The SDK sends `subgraphs` as a query parameter ("true") or a body field. */
-  const wantsSubgraphs = (value: unknown) => value === true || value === "true" || value === "1";
   app.post("/threads/:tid/copy", async (c) => {
     const source = service.threads.get(c.req.param("tid"));
     // A waiting run's pending approval or question belongs to that run: a copy of it could never be answered.
@@ -121,7 +119,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     });
     return c.json(await threadToWire(service, copy, true));
   });
-  app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"), undefined, wantsSubgraphs(c.req.query("subgraphs")))));
+  app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"), undefined, flagParam(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state", async (c) => {
     const threadId = c.req.param("tid");
     const body = await readBody(c, StateUpdate);
@@ -135,10 +133,10 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const checkpoint = { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: configurable.checkpoint_id };
     return c.json({ checkpoint, configurable: checkpoint });
   });
-  app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.req.param("tid"), c.req.param("cid"), wantsSubgraphs(c.req.query("subgraphs")))));
+  app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.req.param("tid"), c.req.param("cid"), flagParam(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state/checkpoint", async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { checkpoint?: { checkpoint_id?: string }; subgraphs?: unknown };
-    return c.json(await stateOf(service, c.req.param("tid"), body.checkpoint?.checkpoint_id, wantsSubgraphs(body.subgraphs)));
+    return c.json(await stateOf(service, c.req.param("tid"), body.checkpoint?.checkpoint_id, flagParam(body.subgraphs)));
   });
   app.get("/threads/:tid/history", async (c) => {
     return c.json(await historyOf(service, c.req.param("tid"), intParam(c.req.query("limit"), 10), c.req.query("before")));
