@@ -1,4 +1,5 @@
-// Shared setup of the server tests: a temp SQLite file, a langgraph.json naming the repo's ops_rollback graph, a server on port 0.
+// Shared setup of the server tests: a temp SQLite file, a langgraph.json naming the repo's ops_rollback graph (or the
+// graphs a test names), a server on port 0.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,26 +11,35 @@ import { startServer, type AgentServer, type ServeOptions } from "../../src/serv
 /** Absolute path of a repo graph file. */
 export const graphFile = (name: string): string => fileURLToPath(new URL(`../../graphs/${name}.ts`, import.meta.url));
 
-/** A fresh directory with a langgraph.json listing ops_rollback (and a graph whose file is missing). */
-export function tempProject(): { dir: string; db: string; config: string } {
+/** The `graph` export of a repo graph (graphs/) or a test fixture (test/server/fixtures/), as langgraph.json names it. */
+export const graphEntry = (name: string): string => `${graphFile(name)}:graph`;
+export const fixtureEntry = (name: string): string => `${fileURLToPath(new URL(`./fixtures/${name}.ts`, import.meta.url))}:graph`;
+
+/** langgraph.json graphs of a test project: ops_rollback, and a graph whose file is missing. */
+const DEFAULT_GRAPHS = { ops_rollback: graphEntry("ops_rollback"), broken: "./missing.ts:graph" };
+
+/** A fresh directory with a langgraph.json listing `graphs`. */
+export function tempProject(graphs: Record<string, string> = DEFAULT_GRAPHS): { dir: string; db: string; config: string } {
   const dir = mkdtempSync(join(tmpdir(), "agentrt-server-"));
   const config = join(dir, "langgraph.json");
-  writeFileSync(config, JSON.stringify({ graphs: { ops_rollback: `${graphFile("ops_rollback")}:graph`, broken: "./missing.ts:graph" } }));
+  writeFileSync(config, JSON.stringify({ graphs }));
   return { dir, db: join(dir, "agentrt.db"), config };
 }
 
-/** Starts a server over a fresh project. */
-export async function startTestServer(options: ServeOptions = {}): Promise<{ server: AgentServer; client: Client; project: ReturnType<typeof tempProject> }> {
-  const project = tempProject();
+/** Starts a server over a fresh project listing `graphs`. */
+export async function startTestServer(
+  options: ServeOptions = {}, graphs?: Record<string, string>,
+): Promise<{ server: AgentServer; client: Client; project: ReturnType<typeof tempProject> }> {
+  const project = tempProject(graphs);
   const server = await startServer({ port: 0, db: project.db, config: project.config, log: () => undefined, apiKey: "", ...options });
   return { server, client: new Client({ apiUrl: server.url, apiKey: options.apiKey ?? null }), project };
 }
 
 /** One server for a whole test file, started before its tests and closed after them; read its fields inside tests. */
-export function testServerForFile(options: ServeOptions = {}): { server: AgentServer; client: Client } {
+export function testServerForFile(options: ServeOptions = {}, graphs?: Record<string, string>): { server: AgentServer; client: Client } {
   const shared = {} as { server: AgentServer; client: Client };
   beforeAll(async () => {
-    Object.assign(shared, await startTestServer(options));
+    Object.assign(shared, await startTestServer(options, graphs));
   });
   afterAll(async () => {
     await shared.server.close();

@@ -1,59 +1,40 @@
 // multitask_strategy on a thread with an unfinished run, through the SDK: reject refuses, enqueue runs the new run
 // after the first on the same thread, interrupt cancels the first and runs the new one; unsupported options are
 // refused with a reason instead of being ignored.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { Client } from "@langchain/langgraph-sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type AgentServer } from "../../src/server/server.js";
-import { graphFile, ROLLBACK_INPUT } from "./harness.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { fixtureEntry, graphEntry, ROLLBACK_INPUT, testServerForFile } from "./harness.js";
 
-let server: AgentServer;
-let client: Client;
-
-beforeAll(async () => {
-  process.env.SLOW_STEP_MS = "150";
-  const dir = mkdtempSync(join(tmpdir(), "agentrt-multitask-"));
-  const config = join(dir, "langgraph.json");
-  writeFileSync(config, JSON.stringify({
-    graphs: { slow: `${fileURLToPath(new URL("./fixtures/slow-graph.ts", import.meta.url))}:graph`, ops_rollback: `${graphFile("ops_rollback")}:graph` },
-  }));
-  server = await startServer({ port: 0, db: join(dir, "agentrt.db"), config, apiKey: "", log: () => undefined });
-  client = new Client({ apiUrl: server.url, apiKey: null });
-});
-
-afterAll(async () => {
-  await server.close();
+process.env.SLOW_STEP_MS = "150";
+afterAll(() => {
   delete process.env.SLOW_STEP_MS;
 });
+const ctx = testServerForFile({}, { slow: fixtureEntry("slow-graph"), ops_rollback: graphEntry("ops_rollback") });
 
 const statusCode = async (promise: Promise<unknown>) => promise.then(() => 200, (error: { status?: number }) => error.status);
 
 describe("multitask_strategy", () => {
   it("reject (the default) refuses a second run while the first is unfinished", async () => {
-    const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
-    expect(await statusCode(client.runs.create(thread.thread_id, "slow", { input: {} }))).toBe(409);
-    await client.runs.join(thread.thread_id, first.run_id);
-    expect((await client.runs.list(thread.thread_id)).map((r) => r.status)).toEqual(["success"]);
+    const thread = await ctx.client.threads.create();
+    const first = await ctx.client.runs.create(thread.thread_id, "slow", { input: {} });
+    expect(await statusCode(ctx.client.runs.create(thread.thread_id, "slow", { input: {} }))).toBe(409);
+    await ctx.client.runs.join(thread.thread_id, first.run_id);
+    expect((await ctx.client.runs.list(thread.thread_id)).map((r) => r.status)).toEqual(["success"]);
   });
 
   it("enqueue runs the new run after the first, on the thread's state", async () => {
-    const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
-    const second = (await client.runs.wait(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue" })) as { steps: string[] };
+    const thread = await ctx.client.threads.create();
+    const first = await ctx.client.runs.create(thread.thread_id, "slow", { input: {} });
+    const second = (await ctx.client.runs.wait(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue" })) as { steps: string[] };
     // The second run started from the first one's final state: both runs' steps, in order.
     expect(second.steps).toEqual(["a", "b", "c", "a", "b", "c"]);
-    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("success");
+    expect((await ctx.client.runs.get(thread.thread_id, first.run_id)).status).toBe("success");
   });
 
   it("streams an enqueued run live once the run before it has finished", async () => {
-    const thread = await client.threads.create();
-    await client.runs.create(thread.thread_id, "slow", { input: {} });
+    const thread = await ctx.client.threads.create();
+    await ctx.client.runs.create(thread.thread_id, "slow", { input: {} });
     const steps: string[][] = [];
-    for await (const part of client.runs.stream(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue", streamMode: "values" })) {
+    for await (const part of ctx.client.runs.stream(thread.thread_id, "slow", { input: {}, multitaskStrategy: "enqueue", streamMode: "values" })) {
       if (part.event === "values") steps.push((part.data as { steps: string[] }).steps);
     }
     // One values event per step of the second run, each on top of the first run's steps.
@@ -63,27 +44,27 @@ describe("multitask_strategy", () => {
   }, 15_000);
 
   it("interrupt cancels the unfinished run, then runs the new one", async () => {
-    const thread = await client.threads.create();
-    const first = await client.runs.create(thread.thread_id, "slow", { input: {} });
-    await client.runs.wait(thread.thread_id, "slow", { input: {}, multitaskStrategy: "interrupt" });
-    expect((await client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
-    expect((await client.threads.get(thread.thread_id)).status).toBe("idle");
+    const thread = await ctx.client.threads.create();
+    const first = await ctx.client.runs.create(thread.thread_id, "slow", { input: {} });
+    await ctx.client.runs.wait(thread.thread_id, "slow", { input: {}, multitaskStrategy: "interrupt" });
+    expect((await ctx.client.runs.get(thread.thread_id, first.run_id)).status).toBe("interrupted");
+    expect((await ctx.client.threads.get(thread.thread_id)).status).toBe("idle");
   });
 
   it("interrupt drops a run waiting for approval; enqueue behind it is refused", async () => {
-    const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
-    expect((await client.threads.get(thread.thread_id)).status).toBe("interrupted");
-    expect(await statusCode(client.runs.create(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "enqueue" }))).toBe(409);
-    const again = (await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "interrupt" })) as { __interrupt__?: unknown[] };
+    const thread = await ctx.client.threads.create();
+    await ctx.client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+    expect((await ctx.client.threads.get(thread.thread_id)).status).toBe("interrupted");
+    expect(await statusCode(ctx.client.runs.create(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "enqueue" }))).toBe(409);
+    const again = (await ctx.client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "interrupt" })) as { __interrupt__?: unknown[] };
     expect(again.__interrupt__?.length).toBeGreaterThan(0);
-    expect((await client.runs.list(thread.thread_id)).map((r) => r.metadata?.agentrt_status).sort()).toEqual(["CANCELED", "WAITING_APPROVAL"]);
+    expect((await ctx.client.runs.list(thread.thread_id)).map((r) => r.metadata?.agentrt_status).sort()).toEqual(["CANCELED", "WAITING_APPROVAL"]);
   });
 
   it("on_disconnect cancel stops the run when its streaming client goes away; by default it goes on", async () => {
     const streamThenLeave = async (threadId: string, onDisconnect?: string) => {
       const abort = new AbortController();
-      const response = await fetch(`${server.url}/threads/${threadId}/runs/stream`, {
+      const response = await fetch(`${ctx.server.url}/threads/${threadId}/runs/stream`, {
         method: "POST", headers: { "content-type": "application/json" }, signal: abort.signal,
         body: JSON.stringify({ assistant_id: "slow", input: {}, ...(onDisconnect === undefined ? {} : { on_disconnect: onDisconnect }) }),
       });
@@ -91,50 +72,50 @@ describe("multitask_strategy", () => {
       expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/event: metadata/);
       abort.abort();
       await reader.cancel().catch(() => undefined);
-      const [run] = await client.runs.list(threadId);
-      await client.runs.join(threadId, run!.run_id);
-      return (await client.runs.get(threadId, run!.run_id)).metadata?.agentrt_status;
+      const [run] = await ctx.client.runs.list(threadId);
+      await ctx.client.runs.join(threadId, run!.run_id);
+      return (await ctx.client.runs.get(threadId, run!.run_id)).metadata?.agentrt_status;
     };
-    expect(await streamThenLeave((await client.threads.create()).thread_id, "cancel")).toBe("CANCELED");
-    expect(await streamThenLeave((await client.threads.create()).thread_id)).toBe("SUCCEEDED");
+    expect(await streamThenLeave((await ctx.client.threads.create()).thread_id, "cancel")).toBe("CANCELED");
+    expect(await streamThenLeave((await ctx.client.threads.create()).thread_id)).toBe("SUCCEEDED");
   });
 
   it("on_disconnect cancel on runs.wait cancels the run when the waiting client goes away", async () => {
-    const thread = await client.threads.create();
+    const thread = await ctx.client.threads.create();
     const abort = new AbortController();
-    const waiting = fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, {
+    const waiting = fetch(`${ctx.server.url}/threads/${thread.thread_id}/runs/wait`, {
       method: "POST", headers: { "content-type": "application/json" }, signal: abort.signal,
       body: JSON.stringify({ assistant_id: "slow", input: {}, on_disconnect: "cancel" }),
     }).catch(() => undefined);
     // Leave once the run is on its way.
-    while ((await client.runs.list(thread.thread_id)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await ctx.client.runs.list(thread.thread_id)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     abort.abort();
     await waiting;
-    const [run] = await client.runs.list(thread.thread_id);
-    await client.runs.join(thread.thread_id, run!.run_id);
-    expect((await client.runs.get(thread.thread_id, run!.run_id)).metadata?.agentrt_status).toBe("CANCELED");
+    const [run] = await ctx.client.runs.list(thread.thread_id);
+    await ctx.client.runs.join(thread.thread_id, run!.run_id);
+    expect((await ctx.client.runs.get(thread.thread_id, run!.run_id)).metadata?.agentrt_status).toBe("CANCELED");
   });
 
   it("refuses a run from a checkpoint of a thread it does not name, leaving no thread behind", async () => {
-    const before = await client.threads.count();
-    const post = async (path: string, body: object) => (await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status;
+    const before = await ctx.client.threads.count();
+    const post = async (path: string, body: object) => (await fetch(`${ctx.server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).status;
     expect(await post("/runs/wait", { assistant_id: "slow", input: {}, checkpoint: { checkpoint_id: "nope" } })).toBe(422);
     expect(await post("/threads/made-on-the-fly/runs/wait", { assistant_id: "slow", input: {}, if_not_exists: "create", checkpoint_id: "nope" })).toBe(422);
-    expect(await client.threads.count()).toBe(before);
+    expect(await ctx.client.threads.count()).toBe(before);
   });
 
   it("refuses options it does not implement with 422, storing no run", async () => {
-    const thread = await client.threads.create();
+    const thread = await ctx.client.threads.create();
     const refused = [
-      client.runs.create(thread.thread_id, "slow", { input: {}, interruptBefore: ["b"] }),
-      client.runs.create(thread.thread_id, "slow", { input: {}, interruptAfter: "*" }),
-      client.runs.create(thread.thread_id, "slow", { input: {}, afterSeconds: 5 }),
-      client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "rollback" }),
+      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, interruptBefore: ["b"] }),
+      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, interruptAfter: "*" }),
+      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, afterSeconds: 5 }),
+      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "rollback" }),
     ];
     for (const attempt of refused) expect(await statusCode(attempt)).toBe(422);
-    expect(await client.runs.list(thread.thread_id)).toEqual([]);
+    expect(await ctx.client.runs.list(thread.thread_id)).toEqual([]);
     // Empty breakpoint lists are what some clients always send: accepted.
-    const run = await client.runs.wait(thread.thread_id, "slow", { input: {}, interruptBefore: [], interruptAfter: [] });
+    const run = await ctx.client.runs.wait(thread.thread_id, "slow", { input: {}, interruptBefore: [], interruptAfter: [] });
     expect(run).toMatchObject({ steps: ["a", "b", "c"] });
   });
 });

@@ -1,18 +1,13 @@
 // The store endpoints through the official SDK's client.store: what a client puts is what a graph's
 // config.store reads, what a node saved is listed, and bad input is refused without changing anything.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { startServer, type AgentServer } from "../../src/server/server.js";
+import type { AgentServer } from "../../src/server/server.js";
+import { fixtureEntry, startTestServer } from "./harness.js";
 
+/** A server over the memory fixture for one test; `clientKey` is the key the SDK client sends. */
 async function start(options: { apiKey?: string; clientKey?: string } = {}): Promise<{ server: AgentServer; client: Client }> {
-  const dir = mkdtempSync(join(tmpdir(), "agentrt-store-"));
-  const config = join(dir, "langgraph.json");
-  writeFileSync(config, JSON.stringify({ graphs: { memory: `${fileURLToPath(new URL("./fixtures/memory-graph.ts", import.meta.url))}:graph` } }));
-  const server = await startServer({ port: 0, db: join(dir, "agentrt.db"), config, apiKey: options.apiKey ?? "", log: () => undefined });
+  const { server } = await startTestServer({ apiKey: options.apiKey ?? "" }, { memory: fixtureEntry("memory-graph") });
   onTestFinished(() => server.close());
   return { server, client: new Client({ apiUrl: server.url, apiKey: options.clientKey ?? null }) };
 }
