@@ -7,6 +7,9 @@
  */
 import { UserInputError } from "../errors.js";
 
+/** The `configurable` key carrying the fencing token of the execution that writes (checked by every checkpoint write). */
+export const FENCING_TOKEN_KEY = "fencing_token";
+
 /** A run's graph configuration, stored with the run and applied at every (re)start of it. */
 export interface RunGraphConfig {
   /** Merged under the run's own keys into `config.configurable`. */
@@ -25,7 +28,7 @@ const MAX_RECURSION_LIMIT = 10_000;
  * to another thread or checkpoint.
  */
 const RESERVED = new Set([
-  "thread_id", "run_id", "user", "roles", "action_version", "fencing_token",
+  "thread_id", "run_id", "user", "roles", "action_version", FENCING_TOKEN_KEY,
   // thread_ts is LangGraph's older name for checkpoint_id: it would restart the thread from an old checkpoint.
   "checkpoint_id", "thread_ts", "checkpoint_ns", "checkpoint_map",
 ]);

@@ -21,7 +21,7 @@ export type { RunRecord, RunEvent, RunUsage, RunBudget, RunLeaseInfo } from "./r
 export { exhaustedBudget, passedDeadline, validateBudget, describeExhausted, BudgetExceededError, BUDGET_ERROR_CODES } from "./budget.js";
 export type { ExhaustedLimit } from "./budget.js";
 export { RunStore } from "./run-store.js";
-export { validateGraphConfig, DEFAULT_RECURSION_LIMIT } from "./graph-config.js";
+export { validateGraphConfig, DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY } from "./graph-config.js";
 export type { RunGraphConfig } from "./graph-config.js";
 export { assertFence } from "./fence.js";
 export type { RunStoreOptions, CreateRunInput, TransitionOptions, RunFilter } from "./run-store.js";

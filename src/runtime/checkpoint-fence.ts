@@ -6,10 +6,7 @@
  * @module
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { assertFence, type RunLease, type RunStore } from "../runs/index.js";
-
-/** The `configurable` key carrying the fencing token of the execution that writes. */
-export const FENCING_TOKEN_KEY = "fencing_token";
+import { assertFence, FENCING_TOKEN_KEY, type RunLease, type RunStore } from "../runs/index.js";
 
 /**
  * A `beforeWrite` hook for the runtime's SqliteSaver. Writes without a run id and token (state

@@ -8,13 +8,12 @@
 import type { SqliteDatabase } from "../db/index.js";
 import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import type { AgentHooks } from "../graph/hooks.js";
-import { DEFAULT_RECURSION_LIMIT, type RunLease, type RunOutcome, type RunRecord } from "../runs/index.js";
+import { DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY, type RunLease, type RunOutcome, type RunRecord } from "../runs/index.js";
 import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import { inputCommand, readInputRequests } from "./input-resume.js";
 import type { PendingActionView } from "./run-view.js";
 import { createRunGuard } from "./run-guard.js";
-import { FENCING_TOKEN_KEY } from "./checkpoint-fence.js";
 import { checkpointRunId } from "./run-stamp.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { LeaseLostError, RunStore, Scheduler } from "../../src/runs/index.js";
 import { openDatabase } from "../../src/db/index.js";
 import { Runtime } from "../../src/runtime/index.js";
-import { fenceCheckpoints, FENCING_TOKEN_KEY } from "../../src/runtime/checkpoint-fence.js";
+import { fenceCheckpoints } from "../../src/runtime/checkpoint-fence.js";
+import { FENCING_TOKEN_KEY } from "../../src/runs/index.js";
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-fence-")), "f.db");
 
