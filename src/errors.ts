@@ -24,6 +24,7 @@ export type AgentrtErrorCode =
   | "THREAD_NOT_INTERRUPTED"
   | "UNAUTHORIZED"
   | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
   // storage
   | "DB_OPEN_FAILED"
   | "DB_CORRUPT"

@@ -4,3 +4,4 @@ export type { SqliteDatabase, OpenDatabaseOptions } from "./open-database.js";
 export { immediateTransaction } from "./immediate-transaction.js";
 export { migrate, readVersion, assertSchemaCurrent } from "./migrate.js";
 export type { Migration, ModuleSchema } from "./migrate.js";
+export { MAX_JSON_DEPTH, nestedDeeperThan } from "./json-depth.js";

@@ -15,7 +15,7 @@ import {
   type SearchOperation,
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
-import { immediateTransaction, migrate, openDatabase, type SqliteDatabase } from "../db/index.js";
+import { immediateTransaction, MAX_JSON_DEPTH, migrate, nestedDeeperThan, openDatabase, type SqliteDatabase } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import { compileFilter } from "./filter-sql.js";
 import { queryTerms, scoreExpression, searchText } from "./lexical-query.js";
@@ -221,29 +221,13 @@ function validateOperation(op: Operation): void {
   if ("value" in op && op.value !== null && (typeof op.value !== "object" || Array.isArray(op.value))) {
     throw new UserInputError("BAD_INPUT", "store put: value must be a JSON object or null");
   }
-  // SQLite's JSON functions refuse documents nested deeper than 1000: one such item would break every filtered search over it.
-  if ("value" in op && op.value !== null && nestedDeeperThan(op.value, MAX_VALUE_DEPTH)) {
-    throw new UserInputError("BAD_INPUT", `store put: value is nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  if ("value" in op && op.value !== null && nestedDeeperThan(op.value)) {
+    throw new UserInputError("BAD_INPUT", `store put: value is nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
   const ttl = (op as SqlitePutOperation).ttlMs;
   if (ttl !== undefined && ttl !== null && !(ttl > 0)) {
     throw new UserInputError("BAD_INPUT", `store put: ttlMs must be positive, got ${ttl}`);
   }
-}
-
-/** Deepest object/array nesting a stored value may have. */
-const MAX_VALUE_DEPTH = 500;
-
-/** Whether `value` nests objects or arrays more than `limit` deep (iterative: a deep value must not overflow the stack). */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== "object" || current === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 function toItem(row: Row): Item {

@@ -1,7 +1,8 @@
 /**
  * The HTTP application: CORS (preflights answered before auth), API-key
- * auth, a body size limit, the Agent Server API routes, agentrt's own
- * routes and the run viewer, and one place where errors become responses.
+ * auth, a body size limit, JSON-only bodies (415) parsed and depth-checked
+ * once, the Agent Server API routes, agentrt's own routes and the run
+ * viewer, and one place where errors become responses.
  * @module
  */
 import { Hono } from "hono";
@@ -11,6 +12,7 @@ import { packageVersion } from "../version.js";
 import { authenticate, type ApiKey } from "./auth.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorResponse, HttpError } from "./http-error.js";
+import { jsonBodies } from "./json-body.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { storeRoutes } from "./routes/store.js";
 import { assistantRoutes } from "./routes/assistants.js";
@@ -61,6 +63,7 @@ export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<Serve
       throw new HttpError(413, "PAYLOAD_TOO_LARGE", `request body larger than ${options.maxBodyBytes ?? 1_048_576} bytes`);
     },
   }));
+  app.use("*", jsonBodies());
   app.get("/ok", (c) => c.json({ ok: true }));
   app.get("/info", (c) => c.json({ version: packageVersion(), langgraph_js_version: "1", flags: { assistants: true, crons: false, langsmith: false }, metadata: { server: "agentrt" } }));
   app.route("/", assistantRoutes(deps));

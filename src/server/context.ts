@@ -1,6 +1,6 @@
 /**
  * What every route handler shares: the run service, the stream bus, request
- * body parsing (400 malformed JSON, 422 schema violations) and the caller.
+ * body validation (422 schema violations) and the caller.
  * @module
  */
 import type { Context } from "hono";
@@ -8,6 +8,7 @@ import type { z } from "zod";
 import type { StreamBus } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
+import { jsonBody } from "./json-body.js";
 import type { RunService } from "./run-service.js";
 
 /** Hono environment of the server: the authenticated caller per request. */
@@ -23,17 +24,9 @@ export interface RouteDeps {
   log: (line: string) => void;
 }
 
-/** Parses and validates a JSON body; an empty body counts as `{}`. */
+/** Validates the JSON body (parsed and depth-checked by {@link jsonBody}); an empty body counts as `{}`. */
 export async function readBody<S extends z.ZodType>(c: Context<ServerEnv>, schema: S): Promise<z.infer<S>> {
-  const text = await c.req.text();
-  let json: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new HttpError(400, "BAD_INPUT", `malformed JSON body: ${(error as Error).message}`);
-    }
-  }
+  const json = (await jsonBody(c)) ?? {};
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const reason = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ");

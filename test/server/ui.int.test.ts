@@ -26,7 +26,7 @@ describe.skipIf(!hasChromium)("run viewer at /ui", () => {
   });
 
   it("shows a waiting run with its graph and trace, and approving it from the page makes it succeed", async () => {
-    const waiting = await fetch(`${server.url}/runs/wait`, { method: "POST", body: JSON.stringify({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT }) });
+    const waiting = await fetch(`${server.url}/runs/wait`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT }) });
     expect(waiting.status).toBe(200);
     const [run] = (await (await fetch(`${server.url}/agentrt/runs?status=WAITING_APPROVAL`)).json()) as { run_id: string }[];
 
