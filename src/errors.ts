@@ -25,6 +25,8 @@ export type AgentrtErrorCode =
   | "UNAUTHORIZED"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
+  | "HOST_NOT_ALLOWED"
+  | "ORIGIN_NOT_ALLOWED"
   // storage
   | "DB_OPEN_FAILED"
   | "DB_CORRUPT"

@@ -1,18 +1,20 @@
 /**
- * The HTTP application: CORS (preflights answered before auth), API-key
- * auth, a body size limit, JSON-only bodies (415) parsed and depth-checked
- * once, the Agent Server API routes, agentrt's own routes and the run
- * viewer, and one place where errors become responses.
+ * The HTTP application. In order: the Host check (421), the Origin check
+ * (403) and CORS (preflights answered before auth), API-key auth, a body size
+ * limit, JSON-only bodies (415) parsed and depth-checked once, the Agent
+ * Server API routes, agentrt's own routes and the run viewer, and one place
+ * where errors become responses.
  * @module
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { cors } from "hono/cors";
 import { packageVersion } from "../version.js";
 import { authenticate, type ApiKey } from "./auth.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
+import { hostGuard, hostPolicy, type HostPolicy } from "./host-check.js";
 import { errorResponse, HttpError } from "./http-error.js";
 import { jsonBodies } from "./json-body.js";
+import { corsFor, originGuard, originPolicy, type OriginPolicy } from "./origin-check.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { storeRoutes } from "./routes/store.js";
 import { assistantRoutes } from "./routes/assistants.js";
@@ -24,8 +26,10 @@ import { uiRoutes } from "./routes/ui.js";
 export interface AppOptions {
   /** Accepted API keys; empty means no auth. @default [] */
   keys?: readonly ApiKey[];
-  /** Origins allowed by CORS, or "*". @default ["https://smith.langchain.com"] */
-  corsOrigins?: readonly string[] | "*";
+  /** Host names answered. @default the loopback names only */
+  hosts?: HostPolicy;
+  /** Web pages allowed to call. @default loopback pages and Studio */
+  origins?: OriginPolicy;
   /** Largest accepted request body in bytes. @default 1048576 */
   maxBodyBytes?: number;
 }
@@ -36,20 +40,12 @@ const OPEN_PATHS = /^\/(ok|ui(\/(assets\/.*)?)?)$/;
 /** Builds the Hono app over the run service. */
 export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<ServerEnv> {
   const keys = options.keys ?? [];
-  const origins = options.corsOrigins ?? ["https://smith.langchain.com"];
+  const origins = options.origins ?? originPolicy(undefined);
   const app = new Hono<ServerEnv>();
-  app.use("*", async (c, next) => {
-    await next();
-    // Studio is a public page calling a local server: Chrome asks for private-network consent.
-    if (c.req.method === "OPTIONS") c.res.headers.set("Access-Control-Allow-Private-Network", "true");
-  });
-  app.use("*", cors({
-    origin: origins === "*" ? "*" : [...origins],
-    allowHeaders: ["Content-Type", "Authorization", "X-Api-Key", "Last-Event-ID", "X-Auth-Scheme"],
-    allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-    exposeHeaders: ["Content-Location", "Location"],
-    maxAge: 600,
-  }));
+  // Every path, /ui and /ok included: a page reached through DNS rebinding reads nothing.
+  app.use("*", hostGuard(options.hosts ?? hostPolicy("127.0.0.1", undefined)));
+  app.use("*", originGuard(origins));
+  app.use("*", corsFor(origins));
   app.use("*", async (c, next) => {
     const caller = OPEN_PATHS.test(c.req.path) ? { id: "anonymous", roles: [], authenticated: false }
       : authenticate(keys, { apiKey: c.req.header("x-api-key"), authorization: c.req.header("authorization") });

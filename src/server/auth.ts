@@ -54,8 +54,3 @@ export function authenticate(keys: readonly ApiKey[], headers: { apiKey?: string
   const match = keys.find((k) => timingSafeEqual(k.digest, d));
   return match === undefined ? undefined : { id: match.user, roles: match.roles, authenticated: true };
 }
-
-/** True for hosts only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\./.test(host);
-}

@@ -13,8 +13,10 @@ import { MEMORY_PATH } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import type { Worker } from "../runs/index.js";
 import { Runtime, StreamBus } from "../runtime/index.js";
-import { isLoopback, parseApiKeys } from "./auth.js";
+import { parseApiKeys } from "./auth.js";
 import { createApp } from "./app.js";
+import { hostPolicy, isLoopback } from "./host-check.js";
+import { originPolicy } from "./origin-check.js";
 import { FallbackWorker } from "./fallback-worker.js";
 import { RunService } from "./run-service.js";
 import { ThreadStateReader } from "./thread-state.js";
@@ -33,8 +35,16 @@ export interface ServeOptions {
   config?: string;
   /** Accepted keys (see parseApiKeys). @default env AGENTRT_API_KEY */
   apiKey?: string;
-  /** CORS origins, or "*". @default env AGENTRT_CORS_ORIGINS (comma-separated), else ["https://smith.langchain.com"] */
+  /**
+   * Web origins allowed besides the defaults (pages on loopback, any port, and Studio), or "*" (needs an API key).
+   * @default env AGENTRT_CORS_ORIGINS (comma-separated)
+   */
   corsOrigins?: readonly string[] | "*";
+  /**
+   * Host names answered besides the loopback names and the listening address, or "*"; listening on every interface,
+   * any name is answered unless this is set. @default env AGENTRT_ALLOWED_HOSTS (comma-separated)
+   */
+  allowedHosts?: readonly string[] | "*";
   /** @default 1048576 */
   maxBodyBytes?: number;
   /**
@@ -63,14 +73,16 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
-function corsFromEnv(): readonly string[] | "*" | undefined {
-  const value = process.env.AGENTRT_CORS_ORIGINS;
+/** A comma-separated list from the environment; undefined when unset or empty. */
+function listFromEnv(name: string): readonly string[] | "*" | undefined {
+  const value = process.env[name];
   if (value === undefined || value.trim() === "") return undefined;
   return value.trim() === "*" ? "*" : value.split(",").map((s) => s.trim()).filter((s) => s !== "");
 }
 
 /**
- * Starts the server; refuses a non-loopback host without an API key.
+ * Starts the server; refuses a non-loopback host or cors origin "*" without an API key, and a malformed origin or
+ * host name, before opening anything.
  * @example const server = await startServer({ port: 0, db: "/tmp/a.db" }); console.log(server.url);
  */
 export async function startServer(options: ServeOptions = {}): Promise<AgentServer> {
@@ -79,6 +91,13 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   if (!isLoopback(host) && keys.length === 0) {
     throw new UserInputError("BAD_INPUT", `refusing to listen on ${host} without AGENTRT_API_KEY: anyone on the network could run graphs and approve actions`);
   }
+  const origins = options.corsOrigins === undefined ? originPolicy(listFromEnv("AGENTRT_CORS_ORIGINS"), "AGENTRT_CORS_ORIGINS: cors origin")
+    : originPolicy(options.corsOrigins);
+  if (origins.any && keys.length === 0) {
+    throw new UserInputError("BAD_INPUT", "refusing cors origin * without AGENTRT_API_KEY: any web page could run graphs and approve actions");
+  }
+  const hosts = options.allowedHosts === undefined ? hostPolicy(host, listFromEnv("AGENTRT_ALLOWED_HOSTS"), "AGENTRT_ALLOWED_HOSTS: allowed host")
+    : hostPolicy(host, options.allowedHosts);
   const log = options.log ?? ((line: string) => process.stderr.write(`agentrt serve: ${line}\n`));
   const workers = options.workers === undefined ? workerCount(process.env.AGENTRT_SERVE_WORKERS, "AGENTRT_SERVE_WORKERS") : workerCount(options.workers, "workers");
   if (workers > 0 && (options.db === MEMORY_PATH || options.db === "")) {
@@ -103,7 +122,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     runtime.close();
     throw error;
   }
-  const app = createApp({ service, bus, log }, { keys, corsOrigins: options.corsOrigins ?? corsFromEnv(), maxBodyBytes: options.maxBodyBytes });
+  const app = createApp({ service, bus, log }, { keys, hosts, origins, maxBodyBytes: options.maxBodyBytes });
   // Queued and recovered runs; with worker processes, only while none of them is ready (see FallbackWorker).
   const local = pool === undefined ? alwaysOn(runtime.worker({ concurrency, pollMs: 100 })) : new FallbackWorker(() => runtime.worker({ concurrency, pollMs: 100 }), () => pool.ready);
   let server: ServerType;
