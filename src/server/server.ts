@@ -13,7 +13,7 @@ import { MEMORY_PATH } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import type { Worker } from "../runs/index.js";
 import { Runtime, StreamBus } from "../runtime/index.js";
-import { parseApiKeys } from "./auth.js";
+import { describeCallers, parseApiKeys } from "./auth.js";
 import { createApp } from "./app.js";
 import { hostPolicy, isLoopback } from "./host-check.js";
 import { originPolicy } from "./origin-check.js";
@@ -141,6 +141,8 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   // Forked once listening (forks cost the start ~10 ms each; until a worker is ready runs execute here) and
   // once the file is migrated (Runtime.open above), so workers never race the server's migrations.
   pool?.start();
+  // Said once at start, so a key misread as user:key is seen before a client is refused.
+  if (keys.length > 0) log(`API keys for callers ${describeCallers(keys)}`);
   const port = (server.address() as AddressInfo).port;
   // Keep idle client connections for a minute (clients honour the Keep-Alive hint): a busy loop
   // accepts one new connection per turn, so reconnecting clients would queue behind each other.
