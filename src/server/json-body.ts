@@ -22,7 +22,7 @@ function isJsonType(contentType: string | undefined): boolean {
 /** Whether the request announces a body; the SDK's body-less POSTs (cancel, copy) send `Content-Length: 0` or nothing. */
 function carriesBody(c: Context): boolean {
   const length = c.req.header("content-length");
-  return (length !== undefined && length.trim() !== "0") || c.req.header("transfer-encoding") !== undefined;
+  return (length !== undefined && Number(length) > 0) || c.req.header("transfer-encoding") !== undefined;
 }
 
 /** Refuses a non-JSON body (415) and parses a JSON one (400 malformed, 422 too deep) before the routes. */
