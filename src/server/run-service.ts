@@ -9,6 +9,7 @@ import { validateResume, type ApprovalResume, type PendingAction } from "../grap
 import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
+import { cancelRefusal, needsApproverCheck } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { makeRoom } from "./multitask.js";
@@ -144,6 +145,8 @@ export class RunService {
     // A thread made on the fly for this request has no runs yet: skip the lookup.
     const active = pathThreadId === undefined ? [] : this.unfinishedRuns(threadId);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
+    // Interrupting cancels them: refused whole, before any is canceled, unless the caller may cancel each.
+    if (body.multitask_strategy === "interrupt") await this.assertMayCancel(active, caller);
     const behind = active.length > 0 ? makeRoom(threadId, active, body.multitask_strategy ?? "reject", (runId, reason) => this.cancelUnlessFinished(runId, caller.id, reason)) : [];
     const run = queue(threadId);
     return { run, kick: (at) => this.launch(run.runId, undefined, at), ...(behind.length > 0 ? { behind } : {}) };
@@ -183,6 +186,21 @@ export class RunService {
     this.runtime.cancel(runId, { by, reason });
     this.handoff?.canceled(runId);
     this.notify(runId);
+  }
+
+  /** 403 APPROVER_NOT_ALLOWED unless `caller` may cancel every one of `runs` (see cancel-authz.ts); nothing changes. */
+  async assertMayCancel(runs: readonly RunRecord[], caller: Caller): Promise<void> {
+    for (const run of runs) {
+      const pending = run.status === "WAITING_APPROVAL" && needsApproverCheck(run, caller) ? await this.states.pending(run.graphId, run.threadId) : [];
+      const refusal = cancelRefusal(run, caller, pending);
+      if (refusal !== undefined) throw refusal;
+    }
+  }
+
+  /** {@link cancelUnlessFinished} as `caller`, once {@link assertMayCancel} allows it. */
+  async cancelAs(run: RunRecord, caller: Caller, reason: string): Promise<void> {
+    await this.assertMayCancel([run], caller);
+    this.cancelUnlessFinished(run.runId, caller.id, reason);
   }
 
   /** {@link cancel}, for a run listed a moment ago: one that has finished since is left as it is. */
