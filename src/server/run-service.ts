@@ -5,7 +5,7 @@
  * @module
  */
 import type { z } from "zod";
-import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
+import { assertOneDecisionPerAction, validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
@@ -237,6 +237,7 @@ export class RunService {
     if (run.status !== "WAITING_APPROVAL") {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `run ${run.runId} is ${run.status}, not waiting for approval`);
     }
+    assertOneDecisionPerAction(decisions);
     const pending = livePending ?? (await this.states.pending(run.graphId, run.threadId));
     for (const decision of decisions) {
       const check = validateResume(pending, decision);
@@ -397,7 +398,13 @@ export function decisionsFrom(resume: unknown, pending: readonly PendingAction[]
   else if (resume !== null && typeof resume === "object" && !("action_id" in resume)) {
     raw = Object.entries(resume).map(([interruptId, value]) => {
       const action = pending.find((p) => p.interrupt_id === interruptId);
-      return action === undefined || value === null || typeof value !== "object" ? value : { action_id: action.action_id, ...value };
+      if (action === undefined || value === null || typeof value !== "object") return value;
+      const named = (value as { action_id?: unknown }).action_id;
+      // Keyed by one interrupt but naming another's action: which one was meant cannot be told.
+      if (named !== undefined && named !== action.action_id) {
+        throw new HttpError(422, "BAD_INPUT", `resume entry for interrupt ${interruptId} names action ${JSON.stringify(named)}, but that interrupt waits on ${action.action_id}`);
+      }
+      return { action_id: action.action_id, ...value };
     });
   } else raw = [resume];
   return raw.map((d) => {
