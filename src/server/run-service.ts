@@ -191,9 +191,20 @@ export class RunService {
   /** 403 APPROVER_NOT_ALLOWED unless `caller` may cancel every one of `runs` (see cancel-authz.ts); nothing changes. */
   async assertMayCancel(runs: readonly RunRecord[], caller: Caller): Promise<void> {
     for (const run of runs) {
-      const pending = run.status === "WAITING_APPROVAL" && needsApproverCheck(run, caller) ? await this.states.pending(run.graphId, run.threadId) : [];
-      const refusal = cancelRefusal(run, caller, pending);
+      const refusal = await this.cancelRefusalNow(run, caller);
       if (refusal !== undefined) throw refusal;
+    }
+  }
+
+  /** {@link cancelRefusal} for the run as it is once its pending actions are read (the read awaits; it may move on meanwhile). */
+  private async cancelRefusalNow(listed: RunRecord, caller: Caller): Promise<HttpError | undefined> {
+    for (let run = listed; ;) {
+      if (run.status !== "WAITING_APPROVAL" || !needsApproverCheck(run, caller)) return cancelRefusal(run, caller, []);
+      const pending = await this.states.pending(run.graphId, run.threadId);
+      const now = this.runtime.runs.get(run.runId);
+      // Resumed, decided or re-claimed while its actions were read: judge it as it is now, not by stale approvers.
+      if (now.status === run.status && now.fencingToken === run.fencingToken) return cancelRefusal(run, caller, pending);
+      run = now;
     }
   }
 
