@@ -6,9 +6,10 @@
  */
 import type { PendingAction } from "../graph/approval.js";
 import { isApproverAllowed } from "../policy/policy.js";
-import type { RunRecord } from "../runs/index.js";
+import type { RunRecord, RunStore } from "../runs/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
+import type { ThreadStateReader } from "./thread-state.js";
 
 /** The role (`user+admin:key` in AGENTRT_API_KEY) that may cancel any run. */
 export const ADMIN_ROLE = "admin";
@@ -30,4 +31,20 @@ export function cancelRefusal(run: RunRecord, caller: Caller, pending: readonly 
   return new HttpError(403, "APPROVER_NOT_ALLOWED", `${caller.id} may not cancel run ${run.runId}: only its owner ${run.userId}, an approver of its pending actions or role ${ADMIN_ROLE} may`, {
     details: { run_id: run.runId, by: caller.id, owner: run.userId },
   });
+}
+
+/**
+ * {@link cancelRefusal} for the run as it is once its pending actions have been read: the read awaits, and a run
+ * resumed, decided or re-claimed meanwhile is judged as it is now, not by the approvers it had.
+ */
+export async function cancelRefusalNow(
+  deps: { runs: RunStore; states: Pick<ThreadStateReader, "pending"> }, listed: RunRecord, caller: Caller,
+): Promise<HttpError | undefined> {
+  for (let run = listed; ;) {
+    if (run.status !== "WAITING_APPROVAL" || !needsApproverCheck(run, caller)) return cancelRefusal(run, caller, []);
+    const pending = await deps.states.pending(run.graphId, run.threadId);
+    const now = deps.runs.get(run.runId);
+    if (now.status === run.status && now.fencingToken === run.fencingToken) return cancelRefusal(run, caller, pending);
+    run = now;
+  }
 }

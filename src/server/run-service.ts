@@ -9,7 +9,7 @@ import { assertOneDecisionPerAction, validateResume, type ApprovalResume, type P
 import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
-import { cancelRefusal, needsApproverCheck } from "./cancel-authz.js";
+import { cancelRefusalNow } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { makeRoom } from "./multitask.js";
@@ -191,20 +191,8 @@ export class RunService {
   /** 403 APPROVER_NOT_ALLOWED unless `caller` may cancel every one of `runs` (see cancel-authz.ts); nothing changes. */
   async assertMayCancel(runs: readonly RunRecord[], caller: Caller): Promise<void> {
     for (const run of runs) {
-      const refusal = await this.cancelRefusalNow(run, caller);
+      const refusal = await cancelRefusalNow({ runs: this.runtime.runs, states: this.states }, run, caller);
       if (refusal !== undefined) throw refusal;
-    }
-  }
-
-  /** {@link cancelRefusal} for the run as it is once its pending actions are read (the read awaits; it may move on meanwhile). */
-  private async cancelRefusalNow(listed: RunRecord, caller: Caller): Promise<HttpError | undefined> {
-    for (let run = listed; ;) {
-      if (run.status !== "WAITING_APPROVAL" || !needsApproverCheck(run, caller)) return cancelRefusal(run, caller, []);
-      const pending = await this.states.pending(run.graphId, run.threadId);
-      const now = this.runtime.runs.get(run.runId);
-      // Resumed, decided or re-claimed while its actions were read: judge it as it is now, not by stale approvers.
-      if (now.status === run.status && now.fencingToken === run.fencingToken) return cancelRefusal(run, caller, pending);
-      run = now;
     }
   }
 
