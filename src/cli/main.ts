@@ -42,7 +42,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   let ctx: CommandContext;
   try {
-    const parsed = parseArgs({ args: rest, options: { ...GLOBAL_FLAGS, ...command.flags }, allowPositionals: true, strict: true });
+    const options = { ...GLOBAL_FLAGS, ...command.flags };
+    const parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true, tokens: true });
+    assertGivenOnce(options, parsed.tokens);
     const { db, json, help, ...flags } = parsed.values;
     if (help === true) {
       io.out(commandHelp(command));
@@ -71,6 +73,21 @@ function reportError(name: string, error: unknown, io: CliIo): number {
   }
   io.err(`agentrt ${name}: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return 1;
+}
+
+/**
+ * parseArgs keeps the last of a repeated single-value flag: `approve --action A --action B` would decide B
+ * without a word. A flag that takes one value given twice is refused instead (exit 2); switches may repeat.
+ */
+function assertGivenOnce(options: FlagSpec, tokens: readonly { kind: string; name?: string; rawName?: string }[]): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    const spec = token.name === undefined ? undefined : options[token.name];
+    // A repeated switch (`--json --json`) cannot mean two things.
+    if (token.kind !== "option" || token.name === undefined || spec?.multiple === true || spec?.type === "boolean") continue;
+    if (seen.has(token.name)) throw new Error(`--${token.name} given more than once; give it once`);
+    seen.add(token.name);
+  }
 }
 
 /** parseArgs' reason in one line; for a value starting with a dash, its last line is the one that helps. */

@@ -4,7 +4,10 @@
  * everywhere (`run`, `approve`, `status`).
  * @module
  */
-import { Runtime, type RunView, type RuntimeEvent } from "../runtime/index.js";
+import { accessSync, constants } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { MEMORY_PATH } from "../db/index.js";
+import { RunReader, Runtime, type RunSource, type RunView, type RuntimeEvent } from "../runtime/index.js";
 import type { CommandContext } from "./command.js";
 
 /** How a command opens the runtime. */
@@ -38,6 +41,39 @@ export async function withRuntime<T>(
 /** {@link withRuntime} for commands that only act on existing runs: a mistyped `--db` fails (exit 2) and creates nothing. */
 export function withExistingRuntime<T>(ctx: CommandContext, fn: (runtime: Runtime) => Promise<T>): Promise<T> {
   return withRuntime(ctx, fn, { mustExist: true });
+}
+
+/**
+ * Runs `read` on the runs of `--db` without writing anything (so a read-only file or directory works; nothing
+ * is created beside the file): `runs` and `status`. Only when a wait it would show is past its TTL (`overdue`)
+ * and the file can be written does it read through the full runtime instead, which records the expiry first
+ * (EXPIRED, with its trace) as it always has; on a file it cannot write, such a run is shown as stored.
+ */
+export async function withRunSource<T>(
+  ctx: CommandContext, overdue: (reader: RunReader) => boolean, read: (runs: RunSource) => T,
+): Promise<T> {
+  if (ctx.db === MEMORY_PATH || ctx.db === "") return withExistingRuntime(ctx, async (runtime) => read(runtime));
+  const reader = RunReader.open(ctx.db);
+  let recordExpiry: boolean;
+  try {
+    recordExpiry = overdue(reader) && isWritable(ctx.db);
+    if (!recordExpiry) return read(reader);
+  } finally {
+    reader.close();
+  }
+  return withExistingRuntime(ctx, async (runtime) => read(runtime));
+}
+
+/** True when the file can be written and its directory can take the -wal and -shm files a writer needs. */
+function isWritable(file: string): boolean {
+  try {
+    // access() also reports an immutable file (chattr +i) or a read-only mount, which root could not write either.
+    accessSync(file, constants.W_OK);
+    accessSync(dirname(resolve(file)), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Storage plumbing shared by every module that keeps tables in the run database. */
-export { openDatabase, MEMORY_PATH } from "./open-database.js";
+export { openDatabase, databaseFile, MEMORY_PATH } from "./open-database.js";
 export type { SqliteDatabase, OpenDatabaseOptions } from "./open-database.js";
 export { immediateTransaction } from "./immediate-transaction.js";
 export { migrate, readVersion, assertSchemaCurrent } from "./migrate.js";

@@ -1,5 +1,5 @@
 import { StorageError } from "../errors.js";
-import type { SqliteDatabase } from "./open-database.js";
+import { databaseFile, type SqliteDatabase } from "./open-database.js";
 
 /** One forward step of a module's schema: SQL to exec, or a function for data moves. */
 export type Migration = string | ((db: SqliteDatabase) => void);
@@ -27,7 +27,7 @@ export function migrate(db: SqliteDatabase, schema: ModuleSchema): number {
   const current = readVersion(db, schema.module);
   if (current === target) return current;
   if (db.readonly) {
-    throw new StorageError("DB_READ_ONLY", `${db.name}: module ${schema.module} needs migration ${current} → ${target} but the file is read-only`);
+    throw new StorageError("DB_READ_ONLY", `${databaseFile(db)}: module ${schema.module} needs migration ${current} → ${target} but the file is opened read-only; a writing command (run, worker, serve) with write access migrates it`);
   }
   const run = db.transaction(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (module TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at INTEGER NOT NULL)`);
@@ -69,7 +69,7 @@ export function assertSchemaCurrent(db: SqliteDatabase, schema: ModuleSchema): v
 function tooNew(db: SqliteDatabase, schema: ModuleSchema, version: number): StorageError {
   return new StorageError(
     "DB_SCHEMA_TOO_NEW",
-    `${db.name}: module ${schema.module} is at schema version ${version}, newer than this agentrt knows (${schema.migrations.length})`,
+    `${databaseFile(db)}: module ${schema.module} is at schema version ${version}, newer than this agentrt knows (${schema.migrations.length})`,
     { details: { module: schema.module, version, known: schema.migrations.length } },
   );
 }
@@ -80,7 +80,7 @@ function assertNoForeignTables(db: SqliteDatabase, schema: ModuleSchema): void {
     if (found !== undefined) {
       throw new StorageError(
         "DB_CORRUPT",
-        `${db.name}: table ${table} exists but was not created by agentrt's ${schema.module} module (a foreign database?)`,
+        `${databaseFile(db)}: table ${table} exists but was not created by agentrt's ${schema.module} module (a foreign database?)`,
         { details: { module: schema.module, table } },
       );
     }

@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
+import { readSnapshot } from "./read-snapshot.js";
 
 /** A better-sqlite3 connection, as every agentrt module receives it. */
 export type SqliteDatabase = Database.Database;
@@ -14,6 +15,20 @@ export interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** Fail instead of creating a missing file (commands that only act on existing runs). @default false (implied by readonly) */
   mustExist?: boolean;
+  /**
+   * With `readonly`, for one-shot reads (CLI commands): create nothing beside the file, so a read-only directory
+   * works too — when no -wal exists the file is read into memory (see read-snapshot.ts) and later writes by others
+   * are not seen. Not for long-lived readers. @default false
+   */
+  snapshot?: boolean;
+}
+
+/** The files that connections opened on an in-memory snapshot stand for. */
+const snapshotOf = new WeakMap<SqliteDatabase, string>();
+
+/** The file a connection reads, for messages: its path, also when it reads an in-memory snapshot of it. */
+export function databaseFile(db: SqliteDatabase): string {
+  return snapshotOf.get(db) ?? db.name;
 }
 
 /** The path better-sqlite3 treats as a private in-memory database. */
@@ -35,10 +50,16 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
 
   let db: SqliteDatabase;
   try {
-    // fileMustExist also closes the gap between checkPath and the open.
-    db = new Database(isMemory ? MEMORY_PATH : shown, { readonly, fileMustExist: mustExist && !isMemory });
+    const snapshot = readonly && options.snapshot === true && !isMemory ? readSnapshot(shown) : undefined;
+    if (snapshot !== undefined) {
+      db = new Database(snapshot, { readonly: true });
+      snapshotOf.set(db, shown);
+    } else {
+      // fileMustExist also closes the gap between checkPath and the open.
+      db = new Database(isMemory ? MEMORY_PATH : shown, { readonly, fileMustExist: mustExist && !isMemory });
+    }
   } catch (error) {
-    throw wrapOpenError(shown, error);
+    throw wrapOpenError(shown, error, readonly);
   }
   try {
     db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
@@ -54,7 +75,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
     if (!readonly) db.pragma("synchronous = NORMAL");
   } catch (error) {
     db.close();
-    throw wrapOpenError(shown, error);
+    throw wrapOpenError(shown, error, readonly);
   }
   return db;
 }
@@ -72,12 +93,15 @@ function checkPath(file: string, mustExist: boolean): void {
   }
 }
 
-function wrapOpenError(file: string, error: unknown): StorageError {
+function wrapOpenError(file: string, error: unknown, readonly: boolean): StorageError {
   if (error instanceof StorageError) return error;
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
     return new StorageError("DB_CORRUPT", `${file}: not a SQLite database or corrupt (${message})`, { cause: error });
+  }
+  if (readonly && code === "SQLITE_CANTOPEN" && existsSync(`${file}-wal`)) {
+    return new StorageError("DB_READ_ONLY", `${file}: cannot read it here: its write-ahead log ${file}-wal needs a -shm index this directory does not allow creating; open it once with write access`, { cause: error });
   }
   if (code === "SQLITE_READONLY" || code === "SQLITE_CANTOPEN" || code === "SQLITE_PERM") {
     return new StorageError("DB_READ_ONLY", `${file}: cannot open for writing (${message})`, { cause: error });

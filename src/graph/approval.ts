@@ -133,6 +133,22 @@ export function checkResume<A extends ApprovalRequest>(pending: readonly A[], re
 }
 
 /**
+ * Refuses (BAD_INPUT) decisions sent together that decide one action more than once: which of them should
+ * count is anyone's guess, so none does. Malformed entries are left to {@link validateResume} to name.
+ */
+export function assertOneDecisionPerAction(decisions: readonly unknown[]): void {
+  const seen = new Set<string>();
+  for (const decision of decisions) {
+    const actionId = (decision as { action_id?: unknown } | null)?.action_id;
+    if (typeof actionId !== "string") continue;
+    if (seen.has(actionId)) {
+      throw new UserInputError("BAD_INPUT", `action ${actionId} is decided more than once in one resume: send one decision per action`, { details: { action_id: actionId } });
+    }
+    seen.add(actionId);
+  }
+}
+
+/**
  * The `Command` that resumes exactly the decided actions, keyed by interrupt
  * id so other pending approvals keep waiting. Validates every decision first.
  */
@@ -141,6 +157,7 @@ export function resumeCommand(
   decisions: ApprovalResume | readonly ApprovalResume[],
 ): Command<Record<string, ApprovalResume>, Record<string, never>, never> {
   const list = Array.isArray(decisions) ? decisions : [decisions as ApprovalResume];
+  assertOneDecisionPerAction(list);
   const resume: Record<string, ApprovalResume> = {};
   for (const decision of list) {
     const { action, resume: valid } = checkResume(pending, decision);

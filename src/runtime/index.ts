@@ -6,6 +6,8 @@ export type { SideEffectView } from "./side-effects.js";
 export { GraphRegistry, stateKeys } from "./graph-registry.js";
 export type { GraphEntry, RegisteredGraph } from "./graph-registry.js";
 export { toRunView } from "./run-view.js";
+export { RunReader, runViewOf } from "./run-reader.js";
+export type { RunSource } from "./run-reader.js";
 export type { RunView, PendingActionView } from "./run-view.js";
 export type { RuntimeEvent, RuntimeListener } from "./runtime-events.js";
 export { StreamBus } from "./stream-bus.js";

@@ -22,6 +22,7 @@ import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
 import { checkDecision, checkInput, currentRun, queueResume, type DecisionDeps } from "./decisions.js";
 import { listSideEffects } from "./side-effects.js";
+import { runViewOf } from "./run-reader.js";
 import { toRunView, type RunView } from "./run-view.js";
 import { syncStateChanges } from "./state-changes.js";
 import type { CanceledRunView, DecisionOptions, InputOptions, RuntimeOptions, SubmitOptions } from "./runtime-options.js";
@@ -236,16 +237,7 @@ export class Runtime {
 
   /** The view of a run; one that ended without success lists the side effects it performed (they stay done). */
   private view(run: RunRecord): RunView {
-    const view = toRunView(run);
-    if (run.status !== "FAILED" && run.status !== "EXPIRED" && run.status !== "CANCELED") return view;
-    let effects: ReturnType<typeof listSideEffects>;
-    try {
-      effects = listSideEffects(this.db, run.runId);
-    } catch {
-      // A ledger that cannot be read (the run may have failed for that very reason) must not hide the outcome.
-      return view;
-    }
-    return effects.length === 0 ? view : { ...view, side_effects: effects };
+    return runViewOf(this.db, run);
   }
 
   /** A thread's checkpoints belong to the graph that wrote them: another graph cannot continue it. */

@@ -5,10 +5,11 @@
  * @module
  */
 import type { z } from "zod";
-import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
+import { assertOneDecisionPerAction, validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
+import { cancelRefusalNow } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { makeRoom } from "./multitask.js";
@@ -144,6 +145,8 @@ export class RunService {
     // A thread made on the fly for this request has no runs yet: skip the lookup.
     const active = pathThreadId === undefined ? [] : this.unfinishedRuns(threadId);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
+    // Interrupting cancels them: refused whole, before any is canceled, unless the caller may cancel each.
+    if (body.multitask_strategy === "interrupt") await this.assertMayCancel(active, caller);
     const behind = active.length > 0 ? makeRoom(threadId, active, body.multitask_strategy ?? "reject", (runId, reason) => this.cancelUnlessFinished(runId, caller.id, reason)) : [];
     const run = queue(threadId);
     return { run, kick: (at) => this.launch(run.runId, undefined, at), ...(behind.length > 0 ? { behind } : {}) };
@@ -185,6 +188,20 @@ export class RunService {
     this.notify(runId);
   }
 
+  /** 403 APPROVER_NOT_ALLOWED unless `caller` may cancel every one of `runs` (see cancel-authz.ts); nothing changes. */
+  async assertMayCancel(runs: readonly RunRecord[], caller: Caller): Promise<void> {
+    for (const run of runs) {
+      const refusal = await cancelRefusalNow({ runs: this.runtime.runs, states: this.states }, run, caller);
+      if (refusal !== undefined) throw refusal;
+    }
+  }
+
+  /** {@link cancelUnlessFinished} as `caller`, once {@link assertMayCancel} allows it. */
+  async cancelAs(run: RunRecord, caller: Caller, reason: string): Promise<void> {
+    await this.assertMayCancel([run], caller);
+    this.cancelUnlessFinished(run.runId, caller.id, reason);
+  }
+
   /** {@link cancel}, for a run listed a moment ago: one that has finished since is left as it is. */
   cancelUnlessFinished(runId: string, by: string, reason: string): void {
     try {
@@ -219,6 +236,7 @@ export class RunService {
     if (run.status !== "WAITING_APPROVAL") {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `run ${run.runId} is ${run.status}, not waiting for approval`);
     }
+    assertOneDecisionPerAction(decisions);
     const pending = livePending ?? (await this.states.pending(run.graphId, run.threadId));
     for (const decision of decisions) {
       const check = validateResume(pending, decision);
@@ -379,7 +397,13 @@ export function decisionsFrom(resume: unknown, pending: readonly PendingAction[]
   else if (resume !== null && typeof resume === "object" && !("action_id" in resume)) {
     raw = Object.entries(resume).map(([interruptId, value]) => {
       const action = pending.find((p) => p.interrupt_id === interruptId);
-      return action === undefined || value === null || typeof value !== "object" ? value : { action_id: action.action_id, ...value };
+      if (action === undefined || value === null || typeof value !== "object") return value;
+      const named = (value as { action_id?: unknown }).action_id;
+      // Keyed by one interrupt but naming another's action: which one was meant cannot be told.
+      if (named !== undefined && named !== action.action_id) {
+        throw new HttpError(422, "BAD_INPUT", `resume entry for interrupt ${interruptId} names action ${JSON.stringify(named)}, but that interrupt waits on ${action.action_id}`);
+      }
+      return { action_id: action.action_id, ...value };
     });
   } else raw = [resume];
   return raw.map((d) => {

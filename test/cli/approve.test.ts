@@ -57,6 +57,19 @@ describe("agentrt approve", () => {
     expect((await worldCalls()).rollback_deployment).toBe(1);
   });
 
+  it("refuses a flag given twice (two decisions in one command) with exit 2 instead of keeping the last", async () => {
+    const view = await startRollback();
+    const action = view.pending[0]!;
+    for (const extra of [["--action", "act_other"], ["--args-hash", "f".repeat(64)], ["--by", "alice", "--by", "bob"]]) {
+      const refused = await cli("approve", view.run_id, "--action", action.action_id, "--args-hash", action.args_hash, ...extra);
+      expect(refused.code).toBe(2);
+      expect(refused.errLines).toHaveLength(1);
+      expect(refused.err).toMatch(/given more than once/);
+    }
+    expect((await json("status", view.run_id)).view.status).toBe("WAITING_APPROVAL");
+    expect((await worldCalls()).rollback_deployment ?? 0).toBe(0);
+  });
+
   it("refuses a wrong args hash with exit 2 and leaves the run waiting", async () => {
     const view = await startRollback();
     const action = view.pending[0]!;

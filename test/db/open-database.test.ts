@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -49,6 +49,21 @@ describe("openDatabase", () => {
     const db = openDatabase(path, { readonly: true });
     expect(() => migrate(db, { module: "x", tables: [], migrations: ["CREATE TABLE x (a)"] })).toThrow(path);
     db.close();
+  });
+
+  it("reads a closed WAL file as an in-memory snapshot (snapshot: true): nothing created beside it, errors name the file", () => {
+    const dir = tempDir();
+    const path = join(dir, "snap.db");
+    const writer = openDatabase(path);
+    writer.exec("CREATE TABLE t (a); INSERT INTO t VALUES (1)");
+    writer.close();
+    expect(readdirSync(dir)).toEqual(["snap.db"]);
+    const db = openDatabase(path, { readonly: true, snapshot: true });
+    expect(db.prepare("SELECT a FROM t").all()).toEqual([{ a: 1 }]);
+    expect(() => db.exec("INSERT INTO t VALUES (2)")).toThrow(/readonly/);
+    expect(() => migrate(db, { module: "x", tables: [], migrations: ["CREATE TABLE x (a)"] })).toThrow(path);
+    db.close();
+    expect(readdirSync(dir)).toEqual(["snap.db"]);
   });
 });
 

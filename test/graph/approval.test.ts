@@ -66,6 +66,17 @@ describe("approval interrupts", () => {
     expect(await pending()).toEqual(list);
   });
 
+  it("refuses two decisions for one action in one Command instead of letting the last win", async () => {
+    const { executed, compile, config, pending } = setup(["payments"]);
+    await compile().invoke({ messages: [new HumanMessage("go")] }, config);
+    const list = await pending();
+    const action = list[0]!;
+    expect(() => resumeCommand(list, [decide(action, "approve"), decide(action, "reject")]))
+      .toThrow(expect.objectContaining({ code: "BAD_INPUT", message: expect.stringMatching(/more than once/) as unknown }));
+    expect(executed).toEqual([]);
+    expect(await pending()).toEqual(list);
+  });
+
   it("keeps waiting when a bad decision reaches the graph around checkResume", async () => {
     const { executed, compile, config, pending } = setup(["payments"]);
     await compile().invoke({ messages: [new HumanMessage("go")] }, config);

@@ -13,7 +13,7 @@ export const infoCommand: Command = {
     const modules: Record<string, number> = {};
     const exists = existsSync(ctx.db);
     if (exists) {
-      const db = openDatabase(ctx.db, { readonly: true });
+      const db = openDatabase(ctx.db, { readonly: true, snapshot: true });
       try {
         const table = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'agentrt_schema'").get();
         if (table !== undefined) {

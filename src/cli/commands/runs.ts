@@ -1,7 +1,7 @@
 import { UserInputError } from "../../errors.js";
 import { isRunStatus } from "../../runs/index.js";
 import type { Command } from "../command.js";
-import { withExistingRuntime } from "../runtime-context.js";
+import { withRunSource } from "../runtime-context.js";
 import { parseInteger } from "./run.js";
 
 /** `agentrt runs [--status S]`: the runs in the database, newest first. */
@@ -18,8 +18,8 @@ export const runsCommand: Command = {
     }
     const limit = parseInteger(ctx.flags.limit as string | undefined, "--limit") ?? 100;
     if (limit < 1) throw new UserInputError("BAD_INPUT", "--limit must be at least 1");
-    return withExistingRuntime(ctx, async (runtime) => {
-      const runs = runtime.list({ status: status as never, limit });
+    return withRunSource(ctx, (reader) => reader.hasOverdueWait(), (source) => {
+      const runs = source.list({ status: status as never, limit });
       if (ctx.json) {
         ctx.out(JSON.stringify({ runs }));
       } else {

@@ -13,7 +13,7 @@ export const statsCommand: Command = {
     const graph = ctx.flags.graph === undefined ? undefined : String(ctx.flags.graph);
     if (ctx.args.length > 0) throw new UserInputError("BAD_INPUT", `unexpected argument "${ctx.args[0]}"`);
     const recentRuns = parseRuns(ctx.flags.runs);
-    const db = openDatabase(ctx.db, { readonly: true });
+    const db = openDatabase(ctx.db, { readonly: true, snapshot: true });
     let stats: TraceStats;
     try {
       stats = openTraceStore(db).stats({ graph, recentRuns });

@@ -1,6 +1,6 @@
 import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
-import { printRun, withExistingRuntime } from "../runtime-context.js";
+import { printRun, withRunSource } from "../runtime-context.js";
 
 /** `agentrt status <run_id>`: the same JSON as `run`. */
 export const statusCommand: Command = {
@@ -11,6 +11,7 @@ export const statusCommand: Command = {
   async run(ctx) {
     const [runId, ...extra] = ctx.args;
     if (runId === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt status <run_id>");
-    return withExistingRuntime(ctx, async (runtime) => printRun(ctx, runtime.get(runId)));
+    // A read: works on a read-only file; the lazy wait-TTL check records an expiry when the file allows it.
+    return withRunSource(ctx, (reader) => reader.hasOverdueWait(runId), (runs) => printRun(ctx, runs.get(runId)));
   },
 };

@@ -20,7 +20,7 @@ export const traceCommand: Command = {
   async run(ctx) {
     const runId = singleRunId(ctx);
     const width = parseWidth(ctx.flags.width);
-    const db = openDatabase(ctx.db, { readonly: true });
+    const db = openDatabase(ctx.db, { readonly: true, snapshot: true });
     let spans: TraceSpan[];
     try {
       spans = openTraceStore(db).spans(runId);

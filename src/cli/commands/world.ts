@@ -1,5 +1,7 @@
-import { openDatabase } from "../../db/index.js";
+import { MEMORY_PATH, openDatabase, readVersion } from "../../db/index.js";
 import { openWorld } from "../../testing/sim-open.js";
+import { SIM_SCHEMA } from "../../testing/sim-schema.js";
+import type { SimSnapshot } from "../../testing/sim-world.js";
 import type { Command } from "../command.js";
 
 /** `agentrt world`: what the simulated systems actually did (counts and state). */
@@ -9,11 +11,13 @@ export const worldCommand: Command = {
   usage: "agentrt world [--json]",
   flags: {},
   async run(ctx) {
-    // Reads what happened: a mistyped --db is refused (exit 2), not created empty.
-    const db = openDatabase(ctx.db, { mustExist: true });
-    const world = openWorld({ db });
+    // Reads what happened: a mistyped --db is refused (exit 2), not created empty; nothing is written, so a
+    // read-only file works too. A file where no simulated system ran has no sim tables yet: an empty world.
+    const memory = ctx.db === MEMORY_PATH || ctx.db === "";
+    const db = openDatabase(ctx.db, memory ? { mustExist: true } : { readonly: true, snapshot: true });
     try {
-      const snapshot = world.snapshot();
+      const empty = !memory && readVersion(db, SIM_SCHEMA.module) === 0;
+      const snapshot: SimSnapshot = empty ? { calls: {}, failures: {}, systems: {} } : openWorld({ db }).snapshot();
       if (ctx.json) {
         ctx.out(JSON.stringify(snapshot));
       } else {

@@ -5,6 +5,7 @@
  */
 import { Hono, type Context } from "hono";
 import { isTerminal, type RunRecord } from "../../runs/index.js";
+import type { Caller } from "../auth.js";
 import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
 import type { RestingRun } from "../run-service.js";
@@ -33,14 +34,15 @@ function withError(run: RunRecord, values: Record<string, unknown>): Record<stri
   return values;
 }
 
-/** Cancels the run when its streaming client disconnects (`on_disconnect: "cancel"`); a run that finished meanwhile is left alone. */
-function cancelOnDisconnect(deps: RouteDeps, runId: string, by: string): () => void {
+/**
+ * Cancels the run when its streaming client disconnects (`on_disconnect: "cancel"`), if that client may cancel it
+ * (checked again then: who may decide it can change); a run that finished meanwhile is left alone.
+ */
+function cancelOnDisconnect(deps: RouteDeps, run: RunRecord, caller: Caller): () => void {
   return () => {
-    try {
-      deps.service.cancelUnlessFinished(runId, by, "its streaming client disconnected (on_disconnect cancel)");
-    } catch (error) {
-      deps.log(`run ${runId}: cancel on disconnect: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    deps.service.cancelAs(run, caller, "its streaming client disconnected (on_disconnect cancel)").catch((error: unknown) => {
+      deps.log(`run ${run.runId}: cancel on disconnect: ${error instanceof Error ? error.message : String(error)}`);
+    });
   };
 }
 
@@ -56,7 +58,7 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   const { run } = prepared;
   // A streamed run executes here: the stream bus that carries its chunks is this process's.
   if (mode === "stream") {
-    const cancel = body.on_disconnect === "cancel" ? cancelOnDisconnect(deps, run.runId, c.get("caller").id) : undefined;
+    const cancel = body.on_disconnect === "cancel" ? cancelOnDisconnect(deps, run, c.get("caller")) : undefined;
     // Streamed here (its chunks are this process's): an enqueued run is started here once those before it rest,
     // not left to the claim of whoever comes after its hold.
     const kick = async () => {
@@ -69,20 +71,20 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
   if (mode === "background") return c.json(runToWire(deps.service.runtime.runs.get(run.runId)));
-  return c.json(await finalValues(deps, await settled(c, deps, run.runId, body.on_disconnect === "cancel")));
+  return c.json(await finalValues(deps, await settled(c, deps, run, body.on_disconnect === "cancel")));
 }
 
 /**
  * Waits for the run to rest; with `cancelOnDisconnect`, a client that goes away before then cancels it
  * (the request's signal aborts when the connection closes).
  */
-async function settled(c: Context<ServerEnv>, deps: RouteDeps, runId: string, cancelIfClientLeaves: boolean): Promise<RestingRun> {
-  if (!cancelIfClientLeaves) return deps.service.waitSettled(runId);
+async function settled(c: Context<ServerEnv>, deps: RouteDeps, run: RunRecord, cancelIfClientLeaves: boolean): Promise<RestingRun> {
+  if (!cancelIfClientLeaves) return deps.service.waitSettled(run.runId);
   const signal = c.req.raw.signal;
-  const cancel = cancelOnDisconnect(deps, runId, c.get("caller").id);
+  const cancel = cancelOnDisconnect(deps, run, c.get("caller"));
   signal.addEventListener("abort", cancel, { once: true });
   try {
-    return await deps.service.waitSettled(runId, signal);
+    return await deps.service.waitSettled(run.runId, signal);
   } finally {
     signal.removeEventListener("abort", cancel);
   }
@@ -109,20 +111,24 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.get("/threads/:tid/runs/:rid", (c) => c.json(runToWire(runOfThread(deps, c.req.param("tid"), c.req.param("rid")))));
   app.post("/threads/:tid/runs/:rid/cancel", async (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
-    if (!isTerminal(run.status)) deps.service.cancel(run.runId, c.get("caller").id, "canceled over the API");
+    if (!isTerminal(run.status)) await deps.service.cancelAs(run, c.get("caller"), "canceled over the API");
     else deps.service.notify(run.runId);
     if (flagParam(c.req.query("wait"))) await deps.service.waitResting(run.runId);
     return c.body(null, 202);
   });
   app.get("/threads/:tid/runs/:rid/join", async (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
-    return c.json(await finalValues(deps, await settled(c, deps, run.runId, flagParam(c.req.query("cancel_on_disconnect")))));
+    const cancel = flagParam(c.req.query("cancel_on_disconnect"));
+    // Refused up front: a caller who may not cancel the run must not be able to by hanging up.
+    if (cancel) await deps.service.assertMayCancel([run], c.get("caller"));
+    return c.json(await finalValues(deps, await settled(c, deps, run, cancel)));
   });
-  app.get("/threads/:tid/runs/:rid/stream", (c) => {
+  app.get("/threads/:tid/runs/:rid/stream", async (c) => {
     const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     const modes = c.req.queries("stream_mode") ?? ["values"];
     const cancel = flagParam(c.req.query("cancel_on_disconnect"));
-    return streamRun(c, deps, run, modes, undefined, cancel ? cancelOnDisconnect(deps, run.runId, c.get("caller").id) : undefined);
+    if (cancel) await deps.service.assertMayCancel([run], c.get("caller"));
+    return streamRun(c, deps, run, modes, undefined, cancel ? cancelOnDisconnect(deps, run, c.get("caller")) : undefined);
   });
   return app;
 }

@@ -100,7 +100,10 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.delete("/threads/:tid", async (c) => {
     const threadId = c.req.param("tid");
     service.threads.get(threadId);
-    for (const run of service.unfinishedRuns(threadId)) service.cancel(run.runId, c.get("caller").id, "thread deleted");
+    // Deleting cancels its unfinished runs: refused whole unless the caller may cancel each (cancel-authz.ts).
+    const unfinished = service.unfinishedRuns(threadId);
+    await service.assertMayCancel(unfinished, c.get("caller"));
+    for (const run of unfinished) service.cancelUnlessFinished(run.runId, c.get("caller").id, "thread deleted");
     await service.states.deleteThread(threadId);
     service.threads.delete(threadId);
     return c.body(null, 204);
