@@ -5,14 +5,7 @@
  */
 import { lstat, realpath } from "node:fs/promises";
 import { isAbsolute, join, normalize, relative, sep } from "node:path";
-import { ToolError } from "../errors.js";
-
-/** Why a path is refused, as a `ToolError` PATH_OUTSIDE_WORKSPACE. */
-export function outside(path: string, reason: string): ToolError {
-  return new ToolError("PATH_OUTSIDE_WORKSPACE", `workspace path ${JSON.stringify(path)} refused: ${reason}`, {
-    details: { path, reason },
-  });
-}
+import { outside } from "./workspace-errors.js";
 
 /** True when `target` is `dir` or below it (both absolute, already real). */
 export function isInside(dir: string, target: string): boolean {
@@ -50,11 +43,11 @@ export function isMissing(error: unknown): boolean {
 }
 
 /**
- * Walks `rel` below `dir` one component at a time. A symbolic link is refused
- * when `followLinks` is false (writes), or when its target is outside
- * `realDir` (reads). Returns whether the whole path exists.
+ * Walks `rel` below `dir` one component at a time, refusing a symbolic link
+ * that dangles or leads outside `realDir`. Returns whether the whole path
+ * exists. Advisory: what is opened afterwards goes through directory handles.
  */
-export async function checkComponents(dir: string, realDir: string, rel: string, input: string, followLinks: boolean): Promise<boolean> {
+export async function checkComponents(dir: string, realDir: string, rel: string, input: string): Promise<boolean> {
   let current = dir;
   for (const part of rel === "" ? [] : rel.split(sep)) {
     current = join(current, part);
@@ -66,7 +59,6 @@ export async function checkComponents(dir: string, realDir: string, rel: string,
       throw error;
     }
     if (!stats.isSymbolicLink()) continue;
-    if (!followLinks) throw outside(input, "writes through a symbolic link are refused");
     const target = await realpathIfExists(current);
     if (target === undefined) throw outside(input, "it is a dangling symbolic link");
     if (!isInside(realDir, target)) throw outside(input, "a symbolic link points outside the workspace");

@@ -1,15 +1,21 @@
 /**
  * A per-run directory for files and intermediate artefacts. Every path is
  * confined to it: absolute paths, `..` escapes and symbolic links leading
- * out are refused with PATH_OUTSIDE_WORKSPACE.
+ * out are refused with PATH_OUTSIDE_WORKSPACE. Files are opened one folder
+ * at a time through directory handles (see dir-handle.ts), so a folder
+ * swapped for a link between a check and the open cannot lead out.
  * @module
  */
-import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve as resolvePath, sep } from "node:path";
-import { ToolError, UserInputError } from "../errors.js";
-import { checkComponents, isInside, isMissing, normaliseRelative, outside, realpathIfExists } from "./workspace-paths.js";
+import { lstat, mkdir } from "node:fs/promises";
+import { join, relative, resolve as resolvePath, sep } from "node:path";
+import { UserInputError } from "../errors.js";
+import { DirHandle } from "./dir-handle.js";
+import { fsRefusal, notFound, outside, tooLarge } from "./workspace-errors.js";
+import { readRegular, replaceFile } from "./workspace-files.js";
+import { checkComponents, isInside, isMissing, normaliseRelative, realpathIfExists } from "./workspace-paths.js";
+import { walk, type WorkspaceEntry } from "./workspace-walk.js";
+
+export type { WorkspaceEntry } from "./workspace-walk.js";
 
 /** Size caps of one workspace. */
 export interface WorkspaceOptions {
@@ -19,17 +25,10 @@ export interface WorkspaceOptions {
   maxTotalBytes?: number;
 }
 
-/** One entry of {@link Workspace.list}. */
-export interface WorkspaceEntry {
-  /** Path relative to the workspace root, "/"-separated. */
-  path: string;
-  /** Symbolic links are reported, never followed. */
-  type: "file" | "directory" | "symlink";
-  /** Bytes (0 for directories and links). */
-  size: number;
-}
-
 const RUN_ID = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$/;
+const WRITE_LINK = "writes through a symbolic link are refused";
+// Reads follow links that stay inside (resolve), so a link met while opening was swapped in after that check.
+const READ_LINK = "a folder on the way was swapped for a symbolic link while being opened";
 
 /** A run's workspace directory, `<rootDir>/<runId>`, created on first write. */
 export class Workspace {
@@ -60,15 +59,11 @@ export class Workspace {
   /**
    * The absolute real path `path` names inside the workspace (which need not
    * exist yet). Symbolic links are followed only while they stay inside.
+   * The answer holds when it is given: read, write and list never open
+   * through it, and a caller that does must expect the path to change.
    */
   async resolve(path: string): Promise<string> {
-    const rel = normaliseRelative(path);
-    const realDir = await this.#realDir();
-    if (realDir === undefined) return join(this.dir, rel);
-    await checkComponents(this.dir, realDir, rel, path, true);
-    const real = await realpathIfExists(join(this.dir, rel));
-    if (real !== undefined && !isInside(realDir, real)) throw outside(path, "it resolves outside the workspace");
-    return real ?? join(realDir, rel);
+    return (await this.#resolve(path)).real;
   }
 
   /** Reads a UTF-8 text file. */
@@ -76,77 +71,105 @@ export class Workspace {
     return (await this.readBytes(path)).toString("utf8");
   }
 
-  /** Reads a file's bytes, refusing files over `maxFileBytes`. */
+  /**
+   * Reads a file's bytes, refusing files over `maxFileBytes`, anything not a
+   * regular file (FIFOs, sockets, devices) and files with other hard links.
+   */
   async readBytes(path: string): Promise<Buffer> {
-    const real = await this.resolve(path);
-    // O_NOFOLLOW: a link swapped in after the check is refused, not followed.
-    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: unknown) => {
-      throw isMissing(error) ? notFound(path, error) : error;
-    });
+    const parts = await this.#realParts(path);
+    if (parts === undefined) throw notFound(path, undefined);
+    const name = parts.pop();
+    if (name === undefined) throw notFound(path, undefined, "is a folder, not a file");
+    const dir = await this.#openFolder(path, parts, false, READ_LINK);
     try {
-      const stats = await handle.stat();
-      if (!stats.isFile()) throw notFound(path, undefined, "is not a file");
-      if (stats.size > this.maxFileBytes) throw tooLarge(path, `file is ${stats.size} bytes, over the ${this.maxFileBytes}-byte cap`);
-      return await handle.readFile();
+      return await readRegular(dir, name, path, this.maxFileBytes);
     } finally {
-      await handle.close();
+      await dir.close();
     }
   }
 
   /**
-   * Writes a file atomically (temp file + rename), creating parent
-   * directories. Refuses any symbolic link on the way and the size caps.
+   * Writes a file atomically (temp file + rename in its folder), creating
+   * parent folders. Refuses any symbolic link on the way and the size caps.
    */
   async write(path: string, data: string | Uint8Array): Promise<{ path: string; bytes: number }> {
     const rel = normaliseRelative(path);
     if (rel === "") throw outside(path, "names the workspace root, not a file");
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
     if (bytes.length > this.maxFileBytes) throw tooLarge(path, `${bytes.length} bytes is over the ${this.maxFileBytes}-byte file cap`);
-    await this.#ensureDir();
-    const realDir = (await this.#realDir()) ?? this.dir;
-    await checkComponents(this.dir, realDir, rel, path, false);
-    const target = join(this.dir, rel);
-    await this.#checkTotal(path, target, bytes.length);
-    await mkdir(dirname(target), { recursive: true });
-    // mkdir may have raced with someone planting a link: check again before writing.
-    await checkComponents(this.dir, realDir, rel, path, false);
-    const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
-    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    const parts = rel.split(sep);
+    const name = parts.pop() ?? rel;
+    const relPath = rel.split(sep).join("/");
+    await mkdir(this.dir, { recursive: true });
+    await this.#checkTotal(path, relPath, bytes.length);
+    const dir = await this.#openFolder(path, parts, true, WRITE_LINK);
     try {
-      await handle.writeFile(bytes);
+      await replaceFile(dir, name, bytes, path);
     } finally {
-      await handle.close();
+      await dir.close();
     }
-    try {
-      await rename(temp, target);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
-    return { path: rel.split(sep).join("/"), bytes: bytes.length };
+    return { path: relPath, bytes: bytes.length };
   }
 
   /** Entries below `dir` (the root by default), sorted by path; `recursive` walks subdirectories. */
   async list(dir = ".", options: { recursive?: boolean } = {}): Promise<WorkspaceEntry[]> {
-    const real = await this.resolve(dir);
-    const realDir = await this.#realDir();
-    if (realDir === undefined) return [];
-    const stats = await stat(real).catch((error: unknown) => {
-      throw isMissing(error) ? notFound(dir, error) : error;
-    });
-    if (!stats.isDirectory()) throw notFound(dir, undefined, "is not a directory");
+    const parts = await this.#realParts(dir);
+    if (parts === undefined) return [];
+    const folder = await this.#openFolder(dir, parts, false, READ_LINK);
     const entries: WorkspaceEntry[] = [];
-    await walk(real, realDir, options.recursive ?? false, entries);
+    try {
+      await walk(folder, parts.join("/"), options.recursive ?? false, entries);
+    } finally {
+      await folder.close();
+    }
     return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   /** Total bytes of the files in the workspace (links are not followed). */
   async totalBytes(): Promise<number> {
-    const realDir = await this.#realDir();
-    if (realDir === undefined) return 0;
+    return (await this.#allFiles()).reduce((sum, e) => sum + e.size, 0);
+  }
+
+  async #allFiles(): Promise<WorkspaceEntry[]> {
+    if ((await this.#realDir()) === undefined) return [];
+    const root = await this.#openFolder(".", [], false, READ_LINK);
     const entries: WorkspaceEntry[] = [];
-    await walk(realDir, realDir, true, entries);
-    return entries.reduce((sum, e) => sum + e.size, 0);
+    try {
+      await walk(root, "", true, entries);
+    } finally {
+      await root.close();
+    }
+    return entries.filter((e) => e.type === "file");
+  }
+
+  async #resolve(path: string): Promise<{ real: string; realDir: string | undefined }> {
+    const rel = normaliseRelative(path);
+    const realDir = await this.#realDir();
+    if (realDir === undefined) return { real: join(this.dir, rel), realDir };
+    await checkComponents(this.dir, realDir, rel, path);
+    const real = await realpathIfExists(join(this.dir, rel));
+    if (real !== undefined && !isInside(realDir, real)) throw outside(path, "it resolves outside the workspace");
+    return { real: real ?? join(realDir, rel), realDir };
+  }
+
+  /** The components of `path` below the real workspace directory, inside links resolved; undefined when there is no directory yet. */
+  async #realParts(path: string): Promise<string[] | undefined> {
+    const { real, realDir } = await this.#resolve(path);
+    if (realDir === undefined) return undefined;
+    const rel = relative(realDir, real);
+    return rel === "" ? [] : rel.split(sep);
+  }
+
+  /** Opens the folder `parts` name, from the run's directory down, never through a link. */
+  async #openFolder(path: string, parts: readonly string[], create: boolean, linkReason: string): Promise<DirHandle> {
+    const root = await DirHandle.open(this.dir).catch((error: unknown) => {
+      throw (error as { code?: unknown }).code === "ELOOP"
+        ? outside(path, "the run's workspace directory is a symbolic link")
+        : fsRefusal(path, error, linkReason);
+    });
+    return DirHandle.descend(root, parts, create).catch((error: unknown) => {
+      throw fsRefusal(path, error, linkReason);
+    });
   }
 
   async #realDir(): Promise<string | undefined> {
@@ -160,35 +183,10 @@ export class Workspace {
     return realpathIfExists(this.dir);
   }
 
-  async #ensureDir(): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-  }
-
-  async #checkTotal(path: string, target: string, newBytes: number): Promise<void> {
-    const existing = await lstat(target).then((s) => (s.isFile() ? s.size : 0), () => 0);
-    const total = (await this.totalBytes()) - existing + newBytes;
+  async #checkTotal(path: string, relPath: string, newBytes: number): Promise<void> {
+    const files = await this.#allFiles();
+    const existing = files.find((e) => e.path === relPath)?.size ?? 0;
+    const total = files.reduce((sum, e) => sum + e.size, 0) - existing + newBytes;
     if (total > this.maxTotalBytes) throw tooLarge(path, `the workspace would hold ${total} bytes, over its ${this.maxTotalBytes}-byte cap`);
   }
-}
-
-async function walk(dir: string, root: string, recursive: boolean, out: WorkspaceEntry[]): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
-    const path = relative(root, full).split(sep).join("/");
-    if (entry.isSymbolicLink()) out.push({ path, type: "symlink", size: 0 });
-    else if (entry.isDirectory()) {
-      out.push({ path, type: "directory", size: 0 });
-      if (recursive) await walk(full, root, true, out);
-    } else if (entry.isFile()) out.push({ path, type: "file", size: (await lstat(full)).size });
-  }
-}
-
-function notFound(path: string, cause: unknown, what = "does not exist"): ToolError {
-  return new ToolError("WORKSPACE_FILE_NOT_FOUND", `workspace path ${JSON.stringify(path)} ${what}`, { cause, details: { path } });
-}
-
-function tooLarge(path: string, reason: string): ToolError {
-  return new ToolError("WORKSPACE_LIMIT_EXCEEDED", `workspace write or read of ${JSON.stringify(path)} refused: ${reason}`, {
-    details: { path },
-  });
 }
