@@ -1,10 +1,11 @@
 // The read commands (runs, status, trace, world, stats, info) read a database they cannot write: a file nobody
 // may write, a directory where SQLite cannot create its -wal and -shm files, an older file they must not migrate.
-// They change nothing — same bytes, same mtime, no -wal/-shm left beside the file. Tests run as root here, whom
+// They change nothing — same bytes, same mtime; where SQLite cannot create its -wal/-shm files (or they would
+// belong to another user than the file's) nothing is left beside the file. Tests run as root here, whom
 // chmod does not stop: "read-only" is made with chattr +i, which root obeys (chmod when not root).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,13 +38,13 @@ function canFreeze(): boolean {
   }
 }
 
-/** What must not change: the file's bytes and mtime, and the directory's listing. */
-function fingerprint(db: string): { hash: string; mtime: bigint; files: string[] } {
+/** What must not change: the file's bytes and mtime, and (with `listing`) the directory's listing. */
+function fingerprint(db: string, listing = true): { hash: string; mtime: bigint; files?: string[] } {
   const dir = join(db, "..");
   return {
     hash: createHash("sha256").update(readFileSync(db)).digest("hex"),
     mtime: statSync(db, { bigint: true }).mtimeNs,
-    files: readdirSync(dir).sort(),
+    ...(listing ? { files: readdirSync(dir).sort() } : {}),
   };
 }
 
@@ -95,17 +96,26 @@ function expectContents(read: Record<string, unknown>): void {
 }
 
 describe("read commands on a database they cannot write", () => {
-  it("leave a writable file untouched: no -wal or -shm created beside it", async () => {
+  it("leave a writable file's bytes untouched (read in place: SQLite may add its own -wal/-shm)", async () => {
     const db = copy();
-    const before = fingerprint(db);
+    const before = fingerprint(db, false);
     expectContents(await readAll(db));
-    expect(fingerprint(db)).toEqual(before);
+    expect(fingerprint(db, false)).toEqual(before);
   });
 
   it("read a file nobody may write (chattr +i, or chmod 444 when not root)", async (ctx) => {
     if (!frozenOk) ctx.skip();
     const db = copy();
     undo.push(freeze(db));
+    const before = fingerprint(db, false);
+    expectContents(await readAll(db));
+    expect(fingerprint(db, false)).toEqual(before);
+  });
+
+  it("leave nothing of root's beside another user's file (a -shm the owner's server could not write)", async (ctx) => {
+    if (!isRoot) ctx.skip();
+    const db = copy();
+    chownSync(db, 4242, 4242);
     const before = fingerprint(db);
     expectContents(await readAll(db));
     expect(fingerprint(db)).toEqual(before);
@@ -155,11 +165,11 @@ describe("read commands on a database they cannot write", () => {
     const waiting = await runCli(["run", "ops_rollback", "--message", "Why did the payments deploy fail? Roll back if needed.", "--wait-ttl-ms", "1", "--db", db, "--json"]);
     const runId = (JSON.parse(waiting.out) as { run_id: string }).run_id;
     undo.push(freeze(db));
-    const before = fingerprint(db);
+    const before = fingerprint(db, false);
     const status = await runCli(["status", runId, "--db", db, "--json"]);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.out)).toMatchObject({ status: "WAITING_APPROVAL" });
     expect((await runCli(["runs", "--db", db, "--json"])).code).toBe(0);
-    expect(fingerprint(db)).toEqual(before);
+    expect(fingerprint(db, false)).toEqual(before);
   });
 });
