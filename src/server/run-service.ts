@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
-import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
+import { threadValues, validateGraphInput, type InputResume, type Runtime, type RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
@@ -119,7 +119,13 @@ export class RunService {
     if (unsupported !== undefined) throw new HttpError(422, "BAD_INPUT", unsupported);
     const budget = validateBudget(body.budget);
     const graphId = this.graphOf(body.assistant_id);
-    await this.runtime.registry.load(graphId);
+    const graph = await this.runtime.registry.load(graphId);
+    // Refused input leaves nothing behind: no thread made on the fly, no run, no checkpoint.
+    // Read only if a key fails on an empty channel; a thread of another graph is refused below.
+    const current = threadValues(graph, pathThreadId);
+    await validateGraphInput(graph, graphId, body.input, {
+      current: async () => (pathThreadId !== undefined && this.graphOfThread(pathThreadId) === graphId ? current?.() : undefined),
+    });
     const config = validateGraphConfig(graphConfigOf(body.config));
     const queue = (threadId: string) => this.runtime.runs.create({
       graphId, input: body.input ?? null, threadId, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs(), config, metadata: body.metadata ?? {},

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { UserInputError } from "../../errors.js";
 import { isTerminal, type RunRecord } from "../../runs/index.js";
+import { threadValues, validateGraphInput } from "../../runtime/index.js";
 import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { newThreadId } from "../ids.js";
 import type { RunService } from "../run-service.js";
@@ -128,6 +129,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     if (graphId === undefined) throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has never run; there is no state to update`);
     // A waiting or running run owns the thread's head: changing it under the run would orphan its approvals.
     service.assertNoUnfinishedRun(threadId, "cancel it first");
+    // A value its reducers refuse would be stored as the thread's newest write, unreadable from then on.
+    const graph = await service.states.graph(graphId);
+    await validateGraphInput(graph, graphId, body.values, { label: "values", scope: "state", current: threadValues(graph, threadId) });
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     const configurable = await service.states.update(graphId, threadId, body.values ?? null, { asNode: body.as_node ?? undefined, checkpointId });
     const checkpoint = { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: configurable.checkpoint_id };
