@@ -12,6 +12,7 @@ import { newThreadId } from "../ids.js";
 import type { RunService } from "../run-service.js";
 import { HttpError } from "../http-error.js";
 import { HistoryQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
+import { newThreadMetadata, threadPatchMetadata } from "../thread-graph.js";
 import type { ThreadRow } from "../thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
 
@@ -65,7 +66,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const { service } = deps;
   app.post("/threads", async (c) => {
     const body = await readBody(c, ThreadCreate);
-    const thread = service.threads.create(body.thread_id ?? newThreadId(), body.metadata, body.if_exists);
+    const thread = service.threads.create(body.thread_id ?? newThreadId(), newThreadMetadata(service, body.metadata), body.if_exists);
     return c.json(await threadToWire(service, thread, false));
   });
   app.post("/threads/search", async (c) => {
@@ -96,7 +97,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, service.threads.get(c.req.param("tid")), true)));
   app.patch("/threads/:tid", async (c) => {
     const body = await readBody(c, ThreadPatch);
-    return c.json(await threadToWire(service, service.threads.patch(c.req.param("tid"), body.metadata), true));
+    const threadId = c.req.param("tid");
+    service.threads.get(threadId);
+    return c.json(await threadToWire(service, service.threads.patch(threadId, threadPatchMetadata(service, threadId, body.metadata)), true));
   });
   app.delete("/threads/:tid", async (c) => {
     const threadId = c.req.param("tid");
