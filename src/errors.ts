@@ -22,6 +22,7 @@ export type AgentrtErrorCode =
   | "THREAD_BUSY"
   | "THREAD_EXISTS"
   | "THREAD_NOT_INTERRUPTED"
+  | "THREAD_STATE_UNREADABLE"
   | "UNAUTHORIZED"
   | "PAYLOAD_TOO_LARGE"
   // storage

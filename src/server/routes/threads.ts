@@ -12,6 +12,7 @@ import { newThreadId } from "../ids.js";
 import type { RunService } from "../run-service.js";
 import { HttpError } from "../http-error.js";
 import { HistoryQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
+import { damagedState, damageOf, type StateDamage } from "../thread-damage.js";
 import { newThreadMetadata, threadPatchMetadata } from "../thread-graph.js";
 import type { ThreadRow } from "../thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
@@ -25,11 +26,21 @@ function threadStatus(runs: RunRecord[]): "idle" | "busy" | "interrupted" | "err
   return last.status === "FAILED" || last.status === "EXPIRED" ? "error" : "idle";
 }
 
+/** The thread's current state as the API shows it; a damaged one (see thread-damage.ts) as such, never an error. */
+async function currentState(service: RunService, threadId: string): Promise<{ state?: Record<string, unknown>; damage?: StateDamage }> {
+  const graphId = service.graphOfThread(threadId);
+  if (graphId === undefined) return {};
+  try {
+    const snapshot = await service.states.state(graphId, threadId);
+    return snapshot === undefined ? {} : { state: stateToWire(snapshot) };
+  } catch (error) {
+    return { damage: damageOf(threadId, error) };
+  }
+}
+
 async function threadToWire(service: RunService, thread: ThreadRow, withValues: boolean): Promise<Record<string, unknown>> {
   const runs = service.runtime.runs.list({ threadId: thread.threadId });
-  const graphId = service.graphOfThread(thread.threadId);
-  const snapshot = withValues && graphId !== undefined ? await service.states.state(graphId, thread.threadId) : undefined;
-  const state = snapshot === undefined ? undefined : stateToWire(snapshot);
+  const { state, damage } = withValues ? await currentState(service, thread.threadId) : {};
   // The thread row's or its newest run's last change (a state update made without a run is not counted).
   const updatedAt = new Date(Math.max(thread.updatedAt, runs.at(-1)?.updatedAt ?? 0)).toISOString();
   return {
@@ -39,8 +50,9 @@ async function threadToWire(service: RunService, thread: ThreadRow, withValues: 
     state_updated_at: updatedAt,
     metadata: thread.metadata,
     status: threadStatus(runs),
-    values: state?.values ?? {},
+    values: damage === undefined ? (state?.values ?? {}) : { __error__: damage },
     interrupts: state === undefined ? {} : Object.fromEntries((state.tasks as { id: string; interrupts: unknown[] }[]).filter((t) => t.interrupts.length > 0).map((t) => [t.id, t.interrupts])),
+    ...(damage === undefined ? {} : { error: damage }),
   };
 }
 
@@ -48,7 +60,12 @@ async function stateOf(service: RunService, threadId: string, checkpointId?: str
   service.threads.get(threadId);
   const graphId = service.graphOfThread(threadId);
   if (graphId === undefined) return emptyState();
-  const snapshot = await service.states.state(graphId, threadId, checkpointId, subgraphs);
+  let snapshot;
+  try {
+    snapshot = await service.states.state(graphId, threadId, checkpointId, subgraphs);
+  } catch (error) {
+    return damagedState(service.states, threadId, damageOf(threadId, error), checkpointId);
+  }
   if (snapshot === undefined && checkpointId !== undefined) throw new UserInputError("BAD_INPUT", `thread ${threadId} has no checkpoint ${checkpointId}`);
   return snapshot === undefined ? emptyState() : stateToWire(snapshot);
 }
@@ -57,7 +74,12 @@ async function historyOf(service: RunService, threadId: string, limit: number, b
   service.threads.get(threadId);
   const graphId = service.graphOfThread(threadId);
   if (graphId === undefined) return [];
-  return (await service.states.history(graphId, threadId, { limit, before, metadata })).map(stateToWire);
+  try {
+    return (await service.states.history(graphId, threadId, { limit, before, metadata })).map(stateToWire);
+  } catch (error) {
+    // Its newest checkpoint as stored, marked: the replay through the graph that failed is not tried per entry.
+    return [await damagedState(service.states, threadId, damageOf(threadId, error))];
+  }
 }
 
 /** Routes under /threads (runs excepted). */
