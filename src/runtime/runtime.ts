@@ -16,6 +16,7 @@ import {
 } from "../runs/index.js";
 import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
 import { GraphRegistry, stateKeys } from "./graph-registry.js";
+import { threadValues, validateGraphInput } from "./graph-input.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
 import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-claimed.js";
 import { stampRunIds } from "./run-stamp.js";
@@ -94,6 +95,8 @@ export class Runtime {
     }
     if (options.threadId !== undefined) this.assertThreadGraph(options.threadId, options.graph);
     const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
+    // Refused before it is stored: a run whose input its graph's reducers refuse would leave an unreadable thread.
+    if (graph !== undefined) await validateGraphInput(graph, options.graph, input, { current: threadValues(graph, options.threadId) });
     const spec = {
       graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
       priority: options.priority, budget: options.budget, waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(),

@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { assertOneDecisionPerAction, validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
-import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
+import { threadValues, validateGraphInput, type InputResume, type Runtime, type RuntimeEvent } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { cancelRefusalNow } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
@@ -103,11 +103,15 @@ export class RunService {
     return graphId;
   }
 
-  /** The graph a thread runs (from its metadata or its latest run); undefined for a fresh thread. */
+  /**
+   * The graph a thread runs: its latest run's (whose checkpoints it holds), else its metadata's `graph_id`
+   * (a copy, or a thread created with a graph id); undefined for a fresh thread.
+   */
   graphOfThread(threadId: string): string | undefined {
+    const fromRuns = this.runtime.runs.list({ threadId, order: "newest", limit: 1 })[0]?.graphId;
+    if (fromRuns !== undefined) return fromRuns;
     const fromMeta = this.threads.find(threadId)?.metadata.graph_id;
-    if (typeof fromMeta === "string") return fromMeta;
-    return this.runtime.runs.list({ threadId }).at(-1)?.graphId;
+    return typeof fromMeta === "string" ? fromMeta : undefined;
   }
 
   /**
@@ -120,7 +124,13 @@ export class RunService {
     if (unsupported !== undefined) throw new HttpError(422, "BAD_INPUT", unsupported);
     const budget = validateBudget(body.budget);
     const graphId = this.graphOf(body.assistant_id);
-    await this.runtime.registry.load(graphId);
+    const graph = await this.runtime.registry.load(graphId);
+    // Refused input leaves nothing behind: no thread made on the fly, no run, no checkpoint.
+    // Read only if a key fails on an empty channel; a thread of another graph is refused below.
+    const current = threadValues(graph, pathThreadId);
+    await validateGraphInput(graph, graphId, body.input, {
+      current: async () => (pathThreadId !== undefined && this.graphOfThread(pathThreadId) === graphId ? current?.() : undefined),
+    });
     const config = validateGraphConfig(graphConfigOf(body.config));
     const queue = (threadId: string) => this.runtime.runs.create({
       graphId, input: body.input ?? null, threadId, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs(), config, metadata: body.metadata ?? {},
@@ -362,10 +372,11 @@ export class RunService {
       if (ifNotExists !== "create") throw new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${pathThreadId}`);
       return this.threads.create(pathThreadId, { graph_id: graphId }).threadId;
     }
-    const owner = thread.metadata.graph_id;
-    if (owner === undefined) this.threads.patch(pathThreadId, { graph_id: graphId });
+    const owner = this.graphOfThread(pathThreadId);
     // Its checkpoints are another graph's state: running this graph on them would mix two schemas.
-    else if (owner !== graphId) throw new HttpError(422, "BAD_INPUT", `thread ${pathThreadId} belongs to graph ${typeof owner === "string" ? owner : JSON.stringify(owner)}, not ${graphId}: use another thread`);
+    if (owner !== undefined && owner !== graphId) throw new HttpError(422, "BAD_INPUT", `thread ${pathThreadId} belongs to graph ${owner}, not ${graphId}: use another thread`);
+    // Bound to its first run's graph (also repairs a graph_id an older version let a client overwrite).
+    if (thread.metadata.graph_id !== graphId) this.threads.patch(pathThreadId, { graph_id: graphId });
     return pathThreadId;
   }
 

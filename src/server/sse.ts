@@ -12,6 +12,7 @@ import type { RunRecord } from "../runs/index.js";
 import type { StreamChunk } from "../runtime/index.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { checkpointToWire, debugToWire, eventToWire, plainValues, taskToWire } from "./debug-wire.js";
+import { damageOf } from "./thread-damage.js";
 import { toWire } from "./wire.js";
 
 interface SseEvent {
@@ -112,11 +113,17 @@ async function writeEvent(stream: SseWriter, event: SseEvent): Promise<void> {
 
 /** After the run rests: its values when nothing was streamed live (a late join), and the error if it failed. */
 async function finish(stream: SseWriter, deps: RouteDeps, run: RunRecord, modes: readonly string[], nothingSent: boolean): Promise<void> {
+  const failed = run.status === "FAILED" || run.status === "EXPIRED" || run.status === "CANCELED";
   if (nothingSent && modes.includes("values")) {
-    const snapshot = await deps.service.states.state(run.graphId, run.threadId);
-    if (snapshot !== undefined) await writeEvent(stream, { event: "values", data: toWire(snapshot.values) });
+    try {
+      const snapshot = await deps.service.states.state(run.graphId, run.threadId);
+      if (snapshot !== undefined) await writeEvent(stream, { event: "values", data: toWire(snapshot.values) });
+    } catch (error) {
+      // A state its graph cannot read back: a failed run's own error (below) says more.
+      if (!failed) await writeEvent(stream, { event: "error", data: damageOf(run.threadId, error) });
+    }
   }
-  if (run.status === "FAILED" || run.status === "EXPIRED" || run.status === "CANCELED") {
+  if (failed) {
     await writeEvent(stream, { event: "error", data: { error: run.errorCode ?? run.status, message: run.errorMessage ?? run.status.toLowerCase() } });
   }
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { StateSnapshot } from "@langchain/langgraph";
+import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { SqliteSaver } from "../../checkpointers/index.js";
 import type { GraphRegistry, RegisteredGraph } from "../runtime/index.js";
 import { readPendingActions, type PendingAction } from "../graph/approval.js";
@@ -54,6 +55,15 @@ export class ThreadStateReader {
     const configurable = options.checkpointId === undefined ? { thread_id: threadId } : { thread_id: threadId, checkpoint_id: options.checkpointId, checkpoint_ns: "" };
     const next = await graph.updateState({ configurable }, values, options.asNode);
     return next.configurable ?? {};
+  }
+
+  /**
+   * The thread's newest checkpoint (or the one at `checkpointId`) as stored, without replaying it through the
+   * graph's reducers (which a damaged state fails); undefined when there is none or even that cannot be read.
+   */
+  async storedCheckpoint(threadId: string, checkpointId?: string): Promise<CheckpointTuple | undefined> {
+    const configurable = { thread_id: threadId, checkpoint_ns: "", ...(checkpointId === undefined ? {} : { checkpoint_id: checkpointId }) };
+    return this.checkpointer.getTuple({ configurable }).catch(() => undefined);
   }
 
   /** Copies every checkpoint of `from` to the new thread `to` (synchronous, so it joins a caller's transaction). */

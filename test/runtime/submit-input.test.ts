@@ -1,5 +1,6 @@
 // --message becomes { messages: [...] }: on a graph without a messages channel it is refused (nothing stored)
-// instead of being dropped silently.
+// instead of being dropped silently. --input goes through the same check as the server's run input: what the
+// graph's reducers refuse is BAD_INPUT before anything is stored.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,5 +24,19 @@ describe("submitting a message", () => {
     });
     expect(runtime.runs.list()).toEqual([]);
     expect(await runtime.submit({ graph: "slow", input: { steps: [] } })).toMatchObject({ status: "SUCCEEDED", result: { steps: ["a", "b", "c"] } });
+  });
+
+  it("refuses --input its graph's reducers refuse, storing nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "agentrt-submit-input-"));
+    const config = join(dir, "langgraph.json");
+    writeFileSync(config, JSON.stringify({ graphs: { chat: `${fileURLToPath(new URL("../server/fixtures/chat-graph.ts", import.meta.url))}:graph` } }));
+    const runtime = Runtime.open({ db: join(dir, "runs.db"), config });
+    onTestFinished(() => runtime.close());
+    await expect(runtime.submit({ graph: "chat", input: { messages: [5] } })).rejects.toMatchObject({
+      code: "BAD_INPUT", message: expect.stringMatching(/^input\.messages\[0\]: 5 is not a message/),
+    });
+    await expect(runtime.submit({ graph: "chat", input: "hello" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    expect(runtime.runs.list()).toEqual([]);
+    expect(await runtime.submit({ graph: "chat", input: { messages: ["hi"] } })).toMatchObject({ status: "SUCCEEDED" });
   });
 });

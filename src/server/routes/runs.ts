@@ -11,6 +11,7 @@ import { HttpError } from "../http-error.js";
 import type { RestingRun } from "../run-service.js";
 import { RunCreate, requestedModes } from "../schemas.js";
 import { streamRun } from "../sse.js";
+import { damageOf } from "../thread-damage.js";
 import { runToWire, toWire } from "../wire.js";
 
 /**
@@ -19,7 +20,13 @@ import { runToWire, toWire } from "../wire.js";
  */
 async function finalValues(deps: RouteDeps, { run, values: sent }: RestingRun): Promise<Record<string, unknown>> {
   if (sent !== undefined && isTerminal(run.status)) return withError(run, toWire(sent) as Record<string, unknown>);
-  const snapshot = await deps.service.states.state(run.graphId, run.threadId);
+  let snapshot;
+  try {
+    snapshot = await deps.service.states.state(run.graphId, run.threadId);
+  } catch (error) {
+    // A state its graph cannot read back (a failed run's refused write): the run's own error says more.
+    return withError(run, { __error__: damageOf(run.threadId, error) });
+  }
   const values = (snapshot === undefined ? {} : toWire(snapshot.values)) as Record<string, unknown>;
   if ((run.status === "WAITING_APPROVAL" || run.status === "WAITING_INPUT") && snapshot !== undefined) {
     values.__interrupt__ = snapshot.tasks.filter((t) => t.result === undefined).flatMap((t) => t.interrupts.map((i) => ({ value: toWire(i.value), id: i.id })));

@@ -6,11 +6,14 @@
 import { Hono } from "hono";
 import { UserInputError } from "../../errors.js";
 import { isTerminal, type RunRecord } from "../../runs/index.js";
+import { threadValues, validateGraphInput } from "../../runtime/index.js";
 import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { newThreadId } from "../ids.js";
 import type { RunService } from "../run-service.js";
 import { HttpError } from "../http-error.js";
 import { HistoryQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
+import { damagedState, damageOf, type StateDamage } from "../thread-damage.js";
+import { newThreadMetadata, threadPatchMetadata } from "../thread-graph.js";
 import type { ThreadRow } from "../thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
 
@@ -23,11 +26,21 @@ function threadStatus(runs: RunRecord[]): "idle" | "busy" | "interrupted" | "err
   return last.status === "FAILED" || last.status === "EXPIRED" ? "error" : "idle";
 }
 
+/** The thread's current state as the API shows it; a damaged one (see thread-damage.ts) as such, never an error. */
+async function currentState(service: RunService, threadId: string): Promise<{ state?: Record<string, unknown>; damage?: StateDamage }> {
+  const graphId = service.graphOfThread(threadId);
+  if (graphId === undefined) return {};
+  try {
+    const snapshot = await service.states.state(graphId, threadId);
+    return snapshot === undefined ? {} : { state: stateToWire(snapshot) };
+  } catch (error) {
+    return { damage: damageOf(threadId, error) };
+  }
+}
+
 async function threadToWire(service: RunService, thread: ThreadRow, withValues: boolean): Promise<Record<string, unknown>> {
   const runs = service.runtime.runs.list({ threadId: thread.threadId });
-  const graphId = service.graphOfThread(thread.threadId);
-  const snapshot = withValues && graphId !== undefined ? await service.states.state(graphId, thread.threadId) : undefined;
-  const state = snapshot === undefined ? undefined : stateToWire(snapshot);
+  const { state, damage } = withValues ? await currentState(service, thread.threadId) : {};
   // The thread row's or its newest run's last change (a state update made without a run is not counted).
   const updatedAt = new Date(Math.max(thread.updatedAt, runs.at(-1)?.updatedAt ?? 0)).toISOString();
   return {
@@ -37,8 +50,9 @@ async function threadToWire(service: RunService, thread: ThreadRow, withValues: 
     state_updated_at: updatedAt,
     metadata: thread.metadata,
     status: threadStatus(runs),
-    values: state?.values ?? {},
+    values: damage === undefined ? (state?.values ?? {}) : { __error__: damage },
     interrupts: state === undefined ? {} : Object.fromEntries((state.tasks as { id: string; interrupts: unknown[] }[]).filter((t) => t.interrupts.length > 0).map((t) => [t.id, t.interrupts])),
+    ...(damage === undefined ? {} : { error: damage }),
   };
 }
 
@@ -46,7 +60,12 @@ async function stateOf(service: RunService, threadId: string, checkpointId?: str
   service.threads.get(threadId);
   const graphId = service.graphOfThread(threadId);
   if (graphId === undefined) return emptyState();
-  const snapshot = await service.states.state(graphId, threadId, checkpointId, subgraphs);
+  let snapshot;
+  try {
+    snapshot = await service.states.state(graphId, threadId, checkpointId, subgraphs);
+  } catch (error) {
+    return damagedState(service.states, threadId, damageOf(threadId, error), checkpointId);
+  }
   if (snapshot === undefined && checkpointId !== undefined) throw new UserInputError("BAD_INPUT", `thread ${threadId} has no checkpoint ${checkpointId}`);
   return snapshot === undefined ? emptyState() : stateToWire(snapshot);
 }
@@ -55,7 +74,12 @@ async function historyOf(service: RunService, threadId: string, limit: number, b
   service.threads.get(threadId);
   const graphId = service.graphOfThread(threadId);
   if (graphId === undefined) return [];
-  return (await service.states.history(graphId, threadId, { limit, before, metadata })).map(stateToWire);
+  try {
+    return (await service.states.history(graphId, threadId, { limit, before, metadata })).map(stateToWire);
+  } catch (error) {
+    // Its newest checkpoint as stored, marked: the replay through the graph that failed is not tried per entry.
+    return [await damagedState(service.states, threadId, damageOf(threadId, error))];
+  }
 }
 
 /** Routes under /threads (runs excepted). */
@@ -64,7 +88,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const { service } = deps;
   app.post("/threads", async (c) => {
     const body = await readBody(c, ThreadCreate);
-    const thread = service.threads.create(body.thread_id ?? newThreadId(), body.metadata, body.if_exists);
+    const thread = service.threads.create(body.thread_id ?? newThreadId(), newThreadMetadata(service, body.metadata), body.if_exists);
     return c.json(await threadToWire(service, thread, false));
   });
   app.post("/threads/search", async (c) => {
@@ -95,7 +119,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, service.threads.get(c.req.param("tid")), true)));
   app.patch("/threads/:tid", async (c) => {
     const body = await readBody(c, ThreadPatch);
-    return c.json(await threadToWire(service, service.threads.patch(c.req.param("tid"), body.metadata), true));
+    const threadId = c.req.param("tid");
+    service.threads.get(threadId);
+    return c.json(await threadToWire(service, service.threads.patch(threadId, threadPatchMetadata(service, threadId, body.metadata)), true));
   });
   app.delete("/threads/:tid", async (c) => {
     const threadId = c.req.param("tid");
@@ -131,6 +157,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     if (graphId === undefined) throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has never run; there is no state to update`);
     // A waiting or running run owns the thread's head: changing it under the run would orphan its approvals.
     service.assertNoUnfinishedRun(threadId, "cancel it first");
+    // A value its reducers refuse would be stored as the thread's newest write, unreadable from then on.
+    const graph = await service.states.graph(graphId);
+    await validateGraphInput(graph, graphId, body.values, { label: "values", scope: "state", current: threadValues(graph, threadId) });
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     const configurable = await service.states.update(graphId, threadId, body.values ?? null, { asNode: body.as_node ?? undefined, checkpointId });
     const checkpoint = { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: configurable.checkpoint_id };
