@@ -12,6 +12,7 @@ import { Runtime, type RunView } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/tools/ledger-executor.js";
 import { runCli } from "../helpers/cli.js";
+import { ROLLBACK_INPUT, startTestServer } from "../server/harness.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "langgraph.json");
@@ -33,7 +34,7 @@ interface Child {
 
 function cli(db: string, args: string[], env: Record<string, string> = {}): Child {
   const proc = spawn(process.execPath, ["--import", "tsx", "src/cli/bin.ts", ...args, "--db", db], {
-    cwd: ROOT, env: { ...process.env, AGENTRT_CONFIG: CONFIG, OPENAI_API_KEY: "", ...env }, stdio: ["ignore", "pipe", "pipe"],
+    cwd: ROOT, env: { ...process.env, AGENTRT_CONFIG: CONFIG, OPENAI_API_KEY: "", AGENTRT_SIM_LATENCY_MS: "0", ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
   let err = "";
@@ -136,5 +137,50 @@ describe("a cancel from another process than the one executing the run", () => {
     expect(rollbacksPerformed(rt)).toBe(0);
     expect(rollbackEntry(rt, view.run_id)?.status).toBe("failed");
     expect(rt.get(view.run_id).side_effects ?? []).toEqual([]);
+  }, 120_000);
+
+  it("aborts the rollback the server performs for an approval over HTTP when `agentrt cancel` runs in a child process", async () => {
+    process.env.AGENTRT_LEASE_MS = LONG_LEASE_MS;
+    let started: Awaited<ReturnType<typeof startTestServer>>;
+    try {
+      started = await startTestServer();
+    } finally {
+      delete process.env.AGENTRT_LEASE_MS;
+    }
+    const { server, client, project } = started;
+    try {
+      const thread = await client.threads.create();
+      await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
+      const [waiting] = await client.runs.list(thread.thread_id);
+      const action = server.runtime.get(waiting!.run_id).pending[0]!;
+      process.env.AGENTRT_SIM_LATENCY_MS = SLOW_MS;
+      let run;
+      try {
+        run = await client.runs.create(thread.thread_id, "ops_rollback", {
+          command: { resume: { action_id: action.action_id, args_hash: action.args_hash, decision: "approve" } },
+        });
+        const rollback = () => server.runtime.db
+          .prepare("SELECT run_id, status FROM tool_ledger WHERE tool = 'rollback_deployment'").get() as { run_id: string; status: string } | undefined;
+        await until("the server is performing the rollback", () => rollback()?.status === "pending");
+        const canceling = cli(project.db, ["cancel", rollback()!.run_id, "--by", "ops", "--json"], { AGENTRT_CONFIG: project.config });
+        let canceled;
+        try {
+          canceled = await canceling.exit;
+        } finally {
+          canceling.kill();
+        }
+        expect(canceled.code, canceled.err).toBe(0);
+        expect(JSON.parse(canceled.out)).toMatchObject({ status: "CANCELED", side_effects: [] });
+        await client.runs.join(thread.thread_id, run.run_id);
+        expect(server.runtime.get(rollback()!.run_id)).toMatchObject({ status: "CANCELED" });
+        expect(rollback()?.status).toBe("failed");
+      } finally {
+        delete process.env.AGENTRT_SIM_LATENCY_MS;
+      }
+      expect((await client.runs.get(thread.thread_id, run.run_id)).status).not.toBe("success");
+      expect(openWorld({ db: server.runtime.db }).snapshot().calls.rollback_deployment ?? 0).toBe(0);
+    } finally {
+      await server.close();
+    }
   }, 120_000);
 });
