@@ -19,7 +19,7 @@ export class SimulatedFaultError extends TransientToolError {
 
 /**
  * The error of a simulated call whose signal aborted before the system performed it (during its latency): the
- * call surely did not happen, which the ledger records as a failure, not as an unknown outcome.
+ * call surely did not happen, so a call a cancel stopped is recorded in the ledger as failed, not as unknown.
  */
 export function abortError(signal: AbortSignal, tool: string): NotPerformedError {
   const reason: unknown = signal.reason;
