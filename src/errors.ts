@@ -113,6 +113,20 @@ export class TransientToolError extends ToolError {
   readonly transient = true;
 }
 
+/**
+ * A tool call stopped before it reached the outside system (aborted while it waited for its latency, a slot
+ * or a retry): its side effect surely did not happen, so the ledger records it failed, not "unknown".
+ * Told by `performed === false` rather than by class, so a tool built on another copy of agentrt is heard too.
+ */
+export class NotPerformedError extends ToolError {
+  readonly performed = false;
+}
+
+/** True when the error says its call was never performed (see {@link NotPerformedError}). */
+export function isNotPerformed(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { performed?: unknown }).performed === false;
+}
+
 /** Codes (ours and Node's network codes) that mark a failure as worth retrying. */
 const TRANSIENT_CODES: ReadonlySet<string> = new Set(["TOOL_TIMEOUT", "ECONNRESET", "ECONNREFUSED", "ETIMEDOUT", "EAI_AGAIN", "EPIPE"]);
 

@@ -13,6 +13,8 @@ export {
   isUserInputError,
   TransientToolError,
   isTransientError,
+  NotPerformedError,
+  isNotPerformed,
 } from "./errors.js";
 export type { AgentrtErrorCode, AgentrtErrorOptions } from "./errors.js";
 export { openDatabase, migrate } from "./db/index.js";

@@ -1,13 +1,15 @@
 /**
- * Executes one claimed run: heartbeats its lease while `execute` runs and
- * records the outcome with fenced writes. The worker loop uses it for every
- * run; the runtime can use it to execute a run inline (e.g. right after an
- * approval) with the same guarantees.
+ * Executes one claimed run: heartbeats its lease and watches it (a cancel or
+ * takeover elsewhere aborts it within about a second) while `execute` runs,
+ * and records the outcome with fenced writes. Every execution path goes
+ * through it: the worker loop for each run, and the runtime for a run it
+ * executes inline (submit, start, approve, resume), with the same guarantees.
  * @module
  */
 import { AgentrtError, SystemError } from "../errors.js";
 import { LeaseLostError } from "./errors.js";
 import type { RunLease } from "./lease.js";
+import { watchLease } from "./lease-watch.js";
 import { applyOutcome, type RunOutcome } from "./outcome.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimedRun } from "./scheduler.js";
@@ -42,8 +44,8 @@ export class WorkerStoppingError extends SystemError {
 }
 
 /**
- * Executes a claimed run under its lease: heartbeats every `heartbeatMs`
- * (a lost lease aborts `lease.signal`), maps a thrown error to FAILED with
+ * Executes a claimed run under its lease: heartbeats every `heartbeatMs` and
+ * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to FAILED with
  * the error's code (INTERNAL for non-agentrt errors) and records the outcome.
  * @example
  * const claimed = scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
@@ -65,6 +67,7 @@ export async function executeClaimed(
       if (!(error instanceof LeaseLostError)) onError(error, run);
     }
   }, heartbeatMs);
+  const unwatch = watchLease(lease);
   let ended: Ended;
   try {
     ended = { threw: false, outcome: await execute(run, lease) };
@@ -72,6 +75,7 @@ export async function executeClaimed(
     ended = { threw: true, error };
   } finally {
     clearInterval(heartbeat);
+    unwatch();
   }
   return record(lease, ended, run, onError);
 }

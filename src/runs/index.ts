@@ -33,6 +33,7 @@ export type { ExpectedRunState } from "./unchanged.js";
 export { applyOutcome } from "./outcome.js";
 export type { RunOutcome } from "./outcome.js";
 export { executeClaimed, WorkerStoppingError } from "./execute-claimed.js";
+export { watchLease, LEASE_WATCH_MS } from "./lease-watch.js";
 export type { ExecuteRun, ExecuteClaimedOptions, ExecutionResult } from "./execute-claimed.js";
 export { createWorker } from "./worker.js";
 export type { Worker, WorkerOptions, WorkerStats } from "./worker.js";

@@ -76,12 +76,6 @@ export function createWorker(options: WorkerOptions): Worker {
   return new WorkerLoop(options);
 }
 
-/**
- * How often a worker looks (one read for all its runs) whether a run it executes was canceled or taken
- * over by another process: the heartbeat (a third of the lease) would notice only later.
- */
-const LEASE_WATCH_MS = 1000;
-
 /** Runs claimed at once before the event loop's lag is looked at again. */
 const CLAIM_BURST = 8;
 /** Pause between bursts: long enough for the lag probe (10 ms ticks) to see the new runs' load. */
@@ -93,12 +87,12 @@ class WorkerLoop implements Worker {
   private readonly scheduler: Scheduler;
   private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId">>;
   private readonly lag = new LagProbe();
+  // Each run's lease is heartbeaten and watched (a cancel elsewhere stops it within about a second) by executeClaimed.
   private readonly inFlight = new Map<string, { lease: RunLease; done: Promise<void> }>();
   private readonly stats: WorkerStats = { claimed: 0, finished: {}, lost: 0, released: 0 };
   private stopping = false;
   private wake: (() => void) | undefined;
   private loop: Promise<WorkerStats> | undefined;
-  private lastLeaseWatch = 0;
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -154,7 +148,6 @@ class WorkerLoop implements Worker {
     while (!this.stopping) {
       // A file upgraded by a newer agentrt under a running worker must stop it, not be written wrongly.
       assertSchemaCurrent(this.store.db, RUNS_SCHEMA);
-      this.watchLeases();
       const more = this.fill();
       if (this.settings.once && this.inFlight.size === 0 && !this.safely(() => this.scheduler.hasPendingWork(), true)) break;
       await new Promise<void>((resolve) => {
@@ -190,25 +183,6 @@ class WorkerLoop implements Worker {
       this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
     }
     return false;
-  }
-
-  /** Stops at once the runs here that another process canceled or took over (their lease check aborts them). */
-  private watchLeases(): void {
-    const now = Date.now();
-    if (this.inFlight.size === 0 || now - this.lastLeaseWatch < LEASE_WATCH_MS) return;
-    this.lastLeaseWatch = now;
-    const rows = this.safely(() => this.store
-      .stmt("SELECT run_id, status, fencing_token FROM runs WHERE run_id IN (SELECT value FROM json_each(?))")
-      .all(JSON.stringify([...this.inFlight.keys()])) as { run_id: string; status: string; fencing_token: number }[], []);
-    for (const row of rows) {
-      const lease = this.inFlight.get(row.run_id)?.lease;
-      if (lease === undefined || ((row.status === "RUNNING" || row.status === "RETRYING") && row.fencing_token === lease.token)) continue;
-      try {
-        lease.assertHeld();
-      } catch {
-        // The lease check aborted the run's signal with the reason (canceled, taken over): that is the point.
-      }
-    }
   }
 
   private count(result: ExecutionResult): void {

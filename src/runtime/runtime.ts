@@ -22,7 +22,7 @@ import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-clai
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
 import { checkDecision, checkInput, currentRun, queueResume, type DecisionDeps } from "./decisions.js";
-import { listSideEffects } from "./side-effects.js";
+import { inFlightCalls, listSideEffects, settledSideEffects } from "./side-effects.js";
 import { runViewOf } from "./run-reader.js";
 import { toRunView, type RunView } from "./run-view.js";
 import { syncStateChanges } from "./state-changes.js";
@@ -170,8 +170,9 @@ export class Runtime {
   }
 
   /**
-   * Cancels a run that has not finished: no new steps, in-flight tools are aborted (here at once,
-   * by a worker in another process within about a second); side effects already done stay done and are listed.
+   * Cancels a run that has not finished: no new steps, in-flight tools are aborted (here at once, by the process
+   * executing it elsewhere within about a second); side effects already done stay done and are listed, calls still
+   * in flight as "unknown" ({@link cancelAndWait} waits for them to report).
    */
   cancel(runId: string, options: { by?: string; reason?: string } = {}): CanceledRunView {
     const run = this.current(runId);
@@ -184,6 +185,20 @@ export class Runtime {
     syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
     this.trace.flush();
     return { ...toRunView(canceled), side_effects: listSideEffects(this.db, runId) };
+  }
+
+  /**
+   * {@link cancel}, then, for a run that was executing (here or in another process, which notices within about a
+   * second), waits until the calls it had in flight report what became of them, up to a few seconds: the answer
+   * lists a rollback the cancel stopped in time as not performed and one that completed as done, not both "unknown".
+   */
+  async cancelAndWait(runId: string, options: { by?: string; reason?: string; timeoutMs?: number } = {}): Promise<CanceledRunView> {
+    const status = this.current(runId).status;
+    // Read before the cancel: one executing here reports (aborts) right after it.
+    const inFlight = status === "RUNNING" || status === "RETRYING" ? inFlightCalls(this.db, runId) : [];
+    const canceled = this.cancel(runId, options);
+    if (inFlight.length === 0) return canceled;
+    return { ...canceled, side_effects: await settledSideEffects(this.db, runId, inFlight, options.timeoutMs) };
   }
 
   /**

@@ -3,8 +3,11 @@
  * cancel leaves done (it never undoes them), listed so a person can follow up.
  * @module
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import type { SqliteDatabase } from "../db/index.js";
+import { LEASE_WATCH_MS } from "../runs/index.js";
 import { ledgerFor } from "../tools/ledger-executor.js";
+import type { LedgerEntry } from "../tools/ledger.js";
 
 /** One side-effecting call of a run as `agentrt cancel` lists it. */
 export interface SideEffectView {
@@ -13,7 +16,10 @@ export interface SideEffectView {
   /** The id the external system gave the operation, when it reported one. */
   external_operation_id: string | null;
   idempotency_key: string;
-  /** done: it happened; unknown: issued without a recorded outcome (in flight when stopped). */
+  /**
+   * done: it happened; unknown: issued without a recorded outcome (in flight when stopped and not known to have
+   * been stopped in time). A call stopped before it was performed is not listed.
+   */
   status: "done" | "unknown";
 }
 
@@ -29,4 +35,35 @@ export function listSideEffects(db: SqliteDatabase, runId: string): SideEffectVi
       idempotency_key: entry.key,
       status: entry.status === "done" ? "done" : "unknown",
     }));
+}
+
+/** How long a cancel waits for the calls a run had in flight to report (the executing process notices within about a second). */
+export const SETTLE_MS = 5 * LEASE_WATCH_MS;
+
+/** The run's calls without a recorded outcome, as they are now: what {@link settledSideEffects} waits on. */
+export function inFlightCalls(db: SqliteDatabase, runId: string): LedgerEntry[] {
+  return ledgerFor(db).list(runId, { status: "pending" });
+}
+
+/**
+ * The run's side effects once each call of `inFlight` has reported what became of it (done, stopped before it was
+ * performed, or cut short with its outcome unknown) — or once `timeoutMs` passed, for a call whose process died or
+ * that was left without an outcome before.
+ */
+export async function settledSideEffects(
+  db: SqliteDatabase, runId: string, inFlight: readonly LedgerEntry[], timeoutMs = SETTLE_MS,
+): Promise<SideEffectView[]> {
+  const ledger = ledgerFor(db);
+  const end = Date.now() + timeoutMs;
+  let waiting = [...inFlight];
+  while (waiting.length > 0 && Date.now() < end) {
+    await sleep(50);
+    // Every report of the call (a result, a failure, an abort) rewrites its entry.
+    waiting = waiting.filter((before) => {
+      const now = ledger.get(before.key);
+      return now !== undefined && now.status === "pending" && now.updatedAt === before.updatedAt && now.attempts === before.attempts
+        && JSON.stringify(now.error) === JSON.stringify(before.error);
+    });
+  }
+  return listSideEffects(db, runId);
 }

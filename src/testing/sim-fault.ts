@@ -2,7 +2,7 @@
  * The failure the simulated world injects for `AGENTRT_SIM_FAULTS`.
  * @module
  */
-import { ToolError, TransientToolError } from "../errors.js";
+import { NotPerformedError, TransientToolError } from "../errors.js";
 
 /**
  * A transient failure injected into a simulated call (code `SIM_FAULT`,
@@ -17,9 +17,12 @@ export class SimulatedFaultError extends TransientToolError {
   }
 }
 
-/** Turns an aborted signal into the error a cancelled simulated call throws. */
-export function abortError(signal: AbortSignal): Error {
+/**
+ * The error of a simulated call whose signal aborted before the system performed it (during its latency): the
+ * call surely did not happen, so a call a cancel stopped is recorded in the ledger as failed, not as unknown.
+ */
+export function abortError(signal: AbortSignal, tool: string): NotPerformedError {
   const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
-  return new ToolError("CANCELED", "simulated call aborted", { cause: reason });
+  const code = (reason as { code?: unknown } | null)?.code === "TOOL_TIMEOUT" ? "TOOL_TIMEOUT" : "CANCELED";
+  return new NotPerformedError(code, `simulated call to ${tool} aborted before it was performed`, { cause: reason, details: { tool, simulated: true } });
 }

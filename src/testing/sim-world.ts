@@ -87,9 +87,9 @@ export class SimWorld {
    * concurrent processes never perform the same keyed side effect twice.
    */
   async perform<Result>(call: SimCall, effect: (ctx: SimEffectContext) => Result): Promise<SimCallResult<Result>> {
-    await this.delay(call.signal);
+    await this.delay(call.signal, call.tool);
     this.injectFault(call.tool);
-    if (call.signal?.aborted === true) throw abortError(call.signal);
+    if (call.signal?.aborted === true) throw abortError(call.signal, call.tool);
     const run = immediateTransaction(this.db, (): SimCallResult<Result> => {
       this.store.ensureSeeded(call.system);
       const key = call.sideEffect ? call.idempotencyKey : undefined;
@@ -123,15 +123,15 @@ export class SimWorld {
     immediateTransaction(this.db, () => this.store.clear())();
   }
 
-  private async delay(signal: AbortSignal | undefined): Promise<void> {
-    if (signal?.aborted === true) throw abortError(signal);
+  private async delay(signal: AbortSignal | undefined, tool: string): Promise<void> {
+    if (signal?.aborted === true) throw abortError(signal, tool);
     const ms = simLatencyMs(this.env);
     if (ms <= 0) return;
     try {
       await sleep(ms, undefined, signal === undefined ? {} : { signal });
     } catch (error) {
       // The only way sleep rejects is through the signal.
-      throw signal === undefined ? error : abortError(signal);
+      throw signal === undefined ? error : abortError(signal, tool);
     }
   }
 

@@ -6,6 +6,7 @@
 import { AgentrtError, ToolError } from "../errors.js";
 import type { SqliteDatabase } from "../db/index.js";
 import type { AgentTool, ToolContext } from "./define-tool.js";
+import { rejectStopped } from "./resilience-abort.js";
 import type { ToolGuard } from "./tool-guard.js";
 
 /** Who and what a call runs for; everything in ToolContext except the per-attempt parts. */
@@ -66,17 +67,29 @@ export function idempotencyKey(runId: string, toolCallId: string, actionVersion 
   return `${runId}:${toolCallId}:${actionVersion}`;
 }
 
-function abortRace(tool: AgentTool, signal: AbortSignal, timedOut: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    const fail = () => reject(timedOut.aborted
-      ? new ToolError("TOOL_TIMEOUT", `${tool.name} timed out after ${tool.timeoutMs} ms`, {
-        details: { tool: tool.name, timeoutMs: tool.timeoutMs },
-      })
-      : new ToolError("CANCELED", `${tool.name} was canceled`, { details: { tool: tool.name } }));
-    if (signal.aborted) fail();
-    else signal.addEventListener("abort", fail, { once: true });
+/**
+ * The call's outcome, or — once `signal` aborts — TOOL_TIMEOUT or CANCELED at once, even when the tool ignores its
+ * signal. On a cancel, a tool that honours it and says it never performed the call is believed (see rejectStopped).
+ */
+function untilStopped(tool: AgentTool, call: Promise<unknown>, signal: AbortSignal, timedOut: AbortSignal): Promise<Settled> {
+  return new Promise((resolve) => {
+    let stopped = false;
+    const fail = (error: unknown) => resolve({ ok: false, error });
+    const stop = () => {
+      stopped = true;
+      if (timedOut.aborted) {
+        fail(new ToolError("TOOL_TIMEOUT", `${tool.name} timed out after ${tool.timeoutMs} ms`, { details: { tool: tool.name, timeoutMs: tool.timeoutMs } }));
+      } else {
+        rejectStopped(call, new ToolError("CANCELED", `${tool.name} was canceled`, { details: { tool: tool.name } }), fail);
+      }
+    };
+    call.then((value) => stopped || resolve({ ok: true, value }), (error: unknown) => stopped || fail(error));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
   });
 }
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** A {@link ToolExecutor} that calls `tool.execute` once, aborting its signal after `tool.timeoutMs` (TOOL_TIMEOUT) or on `scope.signal` (CANCELED). */
 export const executeTool: ToolExecutor = async (tool, args, scope) => {
@@ -87,11 +100,9 @@ export const executeTool: ToolExecutor = async (tool, args, scope) => {
   const attempts = scope.attempt ?? 1;
   const ctx = toolContext(scope, attempts, signal, (id) => { externalOperationId = id; });
   try {
-    // The race makes a tool that ignores its signal still end at the timeout or cancel.
-    const result = await Promise.race([Promise.resolve().then(() => tool.execute(args, ctx)), abortRace(tool, signal, timeout.signal)]);
-    return { ok: true, result, externalOperationId, attempts };
-  } catch (cause) {
-    return { ok: false, error: asToolError(tool, cause), externalOperationId, attempts };
+    const settled = await untilStopped(tool, Promise.resolve().then(() => tool.execute(args, ctx)), signal, timeout.signal);
+    if (settled.ok) return { ok: true, result: settled.value, externalOperationId, attempts };
+    return { ok: false, error: asToolError(tool, settled.error), externalOperationId, attempts };
   } finally {
     clearTimeout(timer);
   }

@@ -4,7 +4,7 @@
  * single attempt in {@link callThroughLedger}.
  * @module
  */
-import { AgentrtError, StorageError } from "../errors.js";
+import { AgentrtError, StorageError, isNotPerformed } from "../errors.js";
 import type { LedgerBeginInput, ToolLedger } from "./ledger.js";
 
 /** What the wrapped call returns: its result and the external system's operation id. */
@@ -54,11 +54,13 @@ function unknownOutcomeSign(error: unknown): boolean {
 /**
  * Default of `isDefiniteFailure`: timeouts, aborts and dropped connections
  * leave the outcome unknown, also when wrapped (a TOOL_FAILED whose `cause`
- * is an ECONNRESET is still a reset).
+ * is an ECONNRESET is still a reset) — unless the call says it was stopped
+ * before it was performed (`NotPerformedError`, whose cause is the abort).
  */
 export function isDefiniteFailure(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    if (isNotPerformed(current)) return true;
     if (unknownOutcomeSign(current)) return false;
     current = current instanceof Error ? current.cause : undefined;
   }

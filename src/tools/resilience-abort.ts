@@ -2,7 +2,7 @@
  * Abort plumbing shared by the resilience primitives.
  * @module
  */
-import { ToolError } from "../errors.js";
+import { AgentrtError, NotPerformedError, ToolError, isNotPerformed } from "../errors.js";
 
 /**
  * The error a wait rejects with when its signal aborts: the signal's reason
@@ -25,4 +25,21 @@ export function isAbortError(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { name, code } = error as { name?: unknown; code?: unknown };
   return name === "AbortError" || code === "CANCELED" || code === "ABORT_ERR";
+}
+
+/**
+ * Rejects with `stopped` (a timeout, a cancel) for a call cut short, one event-loop turn later: a call that honours
+ * its signal has settled by then, and if it says it was never performed (`NotPerformedError`), the rejection says so
+ * with `stopped`'s code, so the ledger records a failure instead of an unknown outcome. A call that ignores its
+ * signal changes nothing: the caller still stops at once.
+ */
+export function rejectStopped(call: Promise<unknown>, stopped: Error, reject: (error: Error) => void): void {
+  call.catch((cause: unknown) => {
+    if (!isNotPerformed(cause)) return;
+    const code = stopped instanceof AgentrtError ? stopped.code : "CANCELED";
+    reject(new NotPerformedError(code, `${stopped.message}, before it was performed`, {
+      cause, ...(stopped instanceof AgentrtError && stopped.details !== undefined ? { details: stopped.details } : {}),
+    }));
+  });
+  setImmediate(() => reject(stopped));
 }

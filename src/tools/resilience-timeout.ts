@@ -4,7 +4,7 @@
  * @module
  */
 import { ToolError } from "../errors.js";
-import { abortReason } from "./resilience-abort.js";
+import { abortReason, rejectStopped } from "./resilience-abort.js";
 import { type Clock, systemClock } from "./resilience-clock.js";
 
 /** Extra knobs of {@link withTimeout}. */
@@ -37,18 +37,20 @@ export function withTimeout<T>(
       cancelTimer();
       parentSignal?.removeEventListener("abort", onParentAbort);
     };
-    const fail = (error: Error): void => {
+    let call: Promise<T> | undefined;
+    const fail = (error: Error, canceled = false): void => {
       finish();
       controller.abort(error);
-      reject(error);
+      // A cancel lets a call that honours its signal say it was never performed; a timeout's moment stays exact.
+      if (canceled && call !== undefined) rejectStopped(call, error, reject);
+      else reject(error);
     };
-    const onParentAbort = (): void => fail(abortReason(parentSignal));
+    const onParentAbort = (): void => fail(abortReason(parentSignal), true);
     const cancelTimer = clock.setTimer(() => {
       fail(new ToolError("TOOL_TIMEOUT", `${label} timed out after ${ms} ms`, { details: { timeoutMs: ms } }));
     }, ms);
     parentSignal?.addEventListener("abort", onParentAbort, { once: true });
 
-    let call: Promise<T>;
     try {
       call = Promise.resolve(fn(controller.signal));
     } catch (error) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
-import { Scheduler, WorkerStoppingError, executeClaimed } from "../../src/runs/index.js";
+import { openDatabase } from "../../src/db/index.js";
+import { RunStore, Scheduler, WorkerStoppingError, executeClaimed } from "../../src/runs/index.js";
 import { freshStore } from "./helpers.js";
 
 describe("executeClaimed", () => {
@@ -25,6 +26,22 @@ describe("executeClaimed", () => {
     });
     expect(result).toMatchObject({ kind: "lost", error: { code: "LEASE_LOST", reason: "canceled" } });
     expect(store.get(runId).status).toBe("CANCELED");
+  });
+
+  it("aborts the run within about a second when another connection cancels it, long before its heartbeat", async () => {
+    const { store, path } = freshStore();
+    const { runId } = store.create({ graphId: "g" });
+    // Real time here: the lease watch reads the file every second; this lease's heartbeat would come after 10 minutes.
+    const claimed = new Scheduler(store).claimNext({ workerId: "w", leaseMs: 1_800_000 })!;
+    const elsewhere = RunStore.open(openDatabase(path));
+    const result = await executeClaimed(claimed, async (_run, lease) => {
+      elsewhere.cancel(runId, { actor: "ops" });
+      // Nothing here reads the run: only the watch can end this wait.
+      await new Promise((resolve) => lease.signal.addEventListener("abort", resolve, { once: true }));
+      throw lease.signal.reason;
+    });
+    expect(result).toMatchObject({ kind: "lost", error: { code: "LEASE_LOST", reason: "canceled" } });
+    elsewhere.db.close();
   });
 
   it("fails a run whose execute returns nothing and leaves it RUNNING", async () => {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type SqliteDatabase } from "../../src/db/index.js";
 import { isTransientError } from "../../src/errors.js";
 import { SimulatedFaultError } from "../../src/testing/sim-fault.js";
+import { isDefiniteFailure } from "../../src/tools/ledger-call.js";
 import { SimWorld, type SimSystem } from "../../src/testing/sim-world.js";
 
 const counter: SimSystem = { name: "counter", seed: { value: 0 } };
@@ -93,16 +94,18 @@ describe("SimWorld", () => {
     expect(world.snapshot().calls).toEqual({ increment: 1 });
   });
 
-  it("aborts a call during its latency and never performs it", async () => {
+  it("aborts a call during its latency and never performs it, and says so (the ledger records a failure, not an unknown outcome)", async () => {
     const world = connect({ AGENTRT_SIM_LATENCY_MS: "60000" });
     const controller = new AbortController();
-    const reason = new Error("tool timed out");
+    const reason = new Error("run canceled");
     const pending = world.perform({ system: counter, tool: "increment", sideEffect: true, idempotencyKey: "x", signal: controller.signal }, () => 1);
     controller.abort(reason);
-    await expect(pending).rejects.toBe(reason);
+    const notPerformed = { name: "NotPerformedError", code: "CANCELED", performed: false, cause: reason };
+    await expect(pending).rejects.toMatchObject(notPerformed);
+    await expect(pending).rejects.toSatisfy(isDefiniteFailure);
     expect(world.snapshot().calls).toEqual({});
     const already = world.perform({ system: counter, tool: "read", sideEffect: false, signal: controller.signal }, () => 1);
-    await expect(already).rejects.toBe(reason);
+    await expect(already).rejects.toMatchObject(notPerformed);
   });
 
   it("rolls back a failing effect without counting it", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, executeTool, idempotencyKey, ToolError } from "agentrt";
+import { defineTool, executeTool, idempotencyKey, isNotPerformed, NotPerformedError, ToolError } from "agentrt";
 
 const scope = { runId: "r1", threadId: "t1", toolCallId: "c1", user: "alice", db: undefined };
 
@@ -48,5 +48,34 @@ describe("executeTool", () => {
     const pending = executeTool(tool, {}, { ...scope, signal: controller.signal });
     controller.abort();
     expect(await pending).toMatchObject({ ok: false, error: { code: "CANCELED" } });
+  });
+
+  it("on a cancel, believes a tool that honours its signal and says it never performed the call", async () => {
+    const controller = new AbortController();
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const tool = defineTool({
+      name: "deploy", description: "deploy", risk: "write", schema: z.object({}),
+      execute: (_args, ctx) => new Promise((_, reject) => {
+        ctx.signal.addEventListener("abort", () => reject(new NotPerformedError("CANCELED", "aborted while queued", { cause: ctx.signal.reason })));
+        started();
+      }),
+    });
+    const pending = executeTool(tool, {}, { ...scope, signal: controller.signal });
+    await running;
+    controller.abort(new ToolError("CANCELED", "run canceled"));
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ ok: false, error: { code: "CANCELED", performed: false, message: "deploy was canceled, before it was performed" } });
+    expect(isNotPerformed((outcome as { error: unknown }).error)).toBe(true);
+  });
+
+  it("on a cancel, a tool that ignores its signal is still cut off at once, its outcome unknown", async () => {
+    const controller = new AbortController();
+    const tool = defineTool({ name: "deaf", description: "deaf", risk: "write", schema: z.object({}), execute: () => new Promise(() => {}) });
+    const pending = executeTool(tool, {}, { ...scope, signal: controller.signal });
+    controller.abort();
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ ok: false, error: { code: "CANCELED" } });
+    expect(isNotPerformed((outcome as { error: unknown }).error)).toBe(false);
   });
 });

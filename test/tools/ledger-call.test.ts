@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { ToolError } from "../../src/errors.js";
+import { NotPerformedError, ToolError } from "../../src/errors.js";
 import { callThroughLedger, isDefiniteFailure } from "../../src/tools/ledger-call.js";
 import { ToolLedger, type LedgerBeginInput } from "../../src/tools/ledger.js";
 
@@ -77,5 +77,17 @@ describe("callThroughLedger", () => {
     const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
     expect(isDefiniteFailure(new ToolError("TOOL_FAILED", "x", { cause: reset }))).toBe(false);
     expect(isDefiniteFailure(new ToolError("TOOL_FAILED", "x", { cause: new Error("400") }))).toBe(true);
+  });
+
+  it("an abort the call says came before it was performed is a definite failure, also when wrapped", async () => {
+    const canceled = new ToolError("CANCELED", "run canceled");
+    const notPerformed = new NotPerformedError("CANCELED", "aborted before it was performed", { cause: canceled });
+    expect(isDefiniteFailure(notPerformed)).toBe(true);
+    expect(isDefiniteFailure(new ToolError("TOOL_FAILED", "x", { cause: notPerformed }))).toBe(true);
+    // Told by the property, not the class: a tool built on another copy of agentrt is heard too.
+    expect(isDefiniteFailure(Object.assign(new Error("aborted"), { name: "AbortError", performed: false }))).toBe(true);
+    const l = ledger();
+    await expect(callThroughLedger(l, input(false), async () => Promise.reject(notPerformed))).rejects.toBe(notPerformed);
+    expect(l.list("run_1")).toMatchObject([{ status: "failed" }]);
   });
 });

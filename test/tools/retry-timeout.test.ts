@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolError } from "../../src/errors.js";
+import { NotPerformedError, ToolError } from "../../src/errors.js";
 import { ManualClock, sleep } from "../../src/tools/resilience-clock.js";
 import { withTimeout } from "../../src/tools/resilience-timeout.js";
 
@@ -54,6 +54,20 @@ describe("withTimeout", () => {
     await expect(promise).rejects.toBe(reason);
     expect(seen?.aborted).toBe(true);
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it("on the parent's abort, a call that says it was never performed makes the rejection say so (a timeout does not wait)", async () => {
+    const parent = new AbortController();
+    const promise = withTimeout(
+      (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => {
+        reject(new NotPerformedError("CANCELED", "aborted during latency", { cause: signal.reason }));
+      })),
+      5000,
+      parent.signal,
+    );
+    const reason = new ToolError("CANCELED", "run canceled");
+    parent.abort(reason);
+    await expect(promise).rejects.toMatchObject({ name: "NotPerformedError", code: "CANCELED", performed: false, message: "run canceled, before it was performed" });
   });
 
   it("rejects at once when the parent already aborted, without calling", async () => {

@@ -12,7 +12,8 @@ export const cancelCommand: Command = {
     const [runId, ...extra] = ctx.args;
     if (runId === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt cancel <run_id>");
     return withExistingRuntime(ctx, async (runtime) => {
-      const view = runtime.cancel(runId, { by: ctx.flags.by as string | undefined, reason: ctx.flags.reason as string | undefined });
+      // Waits (a few seconds at most) for calls in flight to report, so what is listed is what happened.
+      const view = await runtime.cancelAndWait(runId, { by: ctx.flags.by as string | undefined, reason: ctx.flags.reason as string | undefined });
       // The side effects are printed with the run (they stay done).
       printRun(ctx, view);
       if (!ctx.json && view.side_effects.length === 0) ctx.out("  no side effects were performed");
