@@ -4,3 +4,5 @@ export type { SqliteDatabase, OpenDatabaseOptions } from "./open-database.js";
 export { immediateTransaction } from "./immediate-transaction.js";
 export { migrate, readVersion, assertSchemaCurrent } from "./migrate.js";
 export type { Migration, ModuleSchema } from "./migrate.js";
+export { storageFailure, isStorageFailureCode } from "./storage-failure.js";
+export type { StorageFailureCode } from "./storage-failure.js";
