@@ -24,6 +24,10 @@ export function storageFailure(error: unknown): StorageError | undefined {
     const code = (current as { code?: unknown }).code;
     if (current instanceof StorageError && isStorageFailureCode(code)) return current;
     const message = current instanceof Error ? current.message : "SQLite error";
+    // A -shm file that cannot grow (a WAL file opened afresh on a full disk) is a full disk as well.
+    if (code === "SQLITE_IOERR_SHMSIZE") {
+      return new StorageError("STORAGE_FULL", `${message} (${code}): the database's shared-memory file could not grow; free space on its disk`, { cause: error });
+    }
     if (code === "SQLITE_FULL") {
       return new StorageError("STORAGE_FULL", `${message}: free space on the database's disk; writes succeed again once there is room`, { cause: error });
     }

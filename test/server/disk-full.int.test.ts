@@ -19,6 +19,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
+import { canMountTmpfs } from "../helpers/tmpfs.js";
 
 const serveChild = fileURLToPath(new URL("./fixtures/serve-child.ts", import.meta.url));
 const diskFullGraph = fileURLToPath(new URL("./fixtures/disk-full-graph.ts", import.meta.url));
@@ -28,18 +29,6 @@ const require = createRequire(import.meta.url);
 afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 });
-
-/** True when this process may mount a tmpfs in a new mount namespace (root with CAP_SYS_ADMIN). */
-function canMountTmpfs(): boolean {
-  const dir = mkdtempSync(join(tmpdir(), "agentrt-tmpfs-probe-"));
-  try {
-    return spawnSync("unshare", ["-m", "sh", "-c", 'mount -t tmpfs -o size=1m tmpfs "$1"', "sh", dir], { stdio: "ignore" }).status === 0;
-  } catch {
-    return false;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 interface FullDiskServer {
   child: ChildProcess;
