@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
+import { storageFailure } from "./storage-failure.js";
 
 /** A better-sqlite3 connection, as every agentrt module receives it. */
 export type SqliteDatabase = Database.Database;
@@ -74,6 +75,8 @@ function checkPath(file: string, mustExist: boolean): void {
 
 function wrapOpenError(file: string, error: unknown): StorageError {
   if (error instanceof StorageError) return error;
+  const storage = storageFailure(error);
+  if (storage !== undefined) return new StorageError(storage.code, `${file}: ${storage.message}`, { cause: error });
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
