@@ -5,8 +5,6 @@
  * @module
  */
 import type { z } from "zod";
-import { isStorageFailureCode, type StorageFailureCode } from "../db/index.js";
-import { StorageError } from "../errors.js";
 import { validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
 import type { InputResume, Runtime, RuntimeEvent } from "../runtime/index.js";
@@ -15,6 +13,7 @@ import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { makeRoom } from "./multitask.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
+import { StorageStalls, type StorageStall } from "./storage-stalls.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
 
@@ -24,8 +23,6 @@ const ACTIVE: RunStatus[] = ["QUEUED", "RUNNING", "RETRYING", "WAITING_APPROVAL"
  * finished it to report the rest with its final values, before reading the thread's state instead.
  */
 const REST_GRACE_MS = 1000;
-/** How long past its due time a run RETRYING after a storage failure may stay unclaimed before a new waiter is told. */
-const RETRY_OVERDUE_MS = 5000;
 /** How long a run to be executed here (streamed) stays unclaimable by others if this process never kicks it. */
 const HERE_HOLD_MS = 30_000;
 
@@ -66,13 +63,6 @@ interface RestReport {
   values?: Record<string, unknown>;
 }
 
-/** The disk refused a write of one execution of a run (see the runtime's `storage_failed` event). */
-export interface StorageStall {
-  fencingToken: number;
-  code: StorageFailureCode;
-  message: string;
-}
-
 /** What woke a waiter: a rest report, or (undefined) just "look again". */
 type Wake = (report?: RestReport) => void;
 
@@ -88,8 +78,7 @@ export function isResting(status: RunStatus): boolean {
 /** The run operations the routes call. */
 export class RunService {
   private readonly watchers = new Map<string, Set<Wake>>();
-  /** Executions (here or in a worker process) the disk stopped, until their run is seen to move on. */
-  private readonly stalls = new Map<string, StorageStall>();
+  private readonly stalls: StorageStalls;
   private foreignTimer: NodeJS.Timeout | undefined;
   private dataVersion = -1;
   private lastWakeAll = 0;
@@ -100,10 +89,14 @@ export class RunService {
     readonly states: ThreadStateReader,
     private readonly log: (line: string) => void,
     private readonly handoff?: RunHandoff,
-  ) {}
+  ) {
+    this.stalls = new StorageStalls(runtime.runs);
+  }
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
   onRuntimeEvent(event: RuntimeEvent): void {
+    // Any status written since (RETRYING for the stall itself, a new attempt) says more than the stall: forget it.
+    if (event.type === "status") this.stalls.forget(event.runId);
     if (event.type === "status" && event.status !== "RUNNING") this.rested(event.runId, event.values);
     else if (event.type === "storage_failed") this.stalled(event.runId, event);
   }
@@ -113,7 +106,7 @@ export class RunService {
    * waiting for a disk that may stay full; the run goes RETRYING (or is recovered after its lease) once there is room.
    */
   stalled(runId: string, stall: StorageStall): void {
-    this.stalls.set(runId, { fencingToken: stall.fencingToken, code: stall.code, message: stall.message });
+    this.stalls.record(runId, stall);
     this.notify(runId);
   }
 
@@ -264,7 +257,7 @@ export class RunService {
     const since = this.runtime.runs.clock();
     for (;;) {
       const run = this.runtime.runs.get(runId);
-      this.assertNotStalled(run, since);
+      this.stalls.assertNotStalled(run, since);
       if (signal?.aborted === true || (isResting(run.status) && report !== undefined)) return withValues(run, report?.values);
       if (isResting(run.status)) {
         // Seen at rest through the shared file: a worker process of this server that ended it reports that
@@ -273,29 +266,6 @@ export class RunService {
       }
       report = await this.nextChange(runId, signal);
     }
-  }
-
-  /**
-   * Throws the storage error (STORAGE_FULL 507, STORAGE_IO_ERROR 503) when the disk stopped the run's current
-   * execution (announced by the executing process), or when the run went RETRYING for that reason while this
-   * waiter (waiting `since`) waited, or its retry is overdue: no process could claim it, the disk still refuses.
-   * A waiter that comes after such a RETRYING, before its retry is due, waits for the retry.
-   */
-  private assertNotStalled(run: RunRecord, since: number): void {
-    let stall = this.stalls.get(run.runId);
-    // A later claim (a higher token) or a rest means the run moved on since.
-    if (stall !== undefined && (stall.fencingToken !== run.fencingToken || isResting(run.status))) {
-      this.stalls.delete(run.runId);
-      stall = undefined;
-    }
-    // Its last move, not its error code: a run's error code outlives the attempt that set it.
-    const last = run.status === "RETRYING" && run.lease === null ? this.runtime.runs.events(run.runId).at(-1) : undefined;
-    const now = this.runtime.runs.clock();
-    if (stall === undefined && last?.to === "RETRYING" && isStorageFailureCode(last.errorCode) && (last.at >= since || run.availableAt + RETRY_OVERDUE_MS <= now)) {
-      stall = { fencingToken: run.fencingToken, code: last.errorCode, message: run.errorMessage ?? "" };
-    }
-    if (stall === undefined) return;
-    throw new StorageError(stall.code, `run ${run.runId} stopped on its storage: ${stall.message}; it is retried once the disk has room (status: GET /threads/${run.threadId}/runs/${run.runId})`);
   }
 
   /** True when a worker process of this server ended `run`: its report is on its way. */

@@ -14,7 +14,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { UserInputError } from "../errors.js";
 import type { RunStatus } from "../runs/index.js";
-import type { StorageStall } from "./run-service.js";
+import type { StorageStall } from "./storage-stalls.js";
 import { parseFromWorker, type ToWorker, type WorkerChildSpec } from "./worker-ipc.js";
 
 /** Options of {@link WorkerPool}. */
