@@ -22,6 +22,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { canMountTmpfs } from "../helpers/tmpfs.js";
 
 const serveChild = fileURLToPath(new URL("./fixtures/serve-child.ts", import.meta.url));
+const serveWorkersChild = fileURLToPath(new URL("./fixtures/serve-workers-child.ts", import.meta.url));
 const diskFullGraph = fileURLToPath(new URL("./fixtures/disk-full-graph.ts", import.meta.url));
 const children: ChildProcess[] = [];
 const require = createRequire(import.meta.url);
@@ -40,10 +41,11 @@ interface FullDiskServer {
 }
 
 /** `serve-child.ts` in its own mount namespace, its database on a tmpfs of `sizeMb` at a fresh directory. */
-async function serveOnTmpfs(sizeMb: number, config: string, env: Record<string, string>): Promise<FullDiskServer> {
+async function serveOnTmpfs(entry: string, sizeMb: number, config: string, env: Record<string, string>): Promise<FullDiskServer> {
   const mountpoint = mkdtempSync(join(tmpdir(), "agentrt-fulldisk-"));
-  const script = 'mount -t tmpfs -o size="$1"m tmpfs "$2" && exec "$3" --import tsx "$4" "$2/agentrt.db" "$5"';
-  const child = spawn("unshare", ["-m", "sh", "-c", script, "sh", String(sizeMb), mountpoint, process.execPath, serveChild, config], {
+  // serve-workers-child.ts takes the number of worker processes (forked into the same namespace) after the config.
+  const script = 'mount -t tmpfs -o size="$1"m tmpfs "$2" && exec "$3" --import tsx "$4" "$2/agentrt.db" "$5" 1';
+  const child = spawn("unshare", ["-m", "sh", "-c", script, "sh", String(sizeMb), mountpoint, process.execPath, entry, config], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -98,13 +100,19 @@ async function post(url: string, body: unknown): Promise<{ status: number; body:
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+const EXECUTORS = [
+  { where: "the server process", entry: serveChild },
+  // The stall reaches the server's waiter over IPC: the worker process cannot write it to the file either.
+  { where: "a worker process", entry: serveWorkersChild },
+];
+
 describe.skipIf(!canMountTmpfs())("disk full under a real server (tmpfs in a mount namespace)", () => {
-  it("answers the waiting client STORAGE_FULL, refuses requests with 507, and completes the run once space is back", async () => {
+  it.each(EXECUTORS)("run in $where: answers the waiting client STORAGE_FULL, refuses requests with 507, completes once space is back", async ({ entry }) => {
     const dir = mkdtempSync(join(tmpdir(), "agentrt-diskfull-"));
     const config = join(dir, "langgraph.json");
     writeFileSync(config, JSON.stringify({ graphs: { disk_full: `${diskFullGraph}:graph` } }));
     const effects = join(dir, "effects.log");
-    const server = await serveOnTmpfs(16, config, { DISK_FULL_EFFECTS: effects, DISK_FULL_SIGNALS: dir });
+    const server = await serveOnTmpfs(entry, 16, config, { DISK_FULL_EFFECTS: effects, DISK_FULL_SIGNALS: dir });
 
     const thread = await post(`${server.url}/threads`, {});
     const threadId = thread.body.thread_id as string;
