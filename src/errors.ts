@@ -34,6 +34,8 @@ export type AgentrtErrorCode =
   | "DB_SCHEMA_TOO_NEW"
   | "DB_READ_ONLY"
   | "DB_WRITE_FAILED"
+  | "STORAGE_FULL"
+  | "STORAGE_IO_ERROR"
   // model behaviour
   | "MODEL_OUTPUT_INVALID"
   | "MODEL_UNAVAILABLE"

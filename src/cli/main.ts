@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { storageFailure } from "../db/index.js";
 import { AgentrtError, isUserInputError } from "../errors.js";
 import { packageVersion } from "../version.js";
 import type { Command, CommandContext, FlagSpec } from "./command.js";
@@ -62,7 +63,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
 }
 
-function reportError(name: string, error: unknown, io: CliIo): number {
+function reportError(name: string, thrown: unknown, io: CliIo): number {
+  // A full or failing disk is a storage error (exit 2, one line), not an internal error with a stack trace.
+  const error = storageFailure(thrown) ?? thrown;
   if (isUserInputError(error)) {
     io.err(`agentrt ${name}: ${firstLine(error)} [${error.code}]`);
     return 2;

@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
 import { readSnapshot } from "./read-snapshot.js";
+import { storageFailure } from "./storage-failure.js";
 
 /** A better-sqlite3 connection, as every agentrt module receives it. */
 export type SqliteDatabase = Database.Database;
@@ -95,6 +96,8 @@ function checkPath(file: string, mustExist: boolean): void {
 
 function wrapOpenError(file: string, error: unknown, readonly: boolean): StorageError {
   if (error instanceof StorageError) return error;
+  const storage = storageFailure(error);
+  if (storage !== undefined) return new StorageError(storage.code, `${file}: ${storage.message}`, { cause: error });
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {

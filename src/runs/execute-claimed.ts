@@ -6,6 +6,7 @@
  * executes inline (submit, start, approve, resume), with the same guarantees.
  * @module
  */
+import { storageFailure } from "../db/index.js";
 import { AgentrtError, SystemError } from "../errors.js";
 import { LeaseLostError } from "./errors.js";
 import type { RunLease } from "./lease.js";
@@ -13,6 +14,7 @@ import { watchLease } from "./lease-watch.js";
 import { applyOutcome, type RunOutcome } from "./outcome.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimedRun } from "./scheduler.js";
+import { storageRetryOutcome, writeWhileDiskRefuses } from "./storage-retry.js";
 
 /** Runs one claimed run; resolve with its outcome, or nothing if it already ended the lease itself. */
 export type ExecuteRun = (run: RunRecord, lease: RunLease) => Promise<RunOutcome | void>;
@@ -46,7 +48,8 @@ export class WorkerStoppingError extends SystemError {
 /**
  * Executes a claimed run under its lease: heartbeats every `heartbeatMs` and
  * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to FAILED with
- * the error's code (INTERNAL for non-agentrt errors) and records the outcome.
+ * the error's code (INTERNAL for non-agentrt errors; a full or failing disk to RETRYING with backoff) and
+ * records the outcome, trying again while the disk refuses that write and the lease lasts.
  * @example
  * const claimed = scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
  * if (claimed) await executeClaimed(claimed, execute);
@@ -59,12 +62,19 @@ export async function executeClaimed(
   const { run, lease } = claimed;
   const onError = options.onError ?? reportToStderr;
   const heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(lease.leaseMs / 3));
+  let diskRefused = false;
   const heartbeat = setInterval(() => {
     try {
       lease.renew();
+      diskRefused = false;
     } catch (error) {
       // A lost lease has already aborted the signal; anything else (a busy file) is retried next beat.
-      if (!(error instanceof LeaseLostError)) onError(error, run);
+      if (error instanceof LeaseLostError) return;
+      // A full disk refuses every beat until there is room: said once, not every beat.
+      const failure = storageFailure(error);
+      if (failure !== undefined && diskRefused) return;
+      diskRefused = failure !== undefined;
+      onError(failure ?? error, run);
     }
   }, heartbeatMs);
   const unwatch = watchLease(lease);
@@ -77,26 +87,27 @@ export async function executeClaimed(
     clearInterval(heartbeat);
     unwatch();
   }
-  return record(lease, ended, run, onError);
+  return await record(lease, ended, run, onError);
 }
 
 type Ended = { threw: false; outcome: RunOutcome | void } | { threw: true; error: unknown };
 
 // An outcome that was returned is recorded even if the worker is stopping; a
 // throw caused by the worker stopping hands the run back instead of failing it.
-function record(
+async function record(
   lease: RunLease,
   ended: Ended,
   run: RunRecord,
   onError: (error: unknown, run: RunRecord | undefined) => void,
-): ExecutionResult {
+): Promise<ExecutionResult> {
   try {
     const reason: unknown = lease.signal.reason;
     if (ended.threw && reason instanceof WorkerStoppingError) {
       return { kind: "released", run: lease.release(reason.message) };
     }
     if (ended.threw && reason instanceof LeaseLostError) throw reason;
-    return { kind: "recorded", run: applyOutcome(lease, ended.threw ? failedOutcome(ended.error) : ended.outcome) };
+    const outcome = ended.threw ? failedOutcome(ended.error, run) : ended.outcome;
+    return { kind: "recorded", run: await writeWhileDiskRefuses(lease, () => applyOutcome(lease, outcome)) };
   } catch (error) {
     if (error instanceof LeaseLostError) return { kind: "lost", error };
     onError(error, run);
@@ -104,7 +115,10 @@ function record(
   }
 }
 
-function failedOutcome(error: unknown): RunOutcome {
+function failedOutcome(error: unknown, run: RunRecord): RunOutcome {
+  // Not the run's fault: it goes on once the disk has room again.
+  const failure = storageFailure(error);
+  if (failure !== undefined) return storageRetryOutcome(failure, run.attempts);
   return {
     status: "FAILED",
     errorCode: error instanceof AgentrtError ? error.code : "INTERNAL",

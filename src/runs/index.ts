@@ -39,3 +39,4 @@ export { createWorker } from "./worker.js";
 export type { Worker, WorkerOptions, WorkerStats } from "./worker.js";
 export { RUNS_SCHEMA } from "./schema.js";
 export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
+export { storageBackoffMs, storageRetryOutcome, writeWhileDiskRefuses } from "./storage-retry.js";

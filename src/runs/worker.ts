@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { assertSchemaCurrent } from "../db/index.js";
+import { assertSchemaCurrent, storageFailure } from "../db/index.js";
 import { executeClaimed, reportToStderr, WorkerStoppingError, type ExecuteRun, type ExecutionResult } from "./execute-claimed.js";
 import { defaultLeaseMs, type RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
@@ -80,6 +80,8 @@ export function createWorker(options: WorkerOptions): Worker {
 const CLAIM_BURST = 8;
 /** Pause between bursts: long enough for the lag probe (10 ms ticks) to see the new runs' load. */
 const BURST_PAUSE_MS = 30;
+/** Longest pause between claims while the disk refuses them (full, failing); the pause doubles from pollMs. */
+const MAX_DISK_PAUSE_MS = 5000;
 
 class WorkerLoop implements Worker {
   readonly workerId: string;
@@ -93,6 +95,8 @@ class WorkerLoop implements Worker {
   private stopping = false;
   private wake: (() => void) | undefined;
   private loop: Promise<WorkerStats> | undefined;
+  /** While the disk refuses claims: no claim before `until`; the next pause is `pauseMs`. */
+  private diskRefusal: { until: number; pauseMs: number } | undefined;
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -168,7 +172,7 @@ class WorkerLoop implements Worker {
     for (let burst = 0; !this.stopping && this.inFlight.size < this.settings.concurrency; burst++) {
       // A saturated event loop would only make every run here slower; the lag is measured again before the next burst.
       if (this.inFlight.size > 0 && (burst >= CLAIM_BURST || this.lag.ms > this.settings.maxLagMs)) return true;
-      const claimed = this.safely(() => this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs }), undefined);
+      const claimed = this.claimNext();
       if (claimed === undefined) return false;
       this.stats.claimed++;
       const done = executeClaimed(claimed, this.settings.execute, {
@@ -183,6 +187,30 @@ class WorkerLoop implements Worker {
       this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
     }
     return false;
+  }
+
+  /**
+   * The next run to execute, if any. A claim writes (sweeps, the lease): on a full or failing disk it fails until
+   * there is room, so the worker claims again after a growing pause and says so once, not at every poll.
+   */
+  private claimNext(): ReturnType<Scheduler["claimNext"]> {
+    const now = Date.now();
+    if (this.diskRefusal !== undefined && now < this.diskRefusal.until) return undefined;
+    try {
+      const claimed = this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs });
+      this.diskRefusal = undefined;
+      return claimed;
+    } catch (error) {
+      const failure = storageFailure(error);
+      if (failure === undefined) {
+        this.settings.onError(error, undefined);
+        return undefined;
+      }
+      if (this.diskRefusal === undefined) this.settings.onError(failure, undefined);
+      const pauseMs = Math.min(MAX_DISK_PAUSE_MS, this.diskRefusal === undefined ? this.settings.pollMs : this.diskRefusal.pauseMs * 2);
+      this.diskRefusal = { until: now + pauseMs, pauseMs };
+      return undefined;
+    }
   }
 
   private count(result: ExecutionResult): void {

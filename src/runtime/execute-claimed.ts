@@ -4,8 +4,12 @@
  * Leases and heartbeats are the worker's job (src/runs/execute-claimed.ts).
  * @module
  */
+import { isStorageFailureCode, storageFailure, type StorageFailureCode } from "../db/index.js";
 import { AgentrtError } from "../errors.js";
-import { LeaseLostError, applyOutcome, isTerminal, type RunLease, type RunOutcome, type RunRecord, type RunStore } from "../runs/index.js";
+import {
+  LeaseLostError, applyOutcome, isTerminal, storageRetryOutcome, writeWhileDiskRefuses,
+  type RunLease, type RunOutcome, type RunRecord, type RunStore,
+} from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
 import { syncStateChanges } from "./state-changes.js";
@@ -36,6 +40,8 @@ export function startRecording(deps: ClaimDeps, run: RunRecord): TraceRecorder {
  * trace sees the final transition); returns nothing, as the worker expects of
  * an `execute` that ended the lease. A stop or lost lease is rethrown for the
  * worker to handle. `started`: the recorder when the claim already wrote the trace's start.
+ * A full or failing disk makes the run RETRYING (see storage-retry.ts) and is announced at once with a
+ * `storage_failed` event, before the write that records it, which may wait for room.
  */
 export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease, started?: TraceRecorder): Promise<void> {
   const recorder = started ?? startRecording(deps, run);
@@ -48,18 +54,25 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
       recorder.flush();
       throw error;
     }
-    executed = { outcome: failure(error) };
+    executed = { outcome: failure(error, run) };
   }
   const { outcome, values } = executed;
+  let announced = false;
+  const announce = (code: StorageFailureCode, message: string): void => {
+    if (announced) return;
+    announced = true;
+    deps.emit({ type: "storage_failed", runId: run.runId, fencingToken: lease.token, code, message });
+  };
+  if (outcome.status === "RETRYING" && isStorageFailureCode(outcome.errorCode)) announce(outcome.errorCode, outcome.errorMessage ?? "");
   try {
     // The outcome, its transition in the trace and the run's pending spans in one commit. Spans are
     // flushed only after the outcome is written, so a refused outcome (lost lease) rolls none back.
-    const after = deps.runs.transaction(() => {
+    const after = await writeWhileDiskRefuses(lease, () => deps.runs.transaction(() => {
       const recorded = applyOutcome(lease, outcome);
       syncStateChanges(deps.runs, deps.trace, recorder, recorded);
       recorder.flush();
       return recorded;
-    });
+    }), (failure) => announce(failure.code as StorageFailureCode, failure.message));
     // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).
     deps.emit({ type: "status", runId: run.runId, status: after.status, ...(values === undefined || !isTerminal(after.status) ? {} : { values }) });
   } finally {
@@ -67,7 +80,10 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   }
 }
 
-function failure(error: unknown): RunOutcome {
+function failure(error: unknown, run: RunRecord): RunOutcome {
+  // A full or failing disk is not the run's fault: it goes on once there is room.
+  const storage = storageFailure(error);
+  if (storage !== undefined) return storageRetryOutcome(storage, run.attempts);
   if (error instanceof AgentrtError) return { status: "FAILED", errorCode: error.code, errorMessage: error.message };
   // The run's own recursion limit (its config, default 100 supersteps), not a fault of agentrt's.
   // By name: a graph importing its own copy of @langchain/langgraph throws that copy's class.

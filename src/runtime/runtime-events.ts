@@ -4,6 +4,7 @@
  * @module
  */
 import type { PendingActionView } from "./run-view.js";
+import type { StorageFailureCode } from "../db/index.js";
 import type { RunStatus } from "../runs/index.js";
 
 /** One thing that happened in a run, in the order it happened. */
@@ -30,7 +31,12 @@ export type RuntimeEvent =
       externalOperationId?: string;
     }
   | { type: "tool_retry"; runId: string; tool: string; toolCallId: string; attempt: number; delayMs: number }
-  | { type: "approval_requested"; runId: string; action: PendingActionView };
+  | { type: "approval_requested"; runId: string; action: PendingActionView }
+  /**
+   * The disk refused a write of this execution (full, or failing): the run goes RETRYING once that can be written
+   * (or, past its lease, is recovered elsewhere). Sent at once, before the write that may wait for room.
+   */
+  | { type: "storage_failed"; runId: string; fencingToken: number; code: StorageFailureCode; message: string };
 
 /** Receives runtime events; must not throw. */
 export type RuntimeListener = (event: RuntimeEvent) => void;

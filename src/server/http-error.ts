@@ -3,6 +3,7 @@
  * message, and the status chosen by who is to blame.
  * @module
  */
+import { storageFailure } from "../db/index.js";
 import { AgentrtError, isUserInputError, type AgentrtErrorCode, type AgentrtErrorOptions } from "../errors.js";
 
 /** An error with an explicit HTTP status (400, 401, 404, 409, 413, 422). */
@@ -32,13 +33,18 @@ const STATUS_BY_CODE: Partial<Record<AgentrtErrorCode, number>> = {
   THREAD_NOT_INTERRUPTED: 409,
   ILLEGAL_TRANSITION: 409,
   UNAUTHORIZED: 401,
+  // The server's disk, not the request: 507 while it is full, 503 while it refuses reads or writes.
+  STORAGE_FULL: 507,
+  STORAGE_IO_ERROR: 503,
 };
 
 /** The status and JSON body an error is answered with. */
-export function errorResponse(error: unknown): { status: number; body: { error: string; code: string; message: string; details?: unknown } } {
-  if (error instanceof HttpError) {
-    return { status: error.status, body: { error: error.code, code: error.code, message: error.message, details: error.details } };
+export function errorResponse(thrown: unknown): { status: number; body: { error: string; code: string; message: string; details?: unknown } } {
+  if (thrown instanceof HttpError) {
+    return { status: thrown.status, body: { error: thrown.code, code: thrown.code, message: thrown.message, details: thrown.details } };
   }
+  // SQLite's full or failing disk, raw or wrapped (a ledger write), gets its stable code rather than INTERNAL.
+  const error = storageFailure(thrown) ?? thrown;
   if (error instanceof AgentrtError) {
     const status = STATUS_BY_CODE[error.code] ?? (isUserInputError(error) ? 422 : 500);
     return { status, body: { error: error.code, code: error.code, message: error.message, details: error.details } };

@@ -14,6 +14,7 @@ import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { makeRoom } from "./multitask.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
+import { StorageStalls, type StorageStall } from "./storage-stalls.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
 
@@ -78,6 +79,7 @@ export function isResting(status: RunStatus): boolean {
 /** The run operations the routes call. */
 export class RunService {
   private readonly watchers = new Map<string, Set<Wake>>();
+  private readonly stalls: StorageStalls;
   private foreignTimer: NodeJS.Timeout | undefined;
   private dataVersion = -1;
   private lastWakeAll = 0;
@@ -88,11 +90,25 @@ export class RunService {
     readonly states: ThreadStateReader,
     private readonly log: (line: string) => void,
     private readonly handoff?: RunHandoff,
-  ) {}
+  ) {
+    this.stalls = new StorageStalls(runtime.runs);
+  }
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
   onRuntimeEvent(event: RuntimeEvent): void {
+    // Any status written since (RETRYING for the stall itself, a new attempt) says more than the stall: forget it.
+    if (event.type === "status") this.stalls.forget(event.runId);
     if (event.type === "status" && event.status !== "RUNNING") this.rested(event.runId, event.values);
+    else if (event.type === "storage_failed") this.stalled(event.runId, event);
+  }
+
+  /**
+   * The disk refused a write of the run's execution: its waiters answer now with the storage error instead of
+   * waiting for a disk that may stay full; the run goes RETRYING (or is recovered after its lease) once there is room.
+   */
+  stalled(runId: string, stall: StorageStall): void {
+    this.stalls.record(runId, stall);
+    this.notify(runId);
   }
 
   /** The graph id an assistant id names: the graph id itself or its derived uuid. */
@@ -266,8 +282,10 @@ export class RunService {
    */
   async waitSettled(runId: string, signal?: AbortSignal): Promise<RestingRun> {
     let report: RestReport | undefined;
+    const since = this.runtime.runs.clock();
     for (;;) {
       const run = this.runtime.runs.get(runId);
+      this.stalls.assertNotStalled(run, since);
       if (signal?.aborted === true || (isResting(run.status) && report !== undefined)) return withValues(run, report?.values);
       if (isResting(run.status)) {
         // Seen at rest through the shared file: a worker process of this server that ended it reports that

@@ -114,6 +114,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     spec: { db: resolve(options.db ?? "./agentrt.db"), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency: processConcurrency, pollMs: 100 },
     idPrefix: `serve_${process.pid}`,
     onRest: (runId, _status, values) => service?.rested(runId, values),
+    onStall: (runId, stall) => service?.stalled(runId, stall),
     log,
   });
   try {

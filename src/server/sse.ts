@@ -11,6 +11,7 @@ import { streamSSE } from "hono/streaming";
 import type { RunRecord } from "../runs/index.js";
 import type { StreamChunk } from "../runtime/index.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
+import { errorResponse } from "./http-error.js";
 import { checkpointToWire, debugToWire, eventToWire, plainValues, taskToWire } from "./debug-wire.js";
 import { damageOf } from "./thread-damage.js";
 import { toWire } from "./wire.js";
@@ -71,11 +72,16 @@ export function streamRun(
     });
     kick?.();
     const abort = new AbortController();
-    const resting = deps.service.waitResting(run.runId, abort.signal).then((r) => {
+    const settle = <T>(value: T): T => {
       finished = true;
       wake?.();
-      return r;
-    });
+      return value;
+    };
+    // A wait that ends in an error (the disk stopped the run) ends the stream with that error, not never.
+    const resting = deps.service.waitResting(run.runId, abort.signal).then(
+      (r) => settle({ run: r }),
+      (error: unknown) => settle({ error }),
+    );
     try {
       await stream.writeSSE({ event: "metadata", data: JSON.stringify({ run_id: run.runId, thread_id: run.threadId, attempt: 1 }) });
       let sent = 0;
@@ -90,7 +96,11 @@ export function streamRun(
         await new Promise<void>((resolve) => (wake = resolve));
         wake = undefined;
       }
-      if (!closed) await finish(stream, deps, await resting, modes, sent === 0);
+      const rested = closed ? undefined : await resting;
+      if (rested !== undefined && "error" in rested) {
+        const { body } = errorResponse(rested.error);
+        await writeEvent(stream, { event: "error", data: { error: body.code, message: body.message } });
+      } else if (rested !== undefined) await finish(stream, deps, rested.run, modes, sent === 0);
     } finally {
       unsubscribe();
       abort.abort();

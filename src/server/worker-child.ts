@@ -46,9 +46,13 @@ const runtime = Runtime.open({
   db: spec.db,
   config: spec.config,
   workerId: spec.workerId,
-  // Only rests: a waiter in the server needs nothing else, and every message costs both loops. A run that
+  // Only rests and storage stalls: a waiter in the server needs nothing else, and every message costs both loops. A run that
   // ran to its end sends its final values along: the server's waiter answers with them instead of a getState.
   onEvent: (event) => {
+    if (event.type === "storage_failed") {
+      send({ type: "stalled", runId: event.runId, fencingToken: event.fencingToken, code: event.code, message: event.message });
+      return;
+    }
     if (event.type !== "status" || event.status === "RUNNING") return;
     const values = event.values === undefined ? undefined : (toWire(event.values) as Record<string, unknown>);
     send({ type: "rest", runId: event.runId, status: event.status, ...(values === undefined ? {} : { values }) });

@@ -5,6 +5,7 @@
  * its next poll.
  * @module
  */
+import { isStorageFailureCode, type StorageFailureCode } from "../db/index.js";
 import { RUN_STATUSES, type RunStatus } from "../runs/index.js";
 
 /** What a forked worker needs to open the runtime; passed as its one argument, JSON. */
@@ -36,7 +37,9 @@ export type FromWorker =
    * A run this worker executed came to rest (waits, or finished) and that is committed; `values`: its final
    * state in wire form, when it ran to its end (so the server's waiter needs no checkpoint read).
    */
-  | { type: "rest"; runId: string; status: RunStatus; values?: Record<string, unknown> };
+  | { type: "rest"; runId: string; status: RunStatus; values?: Record<string, unknown> }
+  /** The disk refused a write of this run's execution (full, failing): the server's waiters answer with that now. */
+  | { type: "stalled"; runId: string; fencingToken: number; code: StorageFailureCode; message: string };
 
 /** A message from a worker, or undefined for anything else on the channel. */
 export function parseFromWorker(message: unknown): FromWorker | undefined {
@@ -46,6 +49,9 @@ export function parseFromWorker(message: unknown): FromWorker | undefined {
   if (m.type === "rest" && typeof m.runId === "string" && (RUN_STATUSES as readonly unknown[]).includes(m.status)) {
     const values = m.values !== null && typeof m.values === "object" && !Array.isArray(m.values) ? (m.values as Record<string, unknown>) : undefined;
     return { type: "rest", runId: m.runId, status: m.status as RunStatus, ...(values === undefined ? {} : { values }) };
+  }
+  if (m.type === "stalled" && typeof m.runId === "string" && typeof m.fencingToken === "number" && isStorageFailureCode(m.code)) {
+    return { type: "stalled", runId: m.runId, fencingToken: m.fencingToken, code: m.code, message: typeof m.message === "string" ? m.message : "" };
   }
   return undefined;
 }

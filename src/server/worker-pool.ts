@@ -14,6 +14,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { UserInputError } from "../errors.js";
 import type { RunStatus } from "../runs/index.js";
+import type { StorageStall } from "./storage-stalls.js";
 import { parseFromWorker, type ToWorker, type WorkerChildSpec } from "./worker-ipc.js";
 
 /** Options of {@link WorkerPool}. */
@@ -25,6 +26,8 @@ export interface WorkerPoolOptions {
   idPrefix: string;
   /** A worker's run came to rest; `values`: its final state (wire form) when it ran to its end. */
   onRest: (runId: string, status: RunStatus, values?: Record<string, unknown>) => void;
+  /** The disk refused a write of a worker's execution of a run (see the runtime's `storage_failed` event). */
+  onStall?: (runId: string, stall: StorageStall) => void;
   log: (line: string) => void;
 }
 
@@ -136,6 +139,7 @@ export class WorkerPool {
       const message = parseFromWorker(raw);
       if (message?.type === "ready") slot.ready = slot.child === child;
       else if (message?.type === "rest") this.options.onRest(message.runId, message.status, message.values);
+      else if (message?.type === "stalled") this.options.onStall?.(message.runId, message);
     });
     // A failed send (the channel closing) surfaces here; the exit handler does the rest.
     child.on("error", (error) => this.options.log(`worker ${id}: ${error.message}`));

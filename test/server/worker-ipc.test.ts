@@ -12,6 +12,14 @@ describe("messages from worker processes", () => {
     }
   });
 
+  it("reads a storage stall only with a storage code and a fencing token", () => {
+    const stall = { type: "stalled", runId: "r1", fencingToken: 2, code: "STORAGE_FULL", message: "database or disk is full" };
+    expect(parseFromWorker(stall)).toEqual(stall);
+    expect(parseFromWorker({ ...stall, code: "INTERNAL" })).toBeUndefined();
+    expect(parseFromWorker({ ...stall, fencingToken: "2" })).toBeUndefined();
+    expect(parseFromWorker({ ...stall, message: 5 })).toEqual({ ...stall, message: "" });
+  });
+
   it("ignores unknown statuses and message types", () => {
     expect(parseFromWorker({ type: "rest", runId: "r1", status: "DONE" })).toBeUndefined();
     expect(parseFromWorker({ type: "values", runId: "r1" })).toBeUndefined();

@@ -1,0 +1,52 @@
+/**
+ * A run whose writes the disk refuses (full, or failing) goes RETRYING with a backoff and the reason, not FAILED:
+ * the run did nothing wrong, and it can go on once there is room. The write that records this can fail like the
+ * others, so it is itself tried again while the disk refuses, for as long as the lease is held.
+ * @module
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { storageFailure } from "../db/index.js";
+import type { StorageError } from "../errors.js";
+import type { RunLease } from "./lease.js";
+import type { RunOutcome } from "./outcome.js";
+
+const FIRST_RUN_RETRY_MS = 1000;
+const MAX_RUN_RETRY_MS = 30_000;
+const FIRST_WRITE_RETRY_MS = 100;
+const MAX_WRITE_RETRY_MS = 2000;
+
+/** Backoff before the next attempt of a run the disk stopped on attempt `attempts`: 1 s, 2 s, 4 s … up to 30 s. */
+export function storageBackoffMs(attempts: number): number {
+  return Math.min(MAX_RUN_RETRY_MS, FIRST_RUN_RETRY_MS * 2 ** Math.max(0, attempts - 1));
+}
+
+/** Where a run stopped by a full or failing disk goes: RETRYING after {@link storageBackoffMs}, with the code and reason. */
+export function storageRetryOutcome(failure: StorageError, attempts: number): RunOutcome {
+  return {
+    status: "RETRYING", delayMs: storageBackoffMs(attempts),
+    errorCode: failure.code, errorMessage: failure.message, reason: `storage: ${failure.message.split("\n")[0] ?? ""}`,
+  };
+}
+
+/**
+ * Runs `write`; while the disk refuses it (see storageFailure), tries again after 0.1 s, doubling up to 2 s, as long as
+ * the lease is held and, by this process's clock, unexpired: after that another process recovers the run from its
+ * expired lease. `onFailure` hears the first refusal at once (a waiter must not wait for the disk). Throws the
+ * StorageError when it gives up; any other error at once.
+ */
+export async function writeWhileDiskRefuses<T>(lease: RunLease, write: () => T, onFailure?: (failure: StorageError) => void): Promise<T> {
+  let pause = FIRST_WRITE_RETRY_MS;
+  for (let tries = 0; ; tries++) {
+    try {
+      return write();
+    } catch (error) {
+      const failure = storageFailure(error);
+      if (failure === undefined) throw error;
+      if (tries === 0) onFailure?.(failure);
+      if (lease.signal.aborted || lease.store.clock() + pause >= lease.expiresAt) throw failure;
+    }
+    // A lost lease or a stopping worker ends the wait early; the next turn of the loop then gives up.
+    await sleep(pause, undefined, { signal: lease.signal }).catch(() => undefined);
+    pause = Math.min(MAX_WRITE_RETRY_MS, pause * 2);
+  }
+}
