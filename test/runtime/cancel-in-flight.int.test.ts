@@ -43,6 +43,19 @@ function cli(db: string, args: string[], env: Record<string, string> = {}): Chil
   return { exit: new Promise((resolve) => proc.on("exit", (code) => resolve({ code, out, err }))), kill: () => proc.kill("SIGKILL") };
 }
 
+/** `agentrt cancel RUN --json` in a child process: it must exit 0 answering CANCELED with no side effects listed. */
+async function cancelInChild(db: string, runId: string, env: Record<string, string> = {}): Promise<void> {
+  const canceling = cli(db, ["cancel", runId, "--by", "ops", "--json"], env);
+  let canceled;
+  try {
+    canceled = await canceling.exit;
+  } finally {
+    canceling.kill();
+  }
+  expect(canceled.code, canceled.err).toBe(0);
+  expect(JSON.parse(canceled.out)).toMatchObject({ status: "CANCELED", side_effects: [] });
+}
+
 async function until(what: string, ready: () => boolean, timeoutMs = 90_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!ready()) {
@@ -119,16 +132,7 @@ describe("a cancel from another process than the one executing the run", () => {
     try {
       const approving = executing.approve(view.run_id, { actionId: action.action_id, argsHash: action.args_hash, by: "alice" });
       await until("the rollback is in flight here", () => rollbackEntry(rt, view.run_id)?.status === "pending");
-      const canceling = cli(db, ["cancel", view.run_id, "--by", "ops", "--json"]);
-      let canceled;
-      try {
-        canceled = await canceling.exit;
-      } finally {
-        canceling.kill();
-      }
-      expect(canceled.code, canceled.err).toBe(0);
-      const answer = JSON.parse(canceled.out) as { status: string; side_effects: unknown[] };
-      expect(answer).toMatchObject({ status: "CANCELED", side_effects: [] });
+      await cancelInChild(db, view.run_id);
       approved = await approving;
     } finally {
       delete process.env.AGENTRT_SIM_LATENCY_MS;
@@ -162,15 +166,7 @@ describe("a cancel from another process than the one executing the run", () => {
         const rollback = () => server.runtime.db
           .prepare("SELECT run_id, status FROM tool_ledger WHERE tool = 'rollback_deployment'").get() as { run_id: string; status: string } | undefined;
         await until("the server is performing the rollback", () => rollback()?.status === "pending");
-        const canceling = cli(project.db, ["cancel", rollback()!.run_id, "--by", "ops", "--json"], { AGENTRT_CONFIG: project.config });
-        let canceled;
-        try {
-          canceled = await canceling.exit;
-        } finally {
-          canceling.kill();
-        }
-        expect(canceled.code, canceled.err).toBe(0);
-        expect(JSON.parse(canceled.out)).toMatchObject({ status: "CANCELED", side_effects: [] });
+        await cancelInChild(project.db, rollback()!.run_id, { AGENTRT_CONFIG: project.config });
         await client.runs.join(thread.thread_id, run.run_id);
         expect(server.runtime.get(rollback()!.run_id)).toMatchObject({ status: "CANCELED" });
         expect(rollback()?.status).toBe("failed");
