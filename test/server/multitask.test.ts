@@ -107,12 +107,15 @@ describe("multitask_strategy", () => {
   it("refuses options it does not implement with 422, storing no run", async () => {
     const thread = await ctx.client.threads.create();
     const refused = [
-      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, interruptBefore: ["b"] }),
-      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, interruptAfter: "*" }),
-      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, afterSeconds: 5 }),
-      ctx.client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "rollback" }),
+      () => ctx.client.runs.create(thread.thread_id, "slow", { input: {}, interruptBefore: ["b"] }),
+      () => ctx.client.runs.create(thread.thread_id, "slow", { input: {}, interruptAfter: "*" }),
+      () => ctx.client.runs.create(thread.thread_id, "slow", { input: {}, afterSeconds: 5 }),
+      () => ctx.client.runs.create(thread.thread_id, "slow", { input: {}, multitaskStrategy: "rollback" }),
+      () => ctx.client.runs.create(thread.thread_id, "slow", { command: { update: { steps: ["x"] } } }),
+      () => ctx.client.runs.create(thread.thread_id, "slow", { command: { goto: "c" } }),
     ];
-    for (const attempt of refused) expect(await statusCode(attempt)).toBe(422);
+    // Thunks: each request is sent only when awaited, so a refusal is never an unhandled rejection meanwhile.
+    for (const attempt of refused) expect(await statusCode(attempt())).toBe(422);
     expect(await ctx.client.runs.list(thread.thread_id)).toEqual([]);
     // Empty breakpoint lists are what some clients always send: accepted.
     const run = await ctx.client.runs.wait(thread.thread_id, "slow", { input: {}, interruptBefore: [], interruptAfter: [] });
