@@ -71,7 +71,9 @@ export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<Serve
   app.notFound((c) => c.json({ error: "NOT_FOUND", code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);
-    if (status >= 500) deps.log(`${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    // A bug gets its stack; a known condition (a full disk: 507, 503) one line, or a full disk would flood the log.
+    if (status === 500) deps.log(`${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    else if (status > 500) deps.log(`${c.req.method} ${c.req.path}: ${status} ${body.code}: ${body.message}`);
     // The rest of an oversized body is never read: a client reusing this connection would send its next
     // request into it, so it is closed after the answer.
     if (status === 413) c.header("Connection", "close");
