@@ -5,16 +5,16 @@
  * guard (in the scope) may refuse an attempt (deadline) and sees each backoff.
  * @module
  */
-import { type CircuitBreakerRegistry, circuitBreakers } from "./circuit-breaker.js";
+import { type CircuitBreakerRegistry, circuitBreakers } from "../resilience/circuit-breaker.js";
 import { asToolError, toolContext, type ToolCallScope, type ToolExecutor } from "./execute-tool.js";
 import { isTransientError } from "../errors.js";
 import type { AgentTool } from "./define-tool.js";
-import { isDefiniteFailure } from "./ledger-call.js";
-import { withLedger } from "./ledger-executor.js";
-import { callWithResilience } from "./resilience-call.js";
-import type { Clock } from "./resilience-clock.js";
-import type { ToolLimits } from "./resilience-limits.js";
-import type { RetryEvent } from "./retry.js";
+import { isDefiniteFailure } from "../ledger/call.js";
+import { withLedger } from "../ledger/executor.js";
+import { callWithResilience } from "../resilience/call.js";
+import type { Clock } from "../resilience/clock.js";
+import type { ToolLimits } from "../resilience/limits.js";
+import type { RetryEvent } from "../resilience/retry.js";
 
 /** Options of {@link createResilientExecutor}. */
 export interface ResilientExecutorOptions {

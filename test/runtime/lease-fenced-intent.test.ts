@@ -5,7 +5,7 @@ import { z } from "zod";
 import { LeaseLostError, Scheduler } from "../../src/runs/index.js";
 import { createRunGuard } from "../../src/runtime/run-guard.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { ledgerFor } from "../../src/ledger/executor.js";
 import { createResilientExecutor } from "../../src/tools/resilient-executor.js";
 import { freshStore } from "../runs/helpers.js";
 

@@ -19,7 +19,7 @@ export {
   refGroups,
   resolveArgs,
   toolRefCode,
-} from "./tool-refs.js";
-export type { PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem } from "./tool-refs.js";
-export { groupLinkedTasks, runToolGroup } from "./tool-dag.js";
-export type { ToolCallRecord, ToolGroupRunner } from "./tool-dag.js";
+} from "../fanout/tool-refs.js";
+export type { PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem } from "../fanout/tool-refs.js";
+export { groupLinkedTasks, runToolGroup } from "../fanout/tool-dag.js";
+export type { ToolCallRecord, ToolGroupRunner } from "../fanout/tool-dag.js";

@@ -2,7 +2,7 @@
  * The data a declared DAG is made of: state fields, node functions and their options.
  * @module
  */
-import type { ConcurrencyLimiter } from "../../tools/concurrency.js";
+import type { ConcurrencyLimiter } from "../../resilience/concurrency.js";
 import type { ToolRetryPolicy } from "../../tools/define-tool.js";
 
 /** One state key: its default and, when several branches may write it, how writes combine. */

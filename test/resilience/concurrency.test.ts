@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
-import { ConcurrencyLimiter, ConcurrencyRegistry } from "../../src/tools/concurrency.js";
+import { ConcurrencyLimiter, ConcurrencyRegistry } from "../../src/resilience/concurrency.js";
 
 /** A call that stays in flight until the test releases it, counting the peak. */
 function gate() {

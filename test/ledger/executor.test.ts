@@ -7,7 +7,7 @@ import { openDatabase } from "../../src/db/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import type { ToolCallScope } from "../../src/tools/execute-tool.js";
 import { argsHash } from "../../src/tools/args-hash.js";
-import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { ledgerFor } from "../../src/ledger/executor.js";
 import { createResilientExecutor } from "../../src/tools/resilient-executor.js";
 
 const db = () => openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-lexec-")), "l.db"));

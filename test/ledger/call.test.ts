@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { NotPerformedError, ToolError } from "../../src/errors.js";
-import { callThroughLedger, isDefiniteFailure } from "../../src/tools/ledger-call.js";
-import { ToolLedger, type LedgerBeginInput } from "../../src/tools/ledger.js";
+import { callThroughLedger, isDefiniteFailure } from "../../src/ledger/call.js";
+import { ToolLedger, type LedgerBeginInput } from "../../src/ledger/ledger.js";
 
 const ledger = () => ToolLedger.open(openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-lcall-")), "l.db")));
 const input = (idempotent: boolean): LedgerBeginInput => ({ runId: "run_1", toolCallId: "call_1", tool: "send_message", argsHash: "h", idempotent });

@@ -7,9 +7,9 @@
  */
 import type { SqliteDatabase } from "../db/index.js";
 import { AgentrtError, ToolError } from "../errors.js";
-import { argsHash } from "./args-hash.js";
-import { asToolError, type ToolExecutor, type ToolOutcome } from "./execute-tool.js";
-import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./ledger-call.js";
+import { argsHash } from "../tools/args-hash.js";
+import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
+import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
 import { ledgerKey, ToolLedger, unknownOutcomeError, type LedgerBeginInput } from "./ledger.js";
 
 const ledgers = new WeakMap<SqliteDatabase, ToolLedger>();

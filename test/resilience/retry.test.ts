@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolError, TransientToolError, isTransientError } from "../../src/errors.js";
-import { ManualClock } from "../../src/tools/resilience-clock.js";
-import { backoffDelay, resolveRetryPolicy, withRetry, type RetryEvent } from "../../src/tools/retry.js";
+import { ManualClock } from "../../src/resilience/clock.js";
+import { backoffDelay, resolveRetryPolicy, withRetry, type RetryEvent } from "../../src/resilience/retry.js";
 
 const transient = (message = "503") => new TransientToolError("TOOL_FAILED", message);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolLimits } from "../../src/tools/resilience-limits.js";
+import { ToolLimits } from "../../src/resilience/limits.js";
 
 const tick = async () => {
   for (let i = 0; i < 20; i++) await Promise.resolve();

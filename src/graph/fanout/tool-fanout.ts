@@ -9,23 +9,23 @@
  */
 import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { AgentrtError } from "../errors.js";
-import { evaluatePolicy, defaultPolicy, whenTainted, type Policy } from "../policy/policy.js";
-import { argsHash } from "../tools/args-hash.js";
-import type { AgentTool } from "../tools/define-tool.js";
-import { idempotencyKey, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
-import { createResilientExecutor } from "../tools/resilient-executor.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import { toolResultMessage, type ToolStepStatus } from "../tools/tool-message.js";
-import { validateToolCall, type RawToolCall } from "../tools/validate-call.js";
-import { actionIdFor, awaitApproval } from "./approval.js";
-import { groupLinkedTasks, runToolGroup, type ToolCallRecord } from "./dag/tool-dag.js";
-import { describeProblem, findRefs, toolRefCode, type PlannedCall, type ToolRefProblem } from "./dag/tool-refs.js";
-import { emit, type AgentHooks } from "./hooks.js";
-import { mayFallBack, settleUnknownOutcome } from "./unknown-outcome.js";
-import { resolveRunScope } from "./run-config.js";
-import type { AgentStateUpdate, ToolStep } from "./state.js";
-import { agentOf } from "./agent-of.js";
+import type { AgentrtError } from "../../errors.js";
+import { evaluatePolicy, defaultPolicy, whenTainted, type Policy } from "../../policy/policy.js";
+import { argsHash } from "../../tools/args-hash.js";
+import type { AgentTool } from "../../tools/define-tool.js";
+import { idempotencyKey, type ToolExecutor, type ToolOutcome } from "../../tools/execute-tool.js";
+import { createResilientExecutor } from "../../tools/resilient-executor.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { toolResultMessage, type ToolStepStatus } from "../../tools/tool-message.js";
+import { validateToolCall, type RawToolCall } from "../../tools/validate-call.js";
+import { actionIdFor, awaitApproval } from "../approval.js";
+import { groupLinkedTasks, runToolGroup, type ToolCallRecord } from "./tool-dag.js";
+import { describeProblem, findRefs, toolRefCode, type PlannedCall, type ToolRefProblem } from "./tool-refs.js";
+import { emit, type AgentHooks } from "../hooks.js";
+import { mayFallBack, settleUnknownOutcome } from "../unknown-outcome.js";
+import { resolveRunScope } from "../run-config.js";
+import type { AgentStateUpdate, ToolStep } from "../state.js";
+import { agentOf } from "../agent-of.js";
 
 /** What one tool branch receives through `Send`; small, because it is checkpointed. */
 export interface ToolTask {

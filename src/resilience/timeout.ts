@@ -4,8 +4,8 @@
  * @module
  */
 import { ToolError } from "../errors.js";
-import { abortReason, rejectStopped } from "./resilience-abort.js";
-import { type Clock, systemClock } from "./resilience-clock.js";
+import { abortReason, rejectStopped } from "./abort.js";
+import { type Clock, systemClock } from "./clock.js";
 
 /** Extra knobs of {@link withTimeout}. */
 export interface WithTimeoutOptions {

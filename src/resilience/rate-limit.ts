@@ -4,9 +4,9 @@
  * woken by one timer set for when the next token exists, never by polling.
  * @module
  */
-import { abortReason } from "./resilience-abort.js";
-import { type Clock, systemClock } from "./resilience-clock.js";
-import { WaitQueue } from "./resilience-queue.js";
+import { abortReason } from "./abort.js";
+import { type Clock, systemClock } from "./clock.js";
+import { WaitQueue } from "./queue.js";
 
 /** A bucket's shape. */
 export interface TokenBucketOptions {

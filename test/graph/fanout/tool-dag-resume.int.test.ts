@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { execLog, killWhen, resumeInNewProcess, savedReturns } from "../helpers/kill-mid-run.js";
+import { execLog, killWhen, resumeInNewProcess, savedReturns } from "../../helpers/kill-mid-run.js";
 
 const child = fileURLToPath(new URL("./fixtures/tool-dag-child.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "agentrt-tool-dag-resume-"));

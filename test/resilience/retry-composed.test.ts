@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ToolError, TransientToolError } from "../../src/errors.js";
-import { CircuitBreaker } from "../../src/tools/circuit-breaker.js";
-import { callWithResilience, fallbackWorthy } from "../../src/tools/resilience-call.js";
-import { ManualClock } from "../../src/tools/resilience-clock.js";
-import { ToolLimits } from "../../src/tools/resilience-limits.js";
-import type { RetryEvent } from "../../src/tools/retry.js";
+import { CircuitBreaker } from "../../src/resilience/circuit-breaker.js";
+import { callWithResilience, fallbackWorthy } from "../../src/resilience/call.js";
+import { ManualClock } from "../../src/resilience/clock.js";
+import { ToolLimits } from "../../src/resilience/limits.js";
+import type { RetryEvent } from "../../src/resilience/retry.js";
 
 describe("callWithResilience", () => {
   it("retries a timed-out attempt and succeeds on the next", async () => {

@@ -11,7 +11,7 @@ import {
   toolRefCode,
   type PlannedCall,
   type ToolRefProblem,
-} from "../../../src/graph/dag/tool-refs.js";
+} from "../../../src/graph/fanout/tool-refs.js";
 
 const call = (id: string, name: string, args: Record<string, unknown>): PlannedCall => ({ id, name, args });
 

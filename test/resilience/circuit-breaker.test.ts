@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
-import { CircuitBreaker, CircuitBreakerRegistry, circuitBreakers } from "../../src/tools/circuit-breaker.js";
-import { ManualClock } from "../../src/tools/resilience-clock.js";
+import { CircuitBreaker, CircuitBreakerRegistry, circuitBreakers } from "../../src/resilience/circuit-breaker.js";
+import { ManualClock } from "../../src/resilience/clock.js";
 
 const fail = () => Promise.reject(new Error("down"));
 const ok = () => Promise.resolve("up");

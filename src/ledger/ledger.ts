@@ -7,10 +7,10 @@
  */
 import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError, ToolError } from "../errors.js";
-import { idempotencyKey } from "./execute-tool.js";
-import { LEDGER_SCHEMA, rowToLedgerEntry, serialiseError, type LedgerEntry, type LedgerStatus } from "./ledger-schema.js";
+import { idempotencyKey } from "../tools/execute-tool.js";
+import { LEDGER_SCHEMA, rowToLedgerEntry, serialiseError, type LedgerEntry, type LedgerStatus } from "./schema.js";
 
-export type { LedgerEntry, LedgerStatus } from "./ledger-schema.js";
+export type { LedgerEntry, LedgerStatus } from "./schema.js";
 
 /** Identifies one action: the key is derived from these three. */
 export interface LedgerKeyParts {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { StorageError, ToolError } from "../../src/errors.js";
-import { ToolLedger, ledgerKey, type LedgerBeginInput } from "../../src/tools/ledger.js";
+import { ToolLedger, ledgerKey, type LedgerBeginInput } from "../../src/ledger/ledger.js";
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), "agentrt-ledger-")), "ledger.db");
 

@@ -7,8 +7,8 @@
  * held until the call really settles, and a canceled waiter leaves the queue.
  * @module
  */
-import { abortReason } from "./resilience-abort.js";
-import { WaitQueue } from "./resilience-queue.js";
+import { abortReason } from "./abort.js";
+import { WaitQueue } from "./queue.js";
 
 interface Waiter {
   grant: (release: () => void) => void;

@@ -4,8 +4,8 @@
  * @module
  */
 import { ToolError } from "../errors.js";
-import { isAbortError } from "./resilience-abort.js";
-import { type Clock, systemClock } from "./resilience-clock.js";
+import { isAbortError } from "./abort.js";
+import { type Clock, systemClock } from "./clock.js";
 
 /** closed: calls flow; open: calls are refused; half-open: one probe is in charge. */
 export type CircuitState = "closed" | "open" | "half-open";

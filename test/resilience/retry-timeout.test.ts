@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { NotPerformedError, ToolError } from "../../src/errors.js";
-import { ManualClock, sleep } from "../../src/tools/resilience-clock.js";
-import { withTimeout } from "../../src/tools/resilience-timeout.js";
+import { ManualClock, sleep } from "../../src/resilience/clock.js";
+import { withTimeout } from "../../src/resilience/timeout.js";
 
 describe("withTimeout", () => {
   it("resolves with the call's value when it finishes in time", async () => {

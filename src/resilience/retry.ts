@@ -4,9 +4,9 @@
  * @module
  */
 import { isTransientError } from "../errors.js";
-import type { ToolRetryPolicy } from "./define-tool.js";
-import { throwIfAborted } from "./resilience-abort.js";
-import { type Clock, sleep as clockSleep, systemClock } from "./resilience-clock.js";
+import type { ToolRetryPolicy } from "../tools/define-tool.js";
+import { throwIfAborted } from "./abort.js";
+import { type Clock, sleep as clockSleep, systemClock } from "./clock.js";
 
 /** What {@link WithRetryOptions.onRetry} learns before each backoff. */
 export interface RetryEvent {

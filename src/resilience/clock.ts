@@ -3,7 +3,7 @@
  * Injected so tests advance time by hand instead of sleeping.
  * @module
  */
-import { abortReason } from "./resilience-abort.js";
+import { abortReason } from "./abort.js";
 
 /** A monotonic clock with one-shot timers. */
 export interface Clock {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
-import { RateLimiterRegistry, TokenBucket } from "../../src/tools/rate-limit.js";
-import { ManualClock } from "../../src/tools/resilience-clock.js";
+import { RateLimiterRegistry, TokenBucket } from "../../src/resilience/rate-limit.js";
+import { ManualClock } from "../../src/resilience/clock.js";
 
 describe("TokenBucket", () => {
   it("allows a burst, then one call per 1/rate seconds", async () => {
