@@ -6,11 +6,11 @@
  * executes inline (submit, start, approve, resume), with the same guarantees.
  * @module
  */
-import { AgentrtError, SystemError } from "../errors.js";
+import { SystemError } from "../errors.js";
 import { LeaseLostError } from "./errors.js";
 import type { RunLease } from "./lease.js";
 import { watchLease } from "./lease-watch.js";
-import { applyOutcome, type RunOutcome } from "./outcome.js";
+import { applyOutcome, outcomeOfError, type RunOutcome } from "./outcome.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimedRun } from "./scheduler.js";
 
@@ -45,8 +45,8 @@ export class WorkerStoppingError extends SystemError {
 
 /**
  * Executes a claimed run under its lease: heartbeats every `heartbeatMs` and
- * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to FAILED with
- * the error's code (INTERNAL for non-agentrt errors) and records the outcome.
+ * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to its outcome
+ * ({@link outcomeOfError}) and records it.
  * @example
  * const claimed = scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
  * if (claimed) await executeClaimed(claimed, execute);
@@ -96,20 +96,12 @@ function record(
       return { kind: "released", run: lease.release(reason.message) };
     }
     if (ended.threw && reason instanceof LeaseLostError) throw reason;
-    return { kind: "recorded", run: applyOutcome(lease, ended.threw ? failedOutcome(ended.error) : ended.outcome) };
+    return { kind: "recorded", run: applyOutcome(lease, ended.threw ? outcomeOfError(ended.error) : ended.outcome) };
   } catch (error) {
     if (error instanceof LeaseLostError) return { kind: "lost", error };
     onError(error, run);
     return { kind: "error", error };
   }
-}
-
-function failedOutcome(error: unknown): RunOutcome {
-  return {
-    status: "FAILED",
-    errorCode: error instanceof AgentrtError ? error.code : "INTERNAL",
-    errorMessage: error instanceof Error ? error.message : String(error),
-  };
 }
 
 /** Default error sink: one line on stderr. */

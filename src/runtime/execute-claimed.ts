@@ -4,8 +4,7 @@
  * Leases and heartbeats are the worker's job (src/runs/execute-claimed.ts).
  * @module
  */
-import { AgentrtError } from "../errors.js";
-import { LeaseLostError, applyOutcome, isTerminal, type RunLease, type RunOutcome, type RunRecord, type RunStore } from "../runs/index.js";
+import { LeaseLostError, applyOutcome, isTerminal, outcomeOfError, type RunLease, type RunRecord, type RunStore } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
 import { syncStateChanges } from "./state-changes.js";
@@ -48,7 +47,7 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
       recorder.flush();
       throw error;
     }
-    executed = { outcome: failure(error) };
+    executed = { outcome: outcomeOfError(error) };
   }
   const { outcome, values } = executed;
   try {
@@ -65,13 +64,4 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   } finally {
     recorder.flush();
   }
-}
-
-function failure(error: unknown): RunOutcome {
-  if (error instanceof AgentrtError) return { status: "FAILED", errorCode: error.code, errorMessage: error.message };
-  // The run's own recursion limit (its config, default 100 supersteps), not a fault of agentrt's.
-  // By name: a graph importing its own copy of @langchain/langgraph throws that copy's class.
-  if (error instanceof Error && error.name === "GraphRecursionError") return { status: "FAILED", errorCode: "RECURSION_LIMIT", errorMessage: error.message.split("\n")[0] ?? error.message };
-  const message = error instanceof Error ? error.message : String(error);
-  return { status: "FAILED", errorCode: "INTERNAL", errorMessage: message.split("\n")[0] ?? message };
 }
