@@ -1,5 +1,5 @@
 /**
- * The runtime's {@link RunGuard} for one claimed run: budgets checked before
+ * The budget guard: the runtime's {@link RunGuard} for one claimed run: budgets checked before
  * each model call against the run's stored usage (so they count across
  * attempts and resumes) plus the call about to be made, the wall-clock
  * deadline also before each tool attempt, and RETRYING shown while a tool
@@ -14,7 +14,7 @@ import { priceFor, type PricingTable } from "../trace/index.js";
 import type { RuntimeListener } from "./runtime-events.js";
 
 /** What the guard needs besides the run and its lease. */
-export interface RunGuardDeps {
+export interface BudgetGuardDeps {
   pricing: PricingTable;
   emit: RuntimeListener;
   /** @default Date.now */
@@ -22,7 +22,7 @@ export interface RunGuardDeps {
 }
 
 /** Builds the guard `executeRun` passes as `config.context.guard`. */
-export function createRunGuard(run: RunRecord, lease: RunLease, deps: RunGuardDeps): RunGuard {
+export function createBudgetGuard(run: RunRecord, lease: RunLease, deps: BudgetGuardDeps): RunGuard {
   const clock = deps.clock ?? Date.now;
   const budget = run.budget;
   const limited = Object.keys(budget).length > 0;
