@@ -3,13 +3,12 @@
  * honest: retry ⟶ circuit breaker ⟶ limits ⟶ timeout ⟶ the call.
  * @module
  */
-import type { ToolRetryPolicy } from "../tools/define-tool.js";
 import { type CircuitBreaker, circuitBreakers } from "./circuit-breaker.js";
 import { isAbortError } from "./abort.js";
 import type { Clock } from "./clock.js";
 import { type ToolLimits, toolLimits } from "./limits.js";
 import { withTimeout } from "./timeout.js";
-import { type RetryEvent, withRetry } from "./retry.js";
+import { type RetryEvent, type ToolRetryPolicy, withRetry } from "./retry.js";
 
 /** What {@link callWithResilience} needs to know about the call. */
 export interface ResilientCallOptions<T = unknown> {

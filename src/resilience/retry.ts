@@ -4,9 +4,20 @@
  * @module
  */
 import { isTransientError } from "../errors.js";
-import type { ToolRetryPolicy } from "../tools/define-tool.js";
 import { throwIfAborted } from "./abort.js";
 import { type Clock, sleep as clockSleep, systemClock } from "./clock.js";
+
+/** Retry behaviour of one call: a tool's (`defineTool({ retry })`) or a declared DAG node's. */
+export interface ToolRetryPolicy {
+  /** Total attempts including the first. @default 1 */
+  attempts?: number;
+  /** Delay before the second attempt; doubles each time. @default 200 */
+  initialDelayMs?: number;
+  /** Upper bound of one backoff delay. @default 5000 */
+  maxDelayMs?: number;
+  /** Which failures are worth retrying. @default transient errors only */
+  retryOn?: (error: unknown) => boolean;
+}
 
 /** What {@link WithRetryOptions.onRetry} learns before each backoff. */
 export interface RetryEvent {

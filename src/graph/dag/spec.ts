@@ -3,7 +3,7 @@
  * @module
  */
 import type { ConcurrencyLimiter } from "../../resilience/concurrency.js";
-import type { ToolRetryPolicy } from "../../tools/define-tool.js";
+import type { ToolRetryPolicy } from "../../resilience/retry.js";
 
 /** One state key: its default and, when several branches may write it, how writes combine. */
 export interface DagStateField<T> {
