@@ -58,14 +58,15 @@ export type {
   ResumeCheck, AgentConfigurable, AgentRunConfig, AgentRunContext, RunScope, AgentHooks, ModelCallEvent,
   ToolCallEvent, ToolRetryEvent,
 } from "./graph/index.js";
-export {
-  defineDag, DagBuilder, DagCompileError, DagStateConflictError, ToolRefError, planToolCalls, resolveArgs,
-  findRefs, isToolRef, parseRefPath, describeProblem, canonicalRefs, toolRefCode,
-} from "./graph/dag/index.js";
+export { defineDag, DagBuilder, DagCompileError, DagStateConflictError } from "./graph/dag/index.js";
 export type {
   CompiledDag, DagCompileOptions, DagNodeContext, DagNodeFn, DagNodeOptions, DagProblem, DagStateField, DagStateSpec,
-  DefineDagOptions, PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem,
+  DefineDagOptions,
 } from "./graph/dag/index.js";
+export {
+  ToolRefError, planToolCalls, resolveArgs, findRefs, isToolRef, parseRefPath, describeProblem, canonicalRefs, toolRefCode,
+} from "./graph/fanout/index.js";
+export type { PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem } from "./graph/fanout/index.js";
 export { ScriptedChatModel } from "./models/scripted-model.js";
 export type { ChatScript, ScriptedReply, ScriptedToolCall, ScriptInput } from "./models/scripted-model.js";
 export { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "./models/openai-model.js";

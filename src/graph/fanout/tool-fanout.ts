@@ -4,7 +4,7 @@
  * bad JSON, schema violation, denial, rejection and tool failure all become an
  * error ToolMessage plus a failed step, so siblings and the run go on.
  * Calls linked by `$ref` arguments run together in one branch, each as soon as
- * the calls it refers to have finished (see `dag/tool-dag.ts`).
+ * the calls it refers to have finished (see `tool-dag.ts`).
  * @module
  */
 import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
