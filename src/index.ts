@@ -28,8 +28,8 @@ export { BudgetExceededError, BUDGET_ERROR_CODES, exhaustedBudget, validateBudge
 export type { ExhaustedLimit } from "./runs/index.js";
 export type { RunGuard, ModelCallRequest } from "./graph/run-guard.js";
 export type { ToolGuard, ToolAttemptEvent } from "./tools/tool-guard.js";
-export { LedgerWriteError } from "./ledger/call.js";
-export type { LedgerEntry, LedgerStatus } from "./ledger/ledger.js";
+export { LedgerWriteError } from "./ledger/index.js";
+export type { LedgerEntry, LedgerStatus } from "./ledger/index.js";
 export {
   defineTool, ToolRegistry, argsHash, canonicalJson, validateToolCall, executeTool, idempotencyKey,
   toolResultMessage, readEnvelope, createResilientExecutor, toolContext, asToolError, ToolIndex,
@@ -73,21 +73,15 @@ export { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "./models/openai-model.j
 export type { OpenAIModelOptions } from "./models/openai-model.js";
 export { modelFromEnv, resolveModelChoice } from "./models/model-from-env.js";
 export type { ModelChoice, ModelFromEnvOptions } from "./models/model-from-env.js";
-export { withRetry, backoffDelay, resolveRetryPolicy } from "./resilience/retry.js";
-export type { RetryEvent, WithRetryOptions, ResolvedRetryPolicy } from "./resilience/retry.js";
-export { withTimeout } from "./resilience/timeout.js";
-export type { WithTimeoutOptions } from "./resilience/timeout.js";
-export { CircuitBreaker, CircuitBreakerRegistry, circuitBreakers } from "./resilience/circuit-breaker.js";
-export type { CircuitBreakerOptions, CircuitSnapshot, CircuitState } from "./resilience/circuit-breaker.js";
-export { TokenBucket, RateLimiterRegistry } from "./resilience/rate-limit.js";
-export type { TokenBucketOptions } from "./resilience/rate-limit.js";
-export { ConcurrencyLimiter, ConcurrencyRegistry } from "./resilience/concurrency.js";
-export { ToolLimits, toolLimits } from "./resilience/limits.js";
-export type { ToolLimitOptions } from "./resilience/limits.js";
-export { callWithResilience, fallbackWorthy } from "./resilience/call.js";
-export type { ResilientCallOptions } from "./resilience/call.js";
-export { ManualClock, systemClock } from "./resilience/clock.js";
-export type { Clock } from "./resilience/clock.js";
+export {
+  withRetry, backoffDelay, resolveRetryPolicy, withTimeout, CircuitBreaker, CircuitBreakerRegistry,
+  circuitBreakers, TokenBucket, RateLimiterRegistry, ConcurrencyLimiter, ConcurrencyRegistry, ToolLimits,
+  toolLimits, callWithResilience, fallbackWorthy, ManualClock, systemClock,
+} from "./resilience/index.js";
+export type {
+  RetryEvent, WithRetryOptions, ResolvedRetryPolicy, WithTimeoutOptions, CircuitBreakerOptions,
+  CircuitSnapshot, CircuitState, TokenBucketOptions, ToolLimitOptions, ResilientCallOptions, Clock,
+} from "./resilience/index.js";
 export { SqliteStore } from "./memory/sqlite-store.js";
 export type { SqliteStoreOptions, SqlitePutOperation } from "./memory/sqlite-store.js";
 export { Workspace } from "./workspace/workspace.js";

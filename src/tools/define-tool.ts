@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { SqliteDatabase } from "../db/index.js";
-import type { ToolRetryPolicy } from "../resilience/retry.js";
+import type { ToolRetryPolicy } from "../resilience/index.js";
 
 /** A tool's retry policy; it lives with retry in src/resilience. */
 export type { ToolRetryPolicy };

@@ -6,7 +6,7 @@
 import { AgentrtError, ToolError } from "../errors.js";
 import type { SqliteDatabase } from "../db/index.js";
 import type { AgentTool, ToolContext } from "./define-tool.js";
-import { withTimeout } from "../resilience/timeout.js";
+import { withTimeout } from "../resilience/index.js";
 import type { ToolGuard } from "./tool-guard.js";
 
 /** Who and what a call runs for; everything in ToolContext except the per-attempt parts. */
