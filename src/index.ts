@@ -28,8 +28,8 @@ export { BudgetExceededError, BUDGET_ERROR_CODES, exhaustedBudget, validateBudge
 export type { ExhaustedLimit } from "./runs/index.js";
 export type { RunGuard, ModelCallRequest } from "./graph/run-guard.js";
 export type { ToolGuard, ToolAttemptEvent } from "./tools/tool-guard.js";
-export { LedgerWriteError } from "./tools/ledger-call.js";
-export type { LedgerEntry, LedgerStatus } from "./tools/ledger.js";
+export { LedgerWriteError } from "./ledger/index.js";
+export type { LedgerEntry, LedgerStatus } from "./ledger/index.js";
 export {
   defineTool, ToolRegistry, argsHash, canonicalJson, validateToolCall, executeTool, idempotencyKey,
   toolResultMessage, readEnvelope, createResilientExecutor, toolContext, asToolError, ToolIndex,
@@ -58,35 +58,30 @@ export type {
   ResumeCheck, AgentConfigurable, AgentRunConfig, AgentRunContext, RunScope, AgentHooks, ModelCallEvent,
   ToolCallEvent, ToolRetryEvent,
 } from "./graph/index.js";
-export {
-  defineDag, DagBuilder, DagCompileError, DagStateConflictError, ToolRefError, planToolCalls, resolveArgs,
-  findRefs, isToolRef, parseRefPath, describeProblem, canonicalRefs, toolRefCode,
-} from "./graph/dag/index.js";
+export { defineDag, DagBuilder, DagCompileError, DagStateConflictError } from "./graph/dag/index.js";
 export type {
   CompiledDag, DagCompileOptions, DagNodeContext, DagNodeFn, DagNodeOptions, DagProblem, DagStateField, DagStateSpec,
-  DefineDagOptions, PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem,
+  DefineDagOptions,
 } from "./graph/dag/index.js";
+export {
+  ToolRefError, planToolCalls, resolveArgs, findRefs, isToolRef, parseRefPath, describeProblem, canonicalRefs, toolRefCode,
+} from "./graph/fanout/index.js";
+export type { PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem } from "./graph/fanout/index.js";
 export { ScriptedChatModel } from "./models/scripted-model.js";
 export type { ChatScript, ScriptedReply, ScriptedToolCall, ScriptInput } from "./models/scripted-model.js";
 export { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "./models/openai-model.js";
 export type { OpenAIModelOptions } from "./models/openai-model.js";
 export { modelFromEnv, resolveModelChoice } from "./models/model-from-env.js";
 export type { ModelChoice, ModelFromEnvOptions } from "./models/model-from-env.js";
-export { withRetry, backoffDelay, resolveRetryPolicy } from "./tools/retry.js";
-export type { RetryEvent, WithRetryOptions, ResolvedRetryPolicy } from "./tools/retry.js";
-export { withTimeout } from "./tools/resilience-timeout.js";
-export type { WithTimeoutOptions } from "./tools/resilience-timeout.js";
-export { CircuitBreaker, CircuitBreakerRegistry, circuitBreakers } from "./tools/circuit-breaker.js";
-export type { CircuitBreakerOptions, CircuitSnapshot, CircuitState } from "./tools/circuit-breaker.js";
-export { TokenBucket, RateLimiterRegistry } from "./tools/rate-limit.js";
-export type { TokenBucketOptions } from "./tools/rate-limit.js";
-export { ConcurrencyLimiter, ConcurrencyRegistry } from "./tools/concurrency.js";
-export { ToolLimits, toolLimits } from "./tools/resilience-limits.js";
-export type { ToolLimitOptions } from "./tools/resilience-limits.js";
-export { callWithResilience, fallbackWorthy } from "./tools/resilience-call.js";
-export type { ResilientCallOptions } from "./tools/resilience-call.js";
-export { ManualClock, systemClock } from "./tools/resilience-clock.js";
-export type { Clock } from "./tools/resilience-clock.js";
+export {
+  withRetry, backoffDelay, resolveRetryPolicy, withTimeout, CircuitBreaker, CircuitBreakerRegistry,
+  circuitBreakers, TokenBucket, RateLimiterRegistry, ConcurrencyLimiter, ConcurrencyRegistry, ToolLimits,
+  toolLimits, callWithResilience, fallbackWorthy, ManualClock, systemClock,
+} from "./resilience/index.js";
+export type {
+  RetryEvent, WithRetryOptions, ResolvedRetryPolicy, WithTimeoutOptions, CircuitBreakerOptions,
+  CircuitSnapshot, CircuitState, TokenBucketOptions, ToolLimitOptions, ResilientCallOptions, Clock,
+} from "./resilience/index.js";
 export { SqliteStore } from "./memory/sqlite-store.js";
 export type { SqliteStoreOptions, SqlitePutOperation } from "./memory/sqlite-store.js";
 export { Workspace } from "./workspace/workspace.js";

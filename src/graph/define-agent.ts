@@ -13,7 +13,7 @@ import type { AgentHooks } from "./hooks.js";
 import { createModelTurnNode, type ToolSelection } from "./model-turn.js";
 import { AgentState } from "./state.js";
 import type { ToolExecutor } from "../tools/execute-tool.js";
-import { createToolNode, routeToolCalls, type ToolTask } from "./tool-fanout.js";
+import { createToolNode, routeToolCalls, type ToolTask } from "./fanout/tool-fanout.js";
 import { markTaint } from "./context-taint.js";
 
 /** Limits that stop an agent from looping forever. */

@@ -9,8 +9,8 @@ export { AgentState } from "./state.js";
 export type { AgentStateUpdate, AgentStateValue, AgentStopError, ToolStep, Usage } from "./state.js";
 export { createModelTurnNode, buildContext, readUsage } from "./model-turn.js";
 export type { ModelTurnOptions, ToolSelection } from "./model-turn.js";
-export { createToolNode, routeToolCalls, toolTasksFrom } from "./tool-fanout.js";
-export type { ToolNodeOptions, ToolTask } from "./tool-fanout.js";
+export { createToolNode, routeToolCalls, toolTasksFrom } from "./fanout/index.js";
+export type { ToolNodeOptions, ToolTask } from "./fanout/index.js";
 export {
   actionIdFor, awaitApproval, checkResume, readPendingActions, resumeCommand, validateResume,
 } from "./approval.js";

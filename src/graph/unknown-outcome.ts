@@ -11,9 +11,8 @@ import type { AgentrtError } from "../errors.js";
 import { argsHash } from "../tools/args-hash.js";
 import type { AgentTool } from "../tools/define-tool.js";
 import type { ToolOutcome } from "../tools/execute-tool.js";
-import { isDefiniteFailure } from "../tools/ledger-call.js";
-import { unknownOutcomeOf } from "../tools/ledger-executor.js";
-import { fallbackWorthy } from "../tools/resilience-call.js";
+import { isDefiniteFailure, unknownOutcomeOf } from "../ledger/index.js";
+import { fallbackWorthy } from "../resilience/index.js";
 import { actionIdFor, awaitApproval, type ApprovalRequest, type ApprovalResume } from "./approval.js";
 
 /** Who asks and who may answer. */

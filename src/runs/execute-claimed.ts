@@ -7,14 +7,14 @@
  * @module
  */
 import { storageFailure } from "../db/index.js";
-import { AgentrtError, SystemError } from "../errors.js";
+import { SystemError } from "../errors.js";
 import { LeaseLostError } from "./errors.js";
 import type { RunLease } from "./lease.js";
 import { watchLease } from "./lease-watch.js";
-import { applyOutcome, type RunOutcome } from "./outcome.js";
+import { applyOutcome, outcomeOfError, type RunOutcome } from "./outcome.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimedRun } from "./scheduler.js";
-import { storageRetryOutcome, writeWhileDiskRefuses } from "./storage-retry.js";
+import { writeWhileDiskRefuses } from "./storage-retry.js";
 
 /** Runs one claimed run; resolve with its outcome, or nothing if it already ended the lease itself. */
 export type ExecuteRun = (run: RunRecord, lease: RunLease) => Promise<RunOutcome | void>;
@@ -47,9 +47,8 @@ export class WorkerStoppingError extends SystemError {
 
 /**
  * Executes a claimed run under its lease: heartbeats every `heartbeatMs` and
- * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to FAILED with
- * the error's code (INTERNAL for non-agentrt errors; a full or failing disk to RETRYING with backoff) and
- * records the outcome, trying again while the disk refuses that write and the lease lasts.
+ * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to its outcome
+ * ({@link outcomeOfError}: a full or failing disk to RETRYING with backoff) and records it, trying again while the disk refuses that write and the lease lasts.
  * @example
  * const claimed = scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
  * if (claimed) await executeClaimed(claimed, execute);
@@ -106,24 +105,13 @@ async function record(
       return { kind: "released", run: lease.release(reason.message) };
     }
     if (ended.threw && reason instanceof LeaseLostError) throw reason;
-    const outcome = ended.threw ? failedOutcome(ended.error, run) : ended.outcome;
+    const outcome = ended.threw ? outcomeOfError(ended.error, run.attempts) : ended.outcome;
     return { kind: "recorded", run: await writeWhileDiskRefuses(lease, () => applyOutcome(lease, outcome)) };
   } catch (error) {
     if (error instanceof LeaseLostError) return { kind: "lost", error };
     onError(error, run);
     return { kind: "error", error };
   }
-}
-
-function failedOutcome(error: unknown, run: RunRecord): RunOutcome {
-  // Not the run's fault: it goes on once the disk has room again.
-  const failure = storageFailure(error);
-  if (failure !== undefined) return storageRetryOutcome(failure, run.attempts);
-  return {
-    status: "FAILED",
-    errorCode: error instanceof AgentrtError ? error.code : "INTERNAL",
-    errorMessage: error instanceof Error ? error.message : String(error),
-  };
 }
 
 /** Default error sink: one line on stderr. */

@@ -30,7 +30,7 @@ export { Scheduler } from "./scheduler.js";
 export type { SchedulerOptions, ClaimOptions, ClaimedRun } from "./scheduler.js";
 export { RunChangedError, assertUnchanged } from "./unchanged.js";
 export type { ExpectedRunState } from "./unchanged.js";
-export { applyOutcome } from "./outcome.js";
+export { applyOutcome, outcomeOfError } from "./outcome.js";
 export type { RunOutcome } from "./outcome.js";
 export { executeClaimed, WorkerStoppingError } from "./execute-claimed.js";
 export { watchLease, LEASE_WATCH_MS } from "./lease-watch.js";

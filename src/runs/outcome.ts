@@ -3,10 +3,12 @@
  * becomes a fenced status change.
  * @module
  */
-import { SystemError } from "../errors.js";
+import { storageFailure } from "../db/index.js";
+import { AgentrtError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
 import type { RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
+import { storageRetryOutcome } from "./storage-retry.js";
 
 /** The result of executing a run, as a discriminated union on the next status. */
 export type RunOutcome =
@@ -42,4 +44,23 @@ export function applyOutcome(lease: RunLease, outcome: RunOutcome | void): RunRe
     case "EXPIRED":
       return lease.transition(outcome.status, outcome);
   }
+}
+
+/**
+ * The outcome of a run whose execution (attempt `attempts`) threw: RETRYING with a backoff for a full or failing
+ * disk, else FAILED with the error's code (RECURSION_LIMIT for LangGraph's recursion limit, INTERNAL for any other
+ * foreign error). The one mapping, wherever the error was caught.
+ */
+export function outcomeOfError(error: unknown, attempts: number): RunOutcome {
+  // A full or failing disk is not the run's fault: it goes on once there is room.
+  const storage = storageFailure(error);
+  if (storage !== undefined) return storageRetryOutcome(storage, attempts);
+  // An agentrt error's message is written to be shown whole.
+  if (error instanceof AgentrtError) return { status: "FAILED", errorCode: error.code, errorMessage: error.message };
+  // The run's own recursion limit (its config, default 100 supersteps), not a fault of agentrt's.
+  // By name: a graph importing its own copy of @langchain/langgraph throws that copy's class.
+  const errorCode = error instanceof Error && error.name === "GraphRecursionError" ? "RECURSION_LIMIT" : "INTERNAL";
+  // A foreign message can run on with troubleshooting links or a stack: the run keeps its first line.
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: "FAILED", errorCode, errorMessage: message.split("\n")[0] ?? message };
 }

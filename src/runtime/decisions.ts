@@ -6,7 +6,7 @@
 import { UserInputError } from "../errors.js";
 import { validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
 import { expireWaitIfDue, type ExpectedRunState, type RunRecord } from "../runs/index.js";
-import type { ClaimDeps } from "./execute-claimed.js";
+import type { ClaimDeps } from "./execute-and-record.js";
 import type { GraphRegistry } from "./graph-registry.js";
 import { readInputRequests, type InputResume } from "./input-resume.js";
 import { toRunView, type RunView } from "./run-view.js";

@@ -13,7 +13,7 @@ import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import { inputCommand, readInputRequests } from "./input-resume.js";
 import type { PendingActionView } from "./run-view.js";
-import { createRunGuard } from "./run-guard.js";
+import { createBudgetGuard } from "./budget-guard.js";
 import { checkpointRunId } from "./run-stamp.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
@@ -58,7 +58,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   const config = {
     // The caller's keys first: the run's own ids always win (validateGraphConfig refuses them anyway).
     configurable: { ...run.config?.configurable, thread_id: run.threadId, run_id: run.runId, user: run.userId, [FENCING_TOKEN_KEY]: lease.token },
-    context: { db: deps.db, hooks, signal: lease.signal, guard: createRunGuard(run, lease, deps) },
+    context: { db: deps.db, hooks, signal: lease.signal, guard: createBudgetGuard(run, lease, deps) },
   };
   try {
     // A first claim without a resume cannot have written a checkpoint yet: its input is due, no read needed.

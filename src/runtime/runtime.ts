@@ -18,7 +18,7 @@ import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/in
 import { GraphRegistry, stateKeys } from "./graph-registry.js";
 import { threadValues, validateGraphInput } from "./graph-input.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
-import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-claimed.js";
+import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-and-record.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
 import { checkDecision, checkInput, currentRun, queueResume, type DecisionDeps } from "./decisions.js";

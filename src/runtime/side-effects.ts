@@ -6,8 +6,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SqliteDatabase } from "../db/index.js";
 import { LEASE_WATCH_MS } from "../runs/index.js";
-import { ledgerFor } from "../tools/ledger-executor.js";
-import type { LedgerEntry } from "../tools/ledger.js";
+import { ledgerFor, type LedgerEntry } from "../ledger/index.js";
 
 /** One side-effecting call of a run as `agentrt cancel` lists it. */
 export interface SideEffectView {

@@ -1,5 +1,9 @@
 import type { z } from "zod";
 import type { SqliteDatabase } from "../db/index.js";
+import type { ToolRetryPolicy } from "../resilience/index.js";
+
+/** A tool's retry policy; it lives with retry in src/resilience. */
+export type { ToolRetryPolicy };
 
 /** How dangerous a tool is; policy defaults and the taint rule key off it. */
 export type ToolRisk = "read" | "write" | "destructive";
@@ -27,18 +31,6 @@ export interface ToolContext {
   db: SqliteDatabase | undefined;
   /** Records the id the external system gave this operation (ledger and trace keep it). */
   setExternalOperationId(id: string): void;
-}
-
-/** Retry behaviour of one tool. */
-export interface ToolRetryPolicy {
-  /** Total attempts including the first. @default 1 */
-  attempts?: number;
-  /** Delay before the second attempt; doubles each time. @default 200 */
-  initialDelayMs?: number;
-  /** Upper bound of one backoff delay. @default 5000 */
-  maxDelayMs?: number;
-  /** Which failures are worth retrying. @default transient errors only */
-  retryOn?: (error: unknown) => boolean;
 }
 
 /** Everything a developer states about a tool; see {@link defineTool}. */

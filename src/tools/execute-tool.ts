@@ -6,7 +6,7 @@
 import { AgentrtError, ToolError } from "../errors.js";
 import type { SqliteDatabase } from "../db/index.js";
 import type { AgentTool, ToolContext } from "./define-tool.js";
-import { rejectStopped } from "./resilience-abort.js";
+import { withTimeout } from "../resilience/index.js";
 import type { ToolGuard } from "./tool-guard.js";
 
 /** Who and what a call runs for; everything in ToolContext except the per-attempt parts. */
@@ -68,42 +68,27 @@ export function idempotencyKey(runId: string, toolCallId: string, actionVersion 
 }
 
 /**
- * The call's outcome, or — once `signal` aborts — TOOL_TIMEOUT or CANCELED at once, even when the tool ignores its
- * signal. On a cancel, a tool that honours it and says it never performed the call is believed (see rejectStopped).
+ * A {@link ToolExecutor} that calls `tool.execute` once under {@link withTimeout}: its signal aborts after
+ * `tool.timeoutMs` (TOOL_TIMEOUT) or on `scope.signal` (CANCELED), and the call stops at once even when the tool
+ * ignores it; on a cancel, a tool that honours it and says it never performed the call is believed (see rejectStopped).
  */
-function untilStopped(tool: AgentTool, call: Promise<unknown>, signal: AbortSignal, timedOut: AbortSignal): Promise<Settled> {
-  return new Promise((resolve) => {
-    let stopped = false;
-    const fail = (error: unknown) => resolve({ ok: false, error });
-    const stop = () => {
-      stopped = true;
-      if (timedOut.aborted) {
-        fail(new ToolError("TOOL_TIMEOUT", `${tool.name} timed out after ${tool.timeoutMs} ms`, { details: { tool: tool.name, timeoutMs: tool.timeoutMs } }));
-      } else {
-        rejectStopped(call, new ToolError("CANCELED", `${tool.name} was canceled`, { details: { tool: tool.name } }), fail);
-      }
-    };
-    call.then((value) => stopped || resolve({ ok: true, value }), (error: unknown) => stopped || fail(error));
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
-  });
-}
-
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-/** A {@link ToolExecutor} that calls `tool.execute` once, aborting its signal after `tool.timeoutMs` (TOOL_TIMEOUT) or on `scope.signal` (CANCELED). */
 export const executeTool: ToolExecutor = async (tool, args, scope) => {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error("timeout")), tool.timeoutMs);
-  const signal = scope.signal ? AbortSignal.any([timeout.signal, scope.signal]) : timeout.signal;
   let externalOperationId: string | undefined;
   const attempts = scope.attempt ?? 1;
-  const ctx = toolContext(scope, attempts, signal, (id) => { externalOperationId = id; });
+  // The run's cancel, named after the tool (its reason is the run's, not this call's).
+  const canceled = new AbortController();
+  const cancel = () => canceled.abort(new ToolError("CANCELED", `${tool.name} was canceled`, { details: { tool: tool.name } }));
+  if (scope.signal?.aborted) cancel();
+  else scope.signal?.addEventListener("abort", cancel, { once: true });
   try {
-    const settled = await untilStopped(tool, Promise.resolve().then(() => tool.execute(args, ctx)), signal, timeout.signal);
-    if (settled.ok) return { ok: true, result: settled.value, externalOperationId, attempts };
-    return { ok: false, error: asToolError(tool, settled.error), externalOperationId, attempts };
+    const result = await withTimeout(
+      async (signal) => tool.execute(args, toolContext(scope, attempts, signal, (id) => { externalOperationId = id; })),
+      tool.timeoutMs, canceled.signal, { label: tool.name },
+    );
+    return { ok: true, result, externalOperationId, attempts };
+  } catch (error) {
+    return { ok: false, error: asToolError(tool, error), externalOperationId, attempts };
   } finally {
-    clearTimeout(timer);
+    scope.signal?.removeEventListener("abort", cancel);
   }
 };

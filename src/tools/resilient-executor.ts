@@ -5,16 +5,11 @@
  * guard (in the scope) may refuse an attempt (deadline) and sees each backoff.
  * @module
  */
-import { type CircuitBreakerRegistry, circuitBreakers } from "./circuit-breaker.js";
+import { type CircuitBreakerRegistry, circuitBreakers, callWithResilience, type Clock, type ToolLimits, type RetryEvent } from "../resilience/index.js";
 import { asToolError, toolContext, type ToolCallScope, type ToolExecutor } from "./execute-tool.js";
 import { isTransientError } from "../errors.js";
 import type { AgentTool } from "./define-tool.js";
-import { isDefiniteFailure } from "./ledger-call.js";
-import { withLedger } from "./ledger-executor.js";
-import { callWithResilience } from "./resilience-call.js";
-import type { Clock } from "./resilience-clock.js";
-import type { ToolLimits } from "./resilience-limits.js";
-import type { RetryEvent } from "./retry.js";
+import { isDefiniteFailure, withLedger } from "../ledger/index.js";
 
 /** Options of {@link createResilientExecutor}. */
 export interface ResilientExecutorOptions {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openDatabase, storageFailure } from "../../src/db/index.js";
 import { StorageError } from "../../src/errors.js";
 import { errorResponse } from "../../src/server/http-error.js";
-import { LedgerWriteError } from "../../src/tools/ledger-call.js";
+import { LedgerWriteError } from "../../src/ledger/call.js";
 
 /** A real SQLITE_FULL: a connection whose file may not grow past its current pages. */
 function fullDiskError(): unknown {

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
-import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { ledgerFor } from "../../src/ledger/executor.js";
 import { tempDbPath } from "./helpers.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));

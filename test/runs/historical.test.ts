@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { RunStore, Scheduler } from "../../src/runs/index.js";
-import { ToolLedger } from "../../src/tools/ledger.js";
+import { ToolLedger } from "../../src/ledger/ledger.js";
 import { tempDbPath } from "./helpers.js";
 
 const V1 = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "historical", "runs-ledger-v1.sqlite");

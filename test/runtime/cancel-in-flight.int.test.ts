@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Runtime, type RunView } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
-import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { ledgerFor } from "../../src/ledger/executor.js";
 import { runCli } from "../helpers/cli.js";
 import { ROLLBACK_INPUT, startTestServer } from "../server/harness.js";
 

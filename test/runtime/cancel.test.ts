@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
-import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { ledgerFor } from "../../src/ledger/executor.js";
 import { holdCounters } from "../fixtures/cancel/graphs.js";
 import { runCli } from "../helpers/cli.js";
 

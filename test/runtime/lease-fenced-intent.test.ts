@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { LeaseLostError, Scheduler } from "../../src/runs/index.js";
-import { createRunGuard } from "../../src/runtime/run-guard.js";
+import { createBudgetGuard } from "../../src/runtime/budget-guard.js";
 import { defineTool } from "../../src/tools/define-tool.js";
-import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { ledgerFor } from "../../src/ledger/executor.js";
 import { createResilientExecutor } from "../../src/tools/resilient-executor.js";
 import { freshStore } from "../runs/helpers.js";
 
@@ -27,7 +27,7 @@ describe("side-effect intents are fenced by the run's lease", () => {
     const scheduler = new Scheduler(store);
     const run = store.create({ graphId: "g" });
     const first = scheduler.claimRun(run.runId, { workerId: "w1", leaseMs: 1_000 })!;
-    const guard = createRunGuard(first.run, first.lease, { pricing: {}, emit: () => undefined, clock });
+    const guard = createBudgetGuard(first.run, first.lease, { pricing: {}, emit: () => undefined, clock });
     const { tool, sent } = sender();
     const execute = createResilientExecutor();
     const scope = (toolCallId: string) => ({ runId: run.runId, threadId: run.threadId, toolCallId, user: "u", db, guard });

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { argsHash } from "../../src/tools/args-hash.js";
-import { ledgerFor } from "../../src/tools/ledger-executor.js";
+import { ledgerFor } from "../../src/ledger/executor.js";
 import { counters, resetCounters } from "../fixtures/budget/graphs.js";
 import { runCli } from "../helpers/cli.js";
 

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { openDatabase, type SqliteDatabase } from "../../src/db/index.js";
 import { defineTool } from "../../src/tools/define-tool.js";
 import { executeTool } from "../../src/tools/execute-tool.js";
-import { withRetry } from "../../src/tools/retry.js";
+import { withRetry } from "../../src/resilience/retry.js";
 import { callSim } from "../../src/testing/sim-call.js";
 import { openWorld } from "../../src/testing/sim-open.js";
 

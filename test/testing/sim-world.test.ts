@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase, type SqliteDatabase } from "../../src/db/index.js";
 import { isTransientError } from "../../src/errors.js";
 import { SimulatedFaultError } from "../../src/testing/sim-fault.js";
-import { isDefiniteFailure } from "../../src/tools/ledger-call.js";
+import { isDefiniteFailure } from "../../src/ledger/call.js";
 import { SimWorld, type SimSystem } from "../../src/testing/sim-world.js";
 
 const counter: SimSystem = { name: "counter", seed: { value: 0 } };

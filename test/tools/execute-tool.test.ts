@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, executeTool, idempotencyKey, isNotPerformed, NotPerformedError, ToolError } from "agentrt";
+import {
+  CircuitBreakerRegistry, createResilientExecutor, defineTool, executeTool, idempotencyKey, isNotPerformed, NotPerformedError, ToolError,
+} from "agentrt";
 
 const scope = { runId: "r1", threadId: "t1", toolCallId: "c1", user: "alice", db: undefined };
 
@@ -77,5 +79,21 @@ describe("executeTool", () => {
     const outcome = await pending;
     expect(outcome).toMatchObject({ ok: false, error: { code: "CANCELED" } });
     expect(isNotPerformed((outcome as { error: unknown }).error)).toBe(false);
+  });
+
+  it("times out as the resilient executor does: one timeout, the same TOOL_TIMEOUT", async () => {
+    const tool = defineTool({ name: "slow", description: "slow", risk: "read", schema: z.object({}), timeoutMs: 20, execute: () => new Promise(() => {}) });
+    const once = await executeTool(tool, {}, scope);
+    const resilient = await createResilientExecutor({ breakers: new CircuitBreakerRegistry() })(tool, {}, scope);
+    expect(once).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT", message: "slow timed out after 20 ms" } });
+    expect(resilient).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT", message: "slow timed out after 20 ms" } });
+  });
+
+  it("does not call a tool whose run was canceled before the call", async () => {
+    let called = false;
+    const tool = defineTool({ name: "late", description: "late", risk: "write", schema: z.object({}), execute: () => { called = true; return 1; } });
+    const outcome = await executeTool(tool, {}, { ...scope, signal: AbortSignal.abort() });
+    expect(outcome).toMatchObject({ ok: false, error: { code: "CANCELED", message: "late was canceled" } });
+    expect(called).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createResilientExecutor, defineTool, TransientToolError } from "agentrt";
 import { BudgetExceededError } from "../../src/runs/index.js";
-import { CircuitBreakerRegistry } from "../../src/tools/circuit-breaker.js";
+import { CircuitBreakerRegistry } from "../../src/resilience/circuit-breaker.js";
 import type { ToolGuard } from "../../src/tools/tool-guard.js";
 
 const late = () => new BudgetExceededError({ limit: "deadlineMs", code: "DEADLINE_EXCEEDED", max: 10, used: 11, next: 0 });

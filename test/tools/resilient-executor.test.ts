@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createResilientExecutor, defineTool, TransientToolError } from "agentrt";
-import { CircuitBreakerRegistry } from "../../src/tools/circuit-breaker.js";
+import { CircuitBreakerRegistry } from "../../src/resilience/circuit-breaker.js";
 
 const scope = { runId: "r1", threadId: "t1", toolCallId: "c1", user: "alice", db: undefined };
 

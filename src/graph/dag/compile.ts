@@ -9,8 +9,7 @@
  */
 import { type BaseChannel, GraphInterrupt, type Pregel, type PregelNode, entrypoint, task } from "@langchain/langgraph";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
-import { ConcurrencyLimiter } from "../../tools/concurrency.js";
-import { withRetry } from "../../tools/retry.js";
+import { ConcurrencyLimiter, withRetry } from "../../resilience/index.js";
 import { drawableDag } from "./draw.js";
 import { applyUpdates, initialState } from "./merge.js";
 import type { DagNodeDef, DagStateSpec } from "./spec.js";

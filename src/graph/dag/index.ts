@@ -8,18 +8,3 @@ export type { CompiledDag, DagCompileOptions } from "./compile.js";
 export { DagCompileError, DagStateConflictError } from "./errors.js";
 export type { DagProblem, DagCompileErrorOptions } from "./errors.js";
 export type { DagNodeContext, DagNodeFn, DagNodeOptions, DagStateField, DagStateSpec } from "./spec.js";
-export {
-  ToolRefError,
-  canonicalRefs,
-  describeProblem,
-  findRefs,
-  isToolRef,
-  parseRefPath,
-  planToolCalls,
-  refGroups,
-  resolveArgs,
-  toolRefCode,
-} from "./tool-refs.js";
-export type { PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem } from "./tool-refs.js";
-export { groupLinkedTasks, runToolGroup } from "./tool-dag.js";
-export type { ToolCallRecord, ToolGroupRunner } from "./tool-dag.js";

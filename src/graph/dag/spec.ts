@@ -2,8 +2,7 @@
  * The data a declared DAG is made of: state fields, node functions and their options.
  * @module
  */
-import type { ConcurrencyLimiter } from "../../tools/concurrency.js";
-import type { ToolRetryPolicy } from "../../tools/define-tool.js";
+import type { ConcurrencyLimiter, ToolRetryPolicy } from "../../resilience/index.js";
 
 /** One state key: its default and, when several branches may write it, how writes combine. */
 export interface DagStateField<T> {

@@ -1,7 +1,7 @@
 import { Command, END, MemorySaver, START, interrupt } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { DagCompileError, DagStateConflictError, defineDag } from "../../../src/graph/dag/index.js";
-import { ConcurrencyLimiter } from "../../../src/tools/concurrency.js";
+import { ConcurrencyLimiter } from "../../../src/resilience/concurrency.js";
 import { TransientToolError } from "../../../src/errors.js";
 
 interface Span {

@@ -1,0 +1,101 @@
+/**
+ * Puts side-effecting tool calls through the ledger when agentrt runs them
+ * (the run scope carries the database): intent before the call, the result
+ * and external operation id after, replay instead of a second call, and
+ * UNKNOWN_OUTCOME when a tool that cannot dedupe may or may not have acted.
+ * @module
+ */
+import type { SqliteDatabase } from "../db/index.js";
+import { AgentrtError, ToolError } from "../errors.js";
+import { argsHash } from "../tools/args-hash.js";
+import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
+import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
+import { ledgerKey, ToolLedger, unknownOutcomeError, type LedgerBeginInput } from "./ledger.js";
+
+const ledgers = new WeakMap<SqliteDatabase, ToolLedger>();
+
+/** The ledger on a connection, opened (and migrated) once per connection. */
+export function ledgerFor(db: SqliteDatabase): ToolLedger {
+  let ledger = ledgers.get(db);
+  if (ledger === undefined) {
+    ledger = ToolLedger.open(db);
+    ledgers.set(db, ledger);
+  }
+  return ledger;
+}
+
+/** True for the error that must stop the run for a person instead of going back to the model. */
+export function isUnknownOutcome(error: unknown): error is ToolError {
+  return error instanceof ToolError && error.code === "UNKNOWN_OUTCOME";
+}
+
+/** What an UNKNOWN_OUTCOME failure says about the call, for whoever asks a person. */
+export interface UnknownOutcomeInfo {
+  /** The idempotency key a re-issue uses. */
+  key: string;
+  /** Times the call was issued; confirm a re-issue with this number (`ToolCallScope.confirmedReissue`). */
+  attempts: number;
+  message: string;
+}
+
+/** The details of an UNKNOWN_OUTCOME outcome, or undefined for any other outcome. */
+export function unknownOutcomeOf(outcome: ToolOutcome): UnknownOutcomeInfo | undefined {
+  if (outcome.ok || outcome.error.code !== "UNKNOWN_OUTCOME") return undefined;
+  const details = outcome.error.details ?? {};
+  return {
+    key: typeof details.key === "string" ? details.key : "",
+    attempts: typeof details.attempts === "number" ? details.attempts : 1,
+    message: outcome.error.message,
+  };
+}
+
+/**
+ * Wraps `inner` (one call with its retries) in the ledger for tools with
+ * `sideEffect: true` when `scope.db` is set; other calls pass straight through.
+ * A tool that cannot dedupe and may have acted (a timeout or dropped
+ * connection here, or an intent without result found on recovery) comes back
+ * as the failure UNKNOWN_OUTCOME, which the agent turns into a question for a
+ * person, never into a message the model could re-plan from. A failing ledger
+ * write throws (a run-level storage error, DB_WRITE_FAILED), as does any
+ * other refusal of the ledger (e.g. ARGS_HASH_MISMATCH).
+ */
+export function withLedger(inner: ToolExecutor): ToolExecutor {
+  return async (tool, args, scope) => {
+    // Only a real connection can hold the ledger (a host may hand tools a stand-in handle).
+    if (!tool.sideEffect || typeof scope.db?.prepare !== "function") return inner(tool, args, scope);
+    const ledger = ledgerFor(scope.db);
+    const input: LedgerBeginInput = {
+      runId: scope.runId, toolCallId: scope.toolCallId, actionVersion: scope.actionVersion ?? 1,
+      tool: tool.name, argsHash: argsHash(tool.name, args), idempotent: tool.idempotent, confirmedReissue: scope.confirmedReissue,
+      // Fenced: the intent is written only while the run's lease is held (checked in the same transaction).
+      ...(scope.guard?.assertHeld === undefined ? {} : { guard: () => scope.guard?.assertHeld?.() }),
+    };
+    let last: ToolOutcome | undefined;
+    let thrown: { error: unknown } | undefined;
+    try {
+      const done = await callThroughLedger(ledger, input, async () => {
+        try {
+          last = await inner(tool, args, scope);
+        } catch (error) {
+          thrown = { error };
+          throw error;
+        }
+        // The raw cause decides whether the outcome is known: wrapping it as TOOL_FAILED must not make it "definite".
+        if (!last.ok) throw last.error;
+        return { result: last.result, externalOperationId: last.externalOperationId ?? null };
+      });
+      return {
+        ok: true, result: done.result, externalOperationId: done.externalOperationId ?? undefined,
+        attempts: done.replayed ? 0 : last?.attempts ?? 1,
+      };
+    } catch (error) {
+      if (isUnknownOutcome(error)) return { ok: false, error, externalOperationId: undefined, attempts: 0 };
+      if (thrown !== undefined && error === thrown.error) return { ok: false, error: asToolError(tool, error), externalOperationId: undefined, attempts: 1 };
+      if (last === undefined || last.ok || error !== last.error) throw error instanceof AgentrtError ? error : new LedgerWriteError("run the call", error);
+      // A canceled run keeps its own error: recovery finds the pending intent and asks then.
+      if (tool.idempotent || isDefiniteFailure(last.error) || scope.signal?.aborted) return last;
+      const entry = ledger.get(ledgerKey(input));
+      return entry === undefined ? last : { ...last, error: unknownOutcomeError(entry, last.error) };
+    }
+  };
+}

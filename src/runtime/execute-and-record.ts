@@ -1,0 +1,80 @@
+/**
+ * Executes a run this process has claimed and records where it stopped:
+ * the outcome under the fencing token and the lifecycle changes in the trace.
+ * Leases and heartbeats are the worker's job (src/runs/execute-claimed.ts).
+ * @module
+ */
+import { isStorageFailureCode, type StorageFailureCode } from "../db/index.js";
+import {
+  LeaseLostError, applyOutcome, isTerminal, outcomeOfError, writeWhileDiskRefuses,
+  type RunLease, type RunRecord, type RunStore,
+} from "../runs/index.js";
+import type { TraceRecorder, TraceStore } from "../trace/index.js";
+import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
+import { syncStateChanges } from "./state-changes.js";
+
+/** What executing a claimed run needs. */
+export interface ClaimDeps extends ExecutionDeps {
+  runs: RunStore;
+  trace: TraceStore;
+  leaseMs: number;
+  workerId: string;
+}
+
+/**
+ * The trace's start of a claimed run (root span, the claim's transition) in one commit rather than
+ * one per write; inside a caller's transaction (the claim's own), in that one.
+ */
+export function startRecording(deps: ClaimDeps, run: RunRecord): TraceRecorder {
+  return deps.runs.transaction(() => {
+    const attached = deps.recorder(run);
+    syncStateChanges(deps.runs, deps.trace, attached, run);
+    attached.flush();
+    return attached;
+  });
+}
+
+/**
+ * Runs the graph of a claimed run and records its outcome itself (so the
+ * trace sees the final transition); returns nothing, as the worker expects of
+ * an `execute` that ended the lease. A stop or lost lease is rethrown for the
+ * worker to handle. `started`: the recorder when the claim already wrote the trace's start.
+ * A full or failing disk makes the run RETRYING (see storage-retry.ts) and is announced at once with a
+ * `storage_failed` event, before the write that records it, which may wait for room.
+ */
+export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease, started?: TraceRecorder): Promise<void> {
+  const recorder = started ?? startRecording(deps, run);
+  deps.emit({ type: "status", runId: run.runId, status: "RUNNING" });
+  let executed: ExecutedRun;
+  try {
+    executed = await executeRun(deps, run, lease);
+  } catch (error) {
+    if (error instanceof LeaseLostError || lease.signal.aborted) {
+      recorder.flush();
+      throw error;
+    }
+    executed = { outcome: outcomeOfError(error, run.attempts) };
+  }
+  const { outcome, values } = executed;
+  let announced = false;
+  const announce = (code: StorageFailureCode, message: string): void => {
+    if (announced) return;
+    announced = true;
+    deps.emit({ type: "storage_failed", runId: run.runId, fencingToken: lease.token, code, message });
+  };
+  if (outcome.status === "RETRYING" && isStorageFailureCode(outcome.errorCode)) announce(outcome.errorCode, outcome.errorMessage ?? "");
+  try {
+    // The outcome, its transition in the trace and the run's pending spans in one commit. Spans are
+    // flushed only after the outcome is written, so a refused outcome (lost lease) rolls none back.
+    const after = await writeWhileDiskRefuses(lease, () => deps.runs.transaction(() => {
+      const recorded = applyOutcome(lease, outcome);
+      syncStateChanges(deps.runs, deps.trace, recorder, recorded);
+      recorder.flush();
+      return recorded;
+    }), (failure) => announce(failure.code as StorageFailureCode, failure.message));
+    // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).
+    deps.emit({ type: "status", runId: run.runId, status: after.status, ...(values === undefined || !isTerminal(after.status) ? {} : { values }) });
+  } finally {
+    recorder.flush();
+  }
+}
