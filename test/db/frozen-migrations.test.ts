@@ -43,6 +43,8 @@ const cases: { file: string; schema: ModuleSchema }[] = [
   { file: "runs-v1-paused.sqlite", schema: RUNS_SCHEMA },
   { file: "runs-v2-paused.sqlite", schema: RUNS_SCHEMA },
   { file: "runs-v3-paused.sqlite", schema: RUNS_SCHEMA },
+  { file: "runs-v3-docs-v1-paused.sqlite", schema: RUNS_SCHEMA },
+  { file: "runs-v3-docs-v1-paused.sqlite", schema: CHECKPOINT_SCHEMA },
   { file: "runs-v1-paused.sqlite", schema: TRACE_SCHEMA },
   { file: "runs-v1-paused.sqlite", schema: CHECKPOINT_SCHEMA },
   { file: "runs-v1-paused.sqlite", schema: SIM_SCHEMA },
