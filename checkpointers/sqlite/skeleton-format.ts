@@ -12,7 +12,7 @@ import { z } from "zod";
 import { StorageError } from "../../src/errors.js";
 
 /** The skeleton format this saver writes. */
-export const SKELETON_FORMAT = 1;
+const SKELETON_FORMAT = 1;
 
 const version = z.union([z.string(), z.number()]);
 // Loose: LangGraph adds fields across its own format versions (`pending_sends` before v4); they pass through.

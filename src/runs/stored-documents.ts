@@ -13,7 +13,7 @@ import type { RunGraphConfig } from "./graph-config.js";
 import type { RunBudget } from "./run-record.js";
 
 /** The key every versioned document carries its format version under. */
-export const DOCUMENT_VERSION_KEY = "$v";
+const DOCUMENT_VERSION_KEY = "$v";
 
 /** One stored document kind: the schema of each version (index = version) and the one written today. */
 interface DocumentFormat<T> {

@@ -58,3 +58,16 @@ describe("the checkpoint skeleton's format version", () => {
     db.close();
   });
 });
+
+describe("the codec format of stored values", () => {
+  it("refuses a value marked with a later codec format instead of handing its bytes to the serde", async () => {
+    const db = openDatabase(":memory:");
+    const saver = new SqliteSaver(db);
+    const checkpoint = { ...emptyCheckpoint(), channel_values: { notes: { long: "x".repeat(50) } }, channel_versions: { notes: 1 } };
+    await saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "input", step: -1, parents: {} }, { notes: 1 });
+    db.prepare("UPDATE checkpoint_blobs SET type = 'f2:' || type").run();
+    const refused = await saver.getTuple({ configurable: { thread_id: "t" } }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "DB_SCHEMA_TOO_NEW", details: { version: 2, known: 1 } });
+    db.close();
+  });
+});
