@@ -10,6 +10,7 @@ import { openDatabase, readVersion, type ModuleSchema, type SqliteDatabase } fro
 import { memorySchema } from "../../src/memory/schema.js";
 import { RUN_STATUSES } from "../../src/runs/lifecycle.js";
 import { RUNS_SCHEMA } from "../../src/runs/schema.js";
+import { SERVER_SCHEMA } from "../../src/server/thread-store.js";
 import { SIM_SCHEMA } from "../../src/testing/sim-schema.js";
 import { LEDGER_SCHEMA } from "../../src/tools/ledger-schema.js";
 import { TRACE_SCHEMA } from "../../src/trace/schema.js";
@@ -49,6 +50,7 @@ const cases: { file: string; schema: ModuleSchema }[] = [
   { file: "runs-v1-paused.sqlite", schema: CHECKPOINT_SCHEMA },
   { file: "runs-v1-paused.sqlite", schema: SIM_SCHEMA },
   { file: "memory-v1.sqlite", schema: memorySchema },
+  { file: "server-v1.sqlite", schema: SERVER_SCHEMA },
 ];
 
 describe("frozen migrations", () => {
