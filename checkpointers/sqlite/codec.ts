@@ -1,5 +1,6 @@
 import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { StorageError } from "../../src/errors.js";
 
 /** A value as the serde wrote it: its type tag and its bytes. */
 export interface StoredValue {
@@ -10,6 +11,12 @@ export interface StoredValue {
 const LC_MARKER = Buffer.from('"lc"');
 /** Type prefix of a value stored deflated. */
 const DEFLATED = "z:";
+/**
+ * Codec format 1 (and 0, the same, from before formats were named) tags a value `[z:]<serde tag>`. A later
+ * format marks each value it writes `f<N>:` — values outlive the checkpoint that wrote them, so the mark is
+ * on the value — and this code refuses such a value instead of handing bytes it cannot read to the serde.
+ */
+const LATER_FORMAT = /^f(\d+):/;
 /** Values at least this big are deflated when that saves an eighth or more. */
 const COMPRESS_FROM_BYTES = 1024;
 
@@ -79,6 +86,12 @@ export class Codec {
     if (type === "bytes" && Buffer.isBuffer(data)) {
       // Callers stored a Uint8Array; hand back one, not a Buffer view of SQLite's memory.
       return new Uint8Array(data);
+    }
+    const later = LATER_FORMAT.exec(type);
+    if (later !== null) {
+      throw new StorageError("DB_SCHEMA_TOO_NEW", `a checkpoint value is in codec format ${later[1]}, newer than this agentrt knows (1)`, {
+        details: { version: Number(later[1]), known: 1 },
+      });
     }
     // A promise only when the serde itself has to revive objects; callers await the result either way.
     return this.serde.loadsTyped(type, data);

@@ -1,5 +1,6 @@
 import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import type { BlobRow, CheckpointRow, PartRow, Statements } from "./statements.js";
+import { parseSkeleton } from "./skeleton-format.js";
 import { sortWrites } from "./tuple.js";
 
 /** One `list()` page: each row's parsed skeleton, and its values and writes in `readTuple` order. */
@@ -16,7 +17,7 @@ export interface PageParts {
  * the page's writes.
  */
 export function readPageParts(statements: Statements, rows: CheckpointRow[]): PageParts {
-  const parsed = rows.map((row) => JSON.parse(row.checkpoint) as Checkpoint);
+  const parsed = rows.map((row) => parseSkeleton(row.checkpoint, row.checkpoint_id));
   const parts: PartRow[][] = rows.map(() => []);
   const groups = new Map<string, number[]>();
   rows.forEach((row, index) => {

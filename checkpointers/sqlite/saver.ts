@@ -24,6 +24,7 @@ import { GroupCommit } from "./group-commit.js";
 import type { PruneOptions, SqliteSaverBehaviour, SqliteSaverOptions } from "./options.js";
 import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
+import { encodeSkeleton } from "./skeleton-format.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
@@ -207,7 +208,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       blobs.push([channel, version, await this.codec.dump(values[channel])]);
     }
     const meta = await this.codec.dumpPlain(metadata);
-    const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, JSON.stringify(skeleton), meta.type, metadataColumn(meta)];
+    const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, encodeSkeleton(skeleton), meta.type, metadataColumn(meta)];
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writePut(row, blobs));
       else if (this.beforeWrite !== undefined) this.writes.guarded(this.beforeWrite, config, () => this.writes.writePut(row, blobs));

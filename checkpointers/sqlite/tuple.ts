@@ -9,6 +9,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Codec } from "./codec.js";
+import { parseSkeleton } from "./skeleton-format.js";
 import type { CheckpointRow, PartRow, Statements } from "./statements.js";
 import { nextChannelVersion } from "./versions.js";
 
@@ -79,7 +80,7 @@ export async function readTuple(
   requested: RunnableConfig | undefined,
 ): Promise<CheckpointTuple> {
   const { thread, ns } = key;
-  const checkpoint = head.parsed ?? (JSON.parse(head.skeleton) as Checkpoint);
+  const checkpoint = head.parsed ?? parseSkeleton(head.skeleton, head.id);
   const values: Record<string, unknown> = {};
   const pendingWrites: CheckpointPendingWrite[] = [];
   for (const part of parts) {

@@ -8,7 +8,7 @@
 import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError, ToolError } from "../errors.js";
 import { idempotencyKey } from "../tools/execute-tool.js";
-import { LEDGER_SCHEMA, rowToLedgerEntry, serialiseError, type LedgerEntry, type LedgerStatus } from "./schema.js";
+import { encodeLedgerError, LEDGER_SCHEMA, rowToLedgerEntry, type LedgerEntry, type LedgerStatus } from "./schema.js";
 
 export type { LedgerEntry, LedgerStatus } from "./schema.js";
 
@@ -130,7 +130,7 @@ export class ToolLedger {
     const status: LedgerStatus = options.definite === false ? "pending" : "failed";
     this.db
       .prepare("UPDATE tool_ledger SET status = ?, error_json = ?, updated_at = ? WHERE idempotency_key = ? AND status != 'done'")
-      .run(status, JSON.stringify(serialiseError(error)), this.clock(), key);
+      .run(status, encodeLedgerError(error), this.clock(), key);
     return this.require(key);
   }
 

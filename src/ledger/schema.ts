@@ -97,11 +97,45 @@ export function rowToLedgerEntry(row: unknown): LedgerEntry {
     attempts: r.attempts,
     result: r.result_json === null ? null : JSON.parse(r.result_json),
     externalOperationId: r.external_operation_id,
-    error: r.error_json === null ? null : JSON.parse(r.error_json),
+    error: r.error_json === null ? null : decodeLedgerError(r.idempotency_key, r.error_json),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     completedAt: r.completed_at,
   };
+}
+
+const errorFields = { name: z.string(), message: z.string(), code: z.string().optional() };
+
+/**
+ * `error_json` by format version (index = version, under `"$v"`). v0: written before versions existed,
+ * the bare picture. A change of shape is a new entry here and a new historical fixture, never an edit.
+ */
+const ERROR_VERSIONS = [
+  z.strictObject(errorFields),
+  z.strictObject({ $v: z.literal(1), ...errorFields }).transform(({ $v: _version, ...error }) => error),
+] as const;
+
+/** The `error_json` column as written today: the error's picture with its format version. */
+export function encodeLedgerError(error: unknown): string {
+  return JSON.stringify({ $v: 1, ...serialiseError(error) });
+}
+
+function decodeLedgerError(key: string, text: string): Record<string, unknown> {
+  const doc = JSON.parse(text) as unknown;
+  const version = typeof doc === "object" && doc !== null && "$v" in doc ? (doc).$v : 0;
+  const schema = typeof version === "number" ? ERROR_VERSIONS[version] : undefined;
+  if (schema === undefined) {
+    const known = ERROR_VERSIONS.length - 1;
+    const tooNew = typeof version === "number" && version > known;
+    throw new StorageError(tooNew ? "DB_SCHEMA_TOO_NEW" : "DB_CORRUPT", `tool_ledger ${key}: error_json is document version ${JSON.stringify(version)} (this agentrt knows 0..${known})`, {
+      details: { key, column: "error_json", version, known },
+    });
+  }
+  const parsed = schema.safeParse(doc);
+  if (!parsed.success) {
+    throw new StorageError("DB_CORRUPT", `tool_ledger ${key}: unreadable error_json (version ${String(version)}): ${z.prettifyError(parsed.error)}`, { cause: parsed.error });
+  }
+  return parsed.data;
 }
 
 /** A JSON-safe picture of an error for the `error_json` column. */

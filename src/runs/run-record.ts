@@ -7,6 +7,7 @@ import type { RunGraphConfig } from "./graph-config.js";
 import { z } from "zod";
 import { StorageError } from "../errors.js";
 import { RUN_STATUSES, type RunStatus } from "./lifecycle.js";
+import { decodeDocuments } from "./stored-documents.js";
 
 /** Counters of what a run has consumed so far. */
 export interface RunUsage {
@@ -163,6 +164,7 @@ function parse<T>(schema: z.ZodType<T>, row: unknown, what: string): T {
 /** Converts a `runs` row to a {@link RunRecord}, refusing malformed rows. */
 export function rowToRun(row: unknown): RunRecord {
   const r = parse(runRow, row, "runs");
+  const documents = decodeDocuments(r.run_id, r);
   return {
     runId: r.run_id,
     threadId: r.thread_id,
@@ -177,17 +179,17 @@ export function rowToRun(row: unknown): RunRecord {
     waitExpiresAt: r.wait_expires_at ?? null,
     availableAt: r.available_at,
     usage: { steps: r.steps, modelCalls: r.model_calls, tokens: r.tokens, costUsd: r.cost_usd },
-    budget: JSON.parse(r.budget_json) as RunBudget,
+    budget: documents.budget,
     lease: r.lease_owner === null || r.lease_expires_at === null ? null : { owner: r.lease_owner, expiresAt: r.lease_expires_at },
     fencingToken: r.fencing_token,
     errorCode: r.error_code,
     errorMessage: r.error_message,
     input: fromJson(r.input_json),
     result: fromJson(r.result_json),
-    pending: fromJson(r.pending_json),
-    resume: fromJson(r.resume_json),
+    pending: documents.pending,
+    resume: documents.resume,
     metadata: JSON.parse(r.metadata_json) as Record<string, unknown>,
-    config: (fromJson(r.config_json ?? null) as RunGraphConfig | null) ?? null,
+    config: documents.config,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     startedAt: r.started_at,

@@ -16,6 +16,7 @@ import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifec
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
 import { rowToRun, toJson, type RunBudget, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
+import { encodeBudget, encodeConfig } from "./stored-documents.js";
 import { writeTransition, type ClaimFields, type TransitionOptions } from "./transition-write.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
@@ -119,13 +120,13 @@ export class RunStore {
         input.maxAttempts ?? 3,
         input.deadlineAt ?? null,
         input.availableAt ?? now,
-        JSON.stringify(budget),
+        encodeBudget(budget),
         toJson(input.input ?? null),
         JSON.stringify(input.metadata ?? {}),
         now,
         now,
         input.waitTtlMs ?? null,
-        config === undefined ? null : toJson(config),
+        encodeConfig(config),
       );
       appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
     });

@@ -8,6 +8,7 @@ import { assertFence } from "./fence.js";
 import { isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
 import { appendRunEvent } from "./run-events.js";
 import { rowToRun, toJson, type RunRecord } from "./run-record.js";
+import { encodeOpaque } from "./stored-documents.js";
 import type { RunStore } from "./run-store.js";
 
 /** Options of a status change; see `RunStore.transition`. */
@@ -74,9 +75,9 @@ export function writeTransition(
     to, options.errorCode ?? null,
     to, options.errorMessage ?? null,
     toJson(options.result),
-    isWaiting(to) ? toJson(options.pending ?? null) : null,
+    isWaiting(to) ? encodeOpaque(options.pending ?? null) : null,
     isWaiting(to) ? 1 : 0, now,
-    leaving ? 1 : 0, toJson(options.resume),
+    leaving ? 1 : 0, encodeOpaque(options.resume),
     current.runId, current.status, guardToken,
   );
   if (row === undefined) {

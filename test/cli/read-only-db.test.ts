@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { runCli } from "../helpers/cli.js";
 
-const V1 = fileURLToPath(new URL("../runs/fixtures/historical/runs-ledger-v1.sqlite", import.meta.url));
+const V1 = fileURLToPath(new URL("../fixtures/historical/runs-ledger-v1.sqlite", import.meta.url));
 const isRoot = process.getuid?.() === 0;
 
 /** Makes `path` unwritable for this process (root included); returns the undo. */

@@ -7,7 +7,7 @@ import { RunStore, Scheduler } from "../../src/runs/index.js";
 import { ToolLedger } from "../../src/ledger/ledger.js";
 import { tempDbPath } from "./helpers.js";
 
-const V1 = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "historical", "runs-ledger-v1.sqlite");
+const V1 = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "historical", "runs-ledger-v1.sqlite");
 
 describe("a database written by schema version 1", () => {
   it("is read, unchanged, through a read-only connection", () => {
