@@ -79,9 +79,16 @@ const V3 = `
 ALTER TABLE runs ADD COLUMN config_json TEXT;
 `;
 
+// V4: no table change. `budget_json`, `config_json`, `pending_json` and `resume_json` are written as
+// versioned documents (`{"$v": 1, …}`, see stored-documents.ts); the version bump makes an older agentrt
+// refuse the file (DB_SCHEMA_TOO_NEW) instead of reading `{"$v":1,"value":…}` as a pending action or decision.
+const V4 = `
+-- runs v4: stored JSON documents carry "$v"
+`;
+
 /** The runs module's schema; migration i brings version i to i + 1. */
 export const RUNS_SCHEMA: ModuleSchema = {
   module: "runs",
   tables: ["runs", "run_events"],
-  migrations: [V1, V2, V3],
+  migrations: [V1, V2, V3, V4],
 };
