@@ -169,11 +169,13 @@ export class RunLease {
 
   /**
    * Schedules another attempt after `delayMs` (RETRYING), or FAILED with
-   * ATTEMPTS_EXHAUSTED when the run has used all its attempts.
+   * ATTEMPTS_EXHAUSTED when the run has used all its attempts. With `refundAttempt`
+   * (the run was stopped by something outside it, e.g. a full disk) this attempt is
+   * given back and never exhausts the run.
    */
-  retry(options: { delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string } = {}): RunRecord {
+  retry(options: { delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string; refundAttempt?: boolean } = {}): RunRecord {
     const run = this.check();
-    if (run.attempts >= run.maxAttempts) {
+    if (options.refundAttempt !== true && run.attempts >= run.maxAttempts) {
       return this.transition("FAILED", { errorCode: "ATTEMPTS_EXHAUSTED", errorMessage: options.errorMessage ?? options.errorCode, reason: options.reason });
     }
     return this.transition("RETRYING", { ...options, availableAt: this.store.clock() + (options.delayMs ?? 0) });

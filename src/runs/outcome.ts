@@ -15,7 +15,7 @@ export type RunOutcome =
   | { status: "SUCCEEDED"; result?: unknown }
   | { status: "FAILED"; errorCode: string; errorMessage?: string; result?: unknown }
   | { status: "WAITING_INPUT" | "WAITING_APPROVAL"; pending?: unknown; reason?: string }
-  | { status: "RETRYING"; delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string }
+  | { status: "RETRYING"; delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string; refundAttempt?: boolean }
   | { status: "CANCELED" | "EXPIRED"; errorCode?: string; errorMessage?: string; reason?: string };
 
 /**

@@ -25,6 +25,8 @@ export function storageRetryOutcome(failure: StorageError, attempts: number): Ru
   return {
     status: "RETRYING", delayMs: storageBackoffMs(attempts),
     errorCode: failure.code, errorMessage: failure.message, reason: `storage: ${failure.message.split("\n")[0] ?? ""}`,
+    // The disk, not the run, failed: however long it stays full, the run keeps its attempts for its own faults.
+    refundAttempt: true,
   };
 }
 

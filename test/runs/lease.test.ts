@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LeaseLostError, Scheduler, defaultLeaseMs } from "../../src/runs/index.js";
+import { StorageError } from "../../src/errors.js";
+import { LeaseLostError, Scheduler, applyOutcome, defaultLeaseMs, outcomeOfError } from "../../src/runs/index.js";
 import { freshStore, thrown } from "./helpers.js";
 
 const LEASE = 1000;
@@ -163,5 +164,26 @@ describe("deferred usage", () => {
     store.cancel(runId);
     expect(thrown(() => first.lease.check())).toBeInstanceOf(LeaseLostError);
     expect(store.get(runId).usage.steps).toBe(0);
+  });
+});
+
+describe("a full disk does not use up a run's attempts", () => {
+  it("stays RETRYING with STORAGE_FULL however many times the disk stops it, its attempts given back", () => {
+    const { store, clock, scheduler, runId, first } = setup({ maxAttempts: 2 });
+    const full = new StorageError("STORAGE_FULL", "database or disk is full");
+    let claimed = first;
+    for (let i = 0; i < 5; i++) {
+      const run = applyOutcome(claimed.lease, outcomeOfError(full, claimed.run.attempts));
+      expect(run).toMatchObject({ status: "RETRYING", errorCode: "STORAGE_FULL", attempts: 0 });
+      clock.advance(60_000);
+      claimed = scheduler.claimNext({ workerId: "A", leaseMs: LEASE })!;
+      expect(claimed.run).toMatchObject({ runId, status: "RUNNING", attempts: 1 });
+    }
+    // Its own faults still count: two ordinary retries exhaust a run of two attempts.
+    claimed.lease.retry({ errorCode: "TOOL_TIMEOUT" });
+    clock.advance(60_000);
+    const last = scheduler.claimNext({ workerId: "A", leaseMs: LEASE })!;
+    expect(last.lease.retry({ errorCode: "TOOL_TIMEOUT" })).toMatchObject({ status: "FAILED", errorCode: "ATTEMPTS_EXHAUSTED" });
+    expect(store.get(runId).status).toBe("FAILED");
   });
 });
