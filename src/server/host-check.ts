@@ -17,10 +17,13 @@ export interface HostPolicy {
   readonly names: ReadonlySet<string>;
 }
 
-/** True for names only this machine can reach: localhost (and *.localhost), 127.0.0.0/8, ::1; bracketed or not. */
+/**
+ * True for names only this machine can reach: localhost, 127.0.0.0/8, ::1; bracketed or not. Not `*.localhost`:
+ * Chrome and Firefox pin it to loopback, but a resolver that asks DNS for it would let a hostile name in.
+ */
 export function isLoopback(host: string): boolean {
   const name = host.toLowerCase().replace(/\.$/, "");
-  return name === "localhost" || name.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(name) || name === "::1" || name === "[::1]";
+  return name === "localhost" || /^127\.\d+\.\d+\.\d+$/.test(name) || name === "::1" || name === "[::1]";
 }
 
 /** True for the addresses meaning "every interface". */

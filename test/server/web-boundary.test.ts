@@ -66,7 +66,7 @@ describe("a foreign web page", () => {
     // A sandboxed iframe or a file:// page sends "null".
     expect((await send(ctx.server, "POST", "/runs/wait", { origin: "null", "content-type": "text/plain" }, NOTIFY)).status).toBe(403);
     // A look-alike of a loopback or Studio origin is foreign too.
-    for (const origin of ["http://localhost.evil.example:2024", "https://smith.langchain.com.evil.example", "http://127.0.0.1.nip.io:8302"]) {
+    for (const origin of ["http://localhost.evil.example:2024", "http://evil.localhost:8302", "https://smith.langchain.com.evil.example", "http://127.0.0.1.nip.io:8302"]) {
       expect((await send(ctx.server, "POST", "/runs/wait", { origin, "content-type": "application/json" }, NOTIFY)).status).toBe(403);
     }
     expect(sent(ctx.server)).toBe(0);
@@ -81,6 +81,8 @@ describe("a foreign web page", () => {
     const run = await send(ctx.server, "POST", "/runs/wait", { host: "attacker.example", "content-type": "application/json" }, NOTIFY);
     expect(run.status).toBe(421);
     expect(run.body.message).toMatch(/attacker\.example.*--allowed-host/);
+    // A resolver that asks DNS for *.localhost would hand a hostile name loopback's trust: only localhost itself has it.
+    expect((await send(ctx.server, "GET", "/info", { host: "evil.localhost" })).status).toBe(421);
     expect(sent(ctx.server)).toBe(0);
     expect(runsStored(ctx.server)).toBe(0);
   });
