@@ -53,15 +53,22 @@ export async function replaceFile(dir: DirHandle, name: string, bytes: Uint8Arra
     throw error;
   });
   if (existing !== undefined) refuseIrregular(path, existing, "write", "writes through a symbolic link are refused");
-  const temp = `.${name.slice(0, 100)}.${randomBytes(6).toString("hex")}.tmp`;
+  // Not derived from `name`: a legal 255-byte name plus a suffix would be too long for the file system.
+  const temp = `.agentrt-write-${randomBytes(8).toString("hex")}.tmp`;
   await dir.verify();
   const handle = await open(dir.path(temp), CREATE_FLAGS, 0o644).catch((error: unknown) => {
     throw isMissing(error) ? folderGone(path, error) : error;
   });
   try {
-    await handle.writeFile(bytes);
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(bytes);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    // A full disk or quota must not leave partial bytes behind that count against the workspace's size cap.
+    await rm(dir.path(temp), { force: true });
+    throw error;
   }
   try {
     await dir.verify();

@@ -26,6 +26,13 @@ afterEach(async () => {
 });
 
 describe("Workspace and files that are not plain, single-named files", () => {
+  it("writes a file whose name takes the file system's whole 255 bytes (its temp name is not longer)", async () => {
+    const name = "文".repeat(85);
+    await ws.write(name, "long");
+    expect(await ws.read(name)).toBe("long");
+    expect((await ws.list()).map((e) => e.path).sort()).toEqual(["keep.txt", name].sort());
+  });
+
   it("refuses to read a hard link, whose other name may be outside", async () => {
     linkSync(secretFile, join(ws.dir, "notes.txt"));
     await expect(ws.read("notes.txt")).rejects.toMatchObject({
