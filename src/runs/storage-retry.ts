@@ -32,12 +32,15 @@ export function storageRetryOutcome(failure: StorageError, attempts: number): Ru
 
 /**
  * Runs `write`; while the disk refuses it (see storageFailure), tries again after 0.1 s, doubling up to 2 s, as long as
- * the lease is held and, by this process's clock, unexpired: after that another process recovers the run from its
- * expired lease. `onFailure` hears the first refusal at once (a waiter must not wait for the disk). Throws the
+ * the lease is held and, by this process's clock, within the lease as it stood at the first refusal (renewals since do
+ * not extend it): after that another process recovers the run from its expired lease. `onFailure` hears the first refusal at once (a waiter must not wait for the disk). Throws the
  * StorageError when it gives up; any other error at once.
  */
 export async function writeWhileDiskRefuses<T>(lease: RunLease, write: () => T, onFailure?: (failure: StorageError) => void): Promise<T> {
   let pause = FIRST_WRITE_RETRY_MS;
+  // The lease as it stood at the first refusal: a heartbeat still running beside this loop (a run executed
+  // inline) keeps renewing it, and a small renew that fits must not keep a write that does not fit trying forever.
+  let deadline: number | undefined;
   for (let tries = 0; ; tries++) {
     try {
       return write();
@@ -45,7 +48,8 @@ export async function writeWhileDiskRefuses<T>(lease: RunLease, write: () => T, 
       const failure = storageFailure(error);
       if (failure === undefined) throw error;
       if (tries === 0) onFailure?.(failure);
-      if (lease.signal.aborted || lease.store.clock() + pause >= lease.expiresAt) throw failure;
+      deadline ??= lease.expiresAt;
+      if (lease.signal.aborted || lease.store.clock() + pause >= deadline) throw failure;
     }
     // A lost lease or a stopping worker ends the wait early; the next turn of the loop then gives up.
     await sleep(pause, undefined, { signal: lease.signal }).catch(() => undefined);
