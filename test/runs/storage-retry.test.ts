@@ -3,7 +3,8 @@ import { StorageError } from "../../src/errors.js";
 import { Scheduler, writeWhileDiskRefuses } from "../../src/runs/index.js";
 import { freshStore } from "./helpers.js";
 
-const LEASE = 1000;
+// Longer than the largest pause between tries (2 s), so only the deadline can end the loop.
+const LEASE = 10_000;
 const full = () => Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
 
 describe("writeWhileDiskRefuses", () => {
@@ -15,7 +16,7 @@ describe("writeWhileDiskRefuses", () => {
     // Each refused write is followed by a renewal that fits (a small UPDATE), as a heartbeat beside it would do.
     const write = () => {
       tries++;
-      clock.advance(300);
+      clock.advance(3000);
       lease.renew();
       throw full();
     };
