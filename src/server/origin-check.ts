@@ -80,12 +80,25 @@ function sameAuthority(url: URL, host: string): boolean {
   }
 }
 
+/**
+ * A browser sends no `Origin` with a GET it makes for an `<img>`, `<script>` or frame of another site, but does send
+ * `Sec-Fetch-Site: cross-site`: such a GET (a join with `cancel_on_disconnect`, say) is refused too. A top-level
+ * navigation (a link to `/ui`) is the user's own and passes; a framed one is not.
+ */
+function embeddedCrossSite(site: string | undefined, mode: string | undefined, dest: string | undefined): boolean {
+  if (site !== "cross-site") return false;
+  return mode !== "navigate" || (dest !== undefined && dest !== "document");
+}
+
 /** Refuses a request from a page that is not allowed (403), before auth, body or route. */
 export function originGuard(policy: OriginPolicy): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     const origin = c.req.header("origin");
     if (origin !== undefined && !originAllowed(policy, origin, c.req.header("host"))) {
       throw new HttpError(403, "ORIGIN_NOT_ALLOWED", `requests from the web page at ${origin} are refused: allow its origin with --cors-origin (AGENTRT_CORS_ORIGINS) if it is yours`);
+    }
+    if (origin === undefined && !policy.any && embeddedCrossSite(c.req.header("sec-fetch-site"), c.req.header("sec-fetch-mode"), c.req.header("sec-fetch-dest"))) {
+      throw new HttpError(403, "ORIGIN_NOT_ALLOWED", "requests a foreign web page embeds (an image, a script, a frame) are refused: open the address directly");
     }
     await next();
   };

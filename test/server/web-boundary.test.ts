@@ -73,6 +73,19 @@ describe("a foreign web page", () => {
     expect(runsStored(ctx.server)).toBe(0);
   });
 
+  it("cannot make a GET by embedding it (an <img>, a frame): no Origin, but Sec-Fetch-Site says cross-site", async () => {
+    // A join that cancels the run when its client hangs up: an <img> that loads and drops it would cancel the run.
+    const embedded = { "sec-fetch-site": "cross-site", "sec-fetch-mode": "no-cors", "sec-fetch-dest": "image" };
+    const join = await send(ctx.server, "GET", "/threads/t-1/runs/r-1/join?cancel_on_disconnect=true", embedded);
+    expect([join.status, join.body.code]).toEqual([403, "ORIGIN_NOT_ALLOWED"]);
+    const framed = await send(ctx.server, "GET", "/ui", { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", "sec-fetch-dest": "iframe" });
+    expect(framed.status).toBe(403);
+    // Following a link from another site is the user's own navigation (/ok: the test reads JSON, /ui is HTML).
+    expect((await send(ctx.server, "GET", "/ok", { "sec-fetch-site": "cross-site", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" })).status).toBe(200);
+    // The viewer's own requests are same-origin.
+    expect((await send(ctx.server, "GET", "/info", { "sec-fetch-site": "same-origin", "sec-fetch-mode": "cors", "sec-fetch-dest": "empty" })).status).toBe(200);
+  });
+
   it("cannot reach it through DNS rebinding: a foreign Host is refused (421), /ui included", async () => {
     for (const path of ["/info", "/ui", "/ui/assets/mermaid.min.js", "/agentrt/runs", "/ok"]) {
       const answer = await send(ctx.server, "GET", path, { host: `attacker.example:${ctx.server.port}` });
