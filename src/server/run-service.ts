@@ -14,6 +14,8 @@ import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { makeRoom } from "./multitask.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
+import { decisionsFrom } from "./resume-decisions.js";
+import { RunWakes, type RestReport } from "./run-wakes.js";
 import { StorageStalls, type StorageStall } from "./storage-stalls.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
@@ -59,14 +61,6 @@ export interface RestingRun {
   values?: Record<string, unknown>;
 }
 
-/** A report that a run rested, with its final values when the execution that ended it sent them. */
-interface RestReport {
-  values?: Record<string, unknown>;
-}
-
-/** What woke a waiter: a rest report, or (undefined) just "look again". */
-type Wake = (report?: RestReport) => void;
-
 function withValues(run: RunRecord, values: Record<string, unknown> | undefined): RestingRun {
   return values === undefined ? { run } : { run, values };
 }
@@ -78,11 +72,8 @@ export function isResting(status: RunStatus): boolean {
 
 /** The run operations the routes call. */
 export class RunService {
-  private readonly watchers = new Map<string, Set<Wake>>();
   private readonly stalls: StorageStalls;
-  private foreignTimer: NodeJS.Timeout | undefined;
-  private dataVersion = -1;
-  private lastWakeAll = 0;
+  private readonly wakes: RunWakes;
 
   constructor(
     readonly runtime: Runtime,
@@ -92,6 +83,7 @@ export class RunService {
     private readonly handoff?: RunHandoff,
   ) {
     this.stalls = new StorageStalls(runtime.runs);
+    this.wakes = new RunWakes(runtime.db);
   }
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
@@ -250,8 +242,7 @@ export class RunService {
 
   /** Stops watching for other processes' writes. */
   close(): void {
-    if (this.foreignTimer !== undefined) clearTimeout(this.foreignTimer);
-    this.foreignTimer = undefined;
+    this.wakes.close();
   }
 
   /**
@@ -292,7 +283,7 @@ export class RunService {
         // (with the final values) a moment later; anyone else never does.
         return withValues(run, this.restReportedBy(run) ? (await this.nextReport(runId, signal))?.values : undefined);
       }
-      report = await this.nextChange(runId, signal);
+      report = await this.wakes.next(runId, signal);
     }
   }
 
@@ -307,7 +298,7 @@ export class RunService {
   private async nextReport(runId: string, signal?: AbortSignal): Promise<RestReport | undefined> {
     const deadline = Date.now() + REST_GRACE_MS;
     for (let left = REST_GRACE_MS; left > 0 && signal?.aborted !== true; left = deadline - Date.now()) {
-      const report = await this.nextChange(runId, signal, left);
+      const report = await this.wakes.next(runId, signal, left);
       if (report !== undefined) return report;
     }
     return undefined;
@@ -315,64 +306,12 @@ export class RunService {
 
   /** Wakes the waiters of one run to look at it again. */
   notify(runId: string): void {
-    this.wake(runId, undefined);
+    this.wakes.notify(runId);
   }
 
   /** The run came to rest (committed); `values`: its final state, when the execution that ended it sent them. */
   rested(runId: string, values?: Record<string, unknown>): void {
-    this.wake(runId, values === undefined ? {} : { values });
-  }
-
-  private wake(runId: string, report: RestReport | undefined): void {
-    const set = this.watchers.get(runId);
-    if (set === undefined) return;
-    this.watchers.delete(runId);
-    for (const wake of set) wake(report);
-  }
-
-  /** The next wake of `runId`'s waiters (a rest report, or undefined for any other), or the abort, or `timeoutMs`. */
-  private nextChange(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<RestReport | undefined> {
-    return new Promise((resolve) => {
-      let set = this.watchers.get(runId);
-      if (set === undefined) {
-        set = new Set();
-        this.watchers.set(runId, set);
-      }
-      const owner = set;
-      function done(report?: RestReport): void {
-        owner.delete(done);
-        signal?.removeEventListener("abort", aborted);
-        if (timer !== undefined) clearTimeout(timer);
-        resolve(report);
-      }
-      const aborted = () => done();
-      const timer = timeoutMs === undefined ? undefined : setTimeout(aborted, timeoutMs);
-      set.add(done);
-      signal?.addEventListener("abort", aborted);
-      this.watchForeign();
-    });
-  }
-
-  /**
-   * Runs finished by another process send no event here. One shared timer (not one per waiter)
-   * wakes every waiter when another connection has written (PRAGMA data_version moved), and every
-   * few seconds regardless; a server alone on its file does no reads for its waiters.
-   */
-  private watchForeign(): void {
-    if (this.foreignTimer !== undefined) return;
-    this.foreignTimer = setTimeout(() => {
-      this.foreignTimer = undefined;
-      if (this.watchers.size === 0 || !this.runtime.db.open) return;
-      const version = this.runtime.db.pragma("data_version", { simple: true }) as number;
-      const now = Date.now();
-      if (version !== this.dataVersion || now - this.lastWakeAll >= 5000) {
-        this.dataVersion = version;
-        this.lastWakeAll = now;
-        for (const runId of [...this.watchers.keys()]) this.notify(runId);
-      }
-      this.watchForeign();
-    }, 250);
-    this.foreignTimer.unref();
+    this.wakes.rested(runId, values);
   }
 
   /** Runs always continue from the thread's newest checkpoint; an older one must be forked first. */
@@ -414,31 +353,4 @@ export class RunService {
     const pending = await this.states.pending(waiting.graphId, threadId);
     return this.decide(waiting, decisionsFrom(resume, pending, caller, waiting.userId), pending);
   }
-}
-
-/**
- * `command.resume` as decisions: one decision, a list, or a map keyed by interrupt id.
- * The decider is the authenticated caller; without auth, the body's `by` or the run's user.
- */
-export function decisionsFrom(resume: unknown, pending: readonly PendingAction[], caller: Caller, runUser: string): ApprovalResume[] {
-  let raw: unknown[];
-  if (Array.isArray(resume)) raw = resume;
-  else if (resume !== null && typeof resume === "object" && !("action_id" in resume)) {
-    raw = Object.entries(resume).map(([interruptId, value]) => {
-      const action = pending.find((p) => p.interrupt_id === interruptId);
-      if (action === undefined || value === null || typeof value !== "object") return value;
-      const named = (value as { action_id?: unknown }).action_id;
-      // Keyed by one interrupt but naming another's action: which one was meant cannot be told.
-      if (named !== undefined && named !== action.action_id) {
-        throw new HttpError(422, "BAD_INPUT", `resume entry for interrupt ${interruptId} names action ${JSON.stringify(named)}, but that interrupt waits on ${action.action_id}`);
-      }
-      return { action_id: action.action_id, ...value };
-    });
-  } else raw = [resume];
-  return raw.map((d) => {
-    const decision = (d !== null && typeof d === "object" ? d : {}) as Partial<ApprovalResume>;
-    const by = caller.authenticated ? caller.id : (decision.by ?? runUser);
-    const roles = caller.authenticated ? caller.roles : (decision.roles ?? []);
-    return { ...decision, by, roles } as ApprovalResume;
-  });
 }
