@@ -9,6 +9,12 @@ export default defineConfig({
       { find: /^agentrt$/, replacement: here("./src/index.ts") },
       { find: /^agentrt\/checkpointers$/, replacement: here("./checkpointers/index.ts") },
       { find: /^agentrt\/testing$/, replacement: here("./src/testing/index.ts") },
+      { find: /^agentrt\/tools$/, replacement: here("./src/entrypoints/tools.ts") },
+      { find: /^agentrt\/graph$/, replacement: here("./src/entrypoints/graph.ts") },
+      { find: /^agentrt\/resilience$/, replacement: here("./src/entrypoints/resilience.ts") },
+      { find: /^agentrt\/trace$/, replacement: here("./src/entrypoints/trace.ts") },
+      { find: /^agentrt\/db$/, replacement: here("./src/entrypoints/db.ts") },
+      { find: /^agentrt\/workspace$/, replacement: here("./src/entrypoints/workspace.ts") },
     ],
   },
   test: {

@@ -2,7 +2,8 @@
 // requests from a seeded generator. Reports recall@5/@10 of ToolIndex and the tool-schema prompt tokens
 // per turn when binding the top 5 versus binding every tool (JSON of the definitions, ~4 chars/token).
 import { z } from "zod";
-import { defineTool, ToolIndex, ToolRegistry, type AgentTool, type ToolRisk } from "../src/index.js";
+import { defineTool, type AgentTool, type ToolRisk } from "../src/index.js";
+import { ToolIndex, ToolRegistry } from "../src/entrypoints/tools.js";
 
 const SEED = 8;
 const QUERIES = 200;

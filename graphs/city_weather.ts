@@ -5,7 +5,8 @@
  * @module
  */
 import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
-import { defineAgent, modelFromEnv, type ExternalDataEnvelope } from "agentrt";
+import { defineAgent, modelFromEnv } from "agentrt";
+import { type ExternalDataEnvelope } from "agentrt/tools";
 import { ScriptedChatModel, type ChatScript } from "agentrt/testing";
 import { getWeather, KNOWN_WEATHER, type WeatherReading } from "./sim/index.js";
 import { isRetryable, toolResults, userRequest } from "./script-kit.js";

@@ -5,7 +5,8 @@
  * @module
  */
 import { HumanMessage, isAIMessage, type BaseMessage } from "@langchain/core/messages";
-import { defineTool, toolResultMessage } from "agentrt";
+import { defineTool } from "agentrt";
+import { toolResultMessage } from "agentrt/tools";
 import { z } from "zod";
 
 /** The specialists of ops_copilot, which are also their node names. */

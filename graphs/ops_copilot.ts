@@ -8,7 +8,9 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { END, START, StateGraph, StateSchema } from "@langchain/langgraph";
-import { AgentState, createModelTurnNode, modelFromEnv, ToolRegistry } from "agentrt";
+import { AgentState, modelFromEnv } from "agentrt";
+import { createModelTurnNode } from "agentrt/graph";
+import { ToolRegistry } from "agentrt/tools";
 import { ScriptedChatModel, type ChatScript } from "agentrt/testing";
 import { z } from "zod";
 import { handoffNode, handoffTool, handoffTools, reportOf, SPECIALISTS, wasHandedTo, type Specialist } from "./ops_copilot-handoff.js";

@@ -6,7 +6,8 @@
  * `agentrt input <run_id> --text "10086"`.
  * @module
  */
-import { AGENT_NODES, defineAgent, modelFromEnv } from "agentrt";
+import { defineAgent, modelFromEnv } from "agentrt";
+import { AGENT_NODES } from "agentrt/graph";
 import { ScriptedChatModel, type ChatScript, type ScriptedReply } from "agentrt/testing";
 import { getOrder, getSalesRep, sendMessage, type Order, type SalesRep } from "./sim/index.js";
 import { lastData, untilDone } from "./script-kit.js";

@@ -4,7 +4,7 @@
  * @module
  */
 import { isAIMessage, isHumanMessage, isToolMessage, type BaseMessage } from "@langchain/core/messages";
-import { readEnvelope, type ExternalDataEnvelope } from "agentrt";
+import { readEnvelope, type ExternalDataEnvelope } from "agentrt/tools";
 import type { ScriptedReply } from "agentrt/testing";
 
 /** The text of the first user message. */

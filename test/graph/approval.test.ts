@@ -2,10 +2,9 @@ import { HumanMessage, type ToolMessage } from "@langchain/core/messages";
 import { Command, MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  argsHash, checkResume, defineAgent, definePolicy, defineTool, readEnvelope, readPendingActions, resumeCommand,
-  type AgentRunConfig, type PendingAction,
-} from "agentrt";
+import { defineAgent, definePolicy, defineTool, readPendingActions, resumeCommand, type AgentRunConfig, type PendingAction } from "agentrt";
+import { argsHash, readEnvelope } from "agentrt/tools";
+import { checkResume } from "agentrt/graph";
 import { ScriptedChatModel } from "agentrt/testing";
 
 function setup(services: string[]) {

@@ -2,7 +2,8 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AGENT_NODES, defineAgent, defineTool } from "agentrt";
+import { defineAgent, defineTool } from "agentrt";
+import { AGENT_NODES } from "agentrt/graph";
 import { ScriptedChatModel } from "agentrt/testing";
 
 describe("defineAgent", () => {

@@ -5,10 +5,9 @@ import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  defineAgent, defineTool, openDatabase, readPendingActions, resumeCommand, type AgentRunConfig, type AgentRunContext,
-  type SqliteDatabase,
-} from "agentrt";
+import { defineAgent, defineTool, readPendingActions, resumeCommand, type AgentRunConfig } from "agentrt";
+import { openDatabase, type SqliteDatabase } from "agentrt/db";
+import { type AgentRunContext } from "agentrt/graph";
 import { SqliteSaver } from "agentrt/checkpointers";
 import { ScriptedChatModel } from "agentrt/testing";
 

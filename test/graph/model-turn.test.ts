@@ -2,7 +2,8 @@ import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { buildContext, defineAgent, defineTool, readUsage, type ModelCallEvent } from "agentrt";
+import { defineAgent, defineTool, type ModelCallEvent } from "agentrt";
+import { buildContext, readUsage } from "agentrt/graph";
 import { ScriptedChatModel } from "agentrt/testing";
 
 const ping = defineTool({ name: "ping", description: "ping", risk: "read", schema: z.object({}), execute: () => "pong" });

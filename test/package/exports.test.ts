@@ -20,29 +20,36 @@ function entryPoints(): Map<string, string> {
   return entries;
 }
 
-/** `subpath<TAB>name<TAB>value|type`, one line per exported name, sorted. */
-function exportedNames(): string {
+/** Each entry point's exported symbols, aliases resolved to what they name. */
+function exportedSymbols(): { subpath: string; name: string; target: ts.Symbol; checker: ts.TypeChecker }[] {
   const entries = entryPoints();
   const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
   if (config === undefined) throw new Error("tsconfig.json could not be read");
   const program = ts.createProgram([...entries.values()], { ...config.options, noEmit: true });
   const checker = program.getTypeChecker();
-  const lines: string[] = [];
+  const symbols: { subpath: string; name: string; target: ts.Symbol; checker: ts.TypeChecker }[] = [];
   for (const [subpath, file] of entries) {
     const source = program.getSourceFile(file);
     const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
     if (module === undefined) throw new Error(`${subpath}: ${file} is not a module`);
     for (const symbol of checker.getExportsOfModule(module)) {
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      lines.push(`${subpath}\t${symbol.name}\t${target.flags & ts.SymbolFlags.Value ? "value" : "type"}`);
+      symbols.push({ subpath, name: symbol.name, target, checker });
     }
   }
+  return symbols;
+}
+
+/** `subpath<TAB>name<TAB>value|type`, one line per exported name, sorted. */
+function exportedNames(symbols: ReturnType<typeof exportedSymbols>): string {
+  const lines = symbols.map(({ subpath, name, target }) => `${subpath}\t${name}\t${target.flags & ts.SymbolFlags.Value ? "value" : "type"}`);
   return `${lines.sort().join("\n")}\n`;
 }
 
 describe("the public API", () => {
-  // One type-checker pass over the sources (seconds), shared by both tests.
-  const names = exportedNames();
+  // One type-checker pass over the sources (seconds), shared by the tests.
+  const symbols = exportedSymbols();
+  const names = exportedNames(symbols);
 
   it("exports exactly the names in exports.snapshot.txt from each entry point", async () => {
     await expect(names).toMatchFileSnapshot("./exports.snapshot.txt");
@@ -54,5 +61,12 @@ describe("the public API", () => {
       const module = (await import(file)) as Record<string, unknown>;
       expect(Object.keys(module).sort(), subpath).toEqual([...values].sort());
     }
+  });
+
+  it("documents every exported name with TSDoc", () => {
+    const undocumented = symbols
+      .filter(({ target, checker }) => ts.displayPartsToString(target.getDocumentationComment(checker)).trim() === "")
+      .map(({ subpath, name }) => `${subpath} ${name}`);
+    expect(undocumented).toEqual([]);
   });
 });

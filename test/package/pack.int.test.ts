@@ -32,24 +32,27 @@ describe("the published package", () => {
     const pkg = JSON.parse(run("node", ["-p", "JSON.stringify(require('./node_modules/agentrt/package.json'))"], project)) as {
       exports: Record<string, Record<string, string> | string>;
     };
-    for (const entry of [".", "./checkpointers"]) {
-      const target = pkg.exports[entry] as Record<string, string>;
-      expect(Object.keys(target)[0]).toBe("types");
+    for (const [entry, target] of Object.entries(pkg.exports)) {
+      if (typeof target === "string") continue;
+      expect(Object.keys(target)[0], entry).toBe("types");
       expect(existsSync(join(project, "node_modules/agentrt", target.types!))).toBe(true);
       expect(existsSync(join(project, "node_modules/agentrt", target.import!))).toBe(true);
     }
     expect(existsSync(join(project, "node_modules/agentrt/src"))).toBe(false);
   });
 
-  it("imports both entry points with plain node", () => {
+  it("imports every entry point with plain node", () => {
     const script = [
       "const main = await import('agentrt');",
       "const cp = await import('agentrt/checkpointers');",
-      "console.log(JSON.stringify({ error: typeof main.AgentrtError, runtime: typeof main.Runtime, saver: typeof cp.SqliteSaver }));",
+      "const sub = {};",
+      "for (const name of ['tools', 'graph', 'resilience', 'trace', 'db', 'workspace', 'testing']) sub[name] = Object.keys(await import(`agentrt/${name}`)).length;",
+      "console.log(JSON.stringify({ error: typeof main.AgentrtError, runtime: typeof main.Runtime, saver: typeof cp.SqliteSaver, rootSaver: typeof main.SqliteSaver, sub }));",
     ].join("\n");
     writeFileSync(join(project, "check.mjs"), script);
-    const out = JSON.parse(run("node", ["check.mjs"], project)) as Record<string, string>;
-    expect(out).toEqual({ error: "function", runtime: "function", saver: "function" });
+    const out = JSON.parse(run("node", ["check.mjs"], project)) as { sub: Record<string, number> } & Record<string, unknown>;
+    expect(out).toMatchObject({ error: "function", runtime: "function", saver: "function", rootSaver: "function" });
+    for (const [name, count] of Object.entries(out.sub)) expect(count, name).toBeGreaterThan(0);
   });
 
   it("runs the agentrt bin with npx", () => {

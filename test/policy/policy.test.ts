@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { definePolicy, defaultPolicy, evaluatePolicy, isApproverAllowed } from "agentrt";
+import { definePolicy, defaultPolicy } from "agentrt";
+import { evaluatePolicy, isApproverAllowed } from "agentrt/graph";
 
 const tool = (name: string, risk: "read" | "write" | "destructive", tags: string[] = []) => ({ name, risk, tags });
 

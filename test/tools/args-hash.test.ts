@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { argsHash, canonicalJson } from "agentrt";
+import { argsHash, canonicalJson } from "agentrt/tools";
 
 describe("argsHash", () => {
   it("is sha256 of RFC 8785 canonical JSON of { tool, args }, independent of key order", () => {

@@ -2,7 +2,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineAgent, definePolicy, defineTool, ScriptedChatModel, ToolIndex } from "agentrt";
+import { defineAgent, definePolicy, defineTool, ScriptedChatModel } from "agentrt";
+import { ToolIndex } from "agentrt/tools";
 
 const tool = (name: string, description: string, risk: "read" | "destructive" = "read") =>
   defineTool({ name, description, risk, tags: ["orders"], schema: z.object({}), execute: () => null });

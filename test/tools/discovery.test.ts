@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, ToolIndex } from "agentrt";
+import { defineTool } from "agentrt";
+import { ToolIndex } from "agentrt/tools";
 
 const tool = (name: string, description: string, tags: string[] = []) =>
   defineTool({ name, description, risk: "read", tags, schema: z.object({}), execute: () => null });

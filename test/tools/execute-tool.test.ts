@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  CircuitBreakerRegistry, createResilientExecutor, defineTool, executeTool, idempotencyKey, isNotPerformed, NotPerformedError, ToolError,
-} from "agentrt";
+import { defineTool, isNotPerformed, NotPerformedError, ToolError } from "agentrt";
+import { CircuitBreakerRegistry } from "agentrt/resilience";
+import { createResilientExecutor, executeTool, idempotencyKey } from "agentrt/tools";
 
 const scope = { runId: "r1", threadId: "t1", toolCallId: "c1", user: "alice", db: undefined };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, ToolRegistry } from "agentrt";
+import { defineTool } from "agentrt";
+import { ToolRegistry } from "agentrt/tools";
 
 const make = (name: string) =>
   defineTool({ name, description: `does ${name}`, risk: "read", schema: z.object({ q: z.string() }), execute: () => null });

@@ -1,7 +1,8 @@
 // The run guard around tool attempts: a refused attempt is never made (nor waited for); backoffs are reported once each.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createResilientExecutor, defineTool, TransientToolError } from "agentrt";
+import { defineTool, TransientToolError } from "agentrt";
+import { createResilientExecutor } from "agentrt/tools";
 import { BudgetExceededError } from "../../src/runs/index.js";
 import { CircuitBreakerRegistry } from "../../src/resilience/circuit-breaker.js";
 import type { ToolGuard } from "../../src/tools/tool-guard.js";

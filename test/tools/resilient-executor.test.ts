@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createResilientExecutor, defineTool, TransientToolError } from "agentrt";
+import { defineTool, TransientToolError } from "agentrt";
+import { createResilientExecutor } from "agentrt/tools";
 import { CircuitBreakerRegistry } from "../../src/resilience/circuit-breaker.js";
 
 const scope = { runId: "r1", threadId: "t1", toolCallId: "c1", user: "alice", db: undefined };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readEnvelope, toolResultMessage } from "agentrt";
+import { readEnvelope, toolResultMessage } from "agentrt/tools";
 
 describe("toolResultMessage", () => {
   it("wraps a result as external data with source, tool and call id", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineTool, ToolRegistry, validateToolCall } from "agentrt";
+import { defineTool } from "agentrt";
+import { ToolRegistry, validateToolCall } from "agentrt/tools";
 
 const registry = ToolRegistry.create([
   defineTool({ name: "add", description: "add", risk: "read", schema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b }),

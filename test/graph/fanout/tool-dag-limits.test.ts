@@ -3,7 +3,8 @@ import { HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineAgent, defineTool, toolLimits, type AgentTool } from "agentrt";
+import { defineAgent, defineTool, type AgentTool } from "agentrt";
+import { toolLimits } from "agentrt/resilience";
 import { ScriptedChatModel } from "agentrt/testing";
 
 describe("model-planned tool DAGs under concurrency limits", () => {

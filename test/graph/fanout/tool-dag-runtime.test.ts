@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { argsHash } from "../../../src/index.js";
+import { argsHash } from "../../../src/entrypoints/tools.js";
 import { Runtime } from "../../../src/runtime/index.js";
 import { executions } from "./fixtures/tool-dag-approval-graph.js";
 

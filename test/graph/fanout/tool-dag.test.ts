@@ -3,10 +3,8 @@ import { HumanMessage, type AIMessage, type BaseMessage, type ToolMessage } from
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  argsHash, defineAgent, definePolicy, defineTool, readEnvelope, readPendingActions, resumeCommand,
-  type AgentRunConfig, type AgentTool, type ScriptedToolCall, type ToolStep,
-} from "agentrt";
+import { defineAgent, definePolicy, defineTool, readPendingActions, resumeCommand, type AgentRunConfig, type AgentTool, type ScriptedToolCall, type ToolStep } from "agentrt";
+import { argsHash, readEnvelope } from "agentrt/tools";
 import { ScriptedChatModel } from "agentrt/testing";
 
 /** A model that plans `calls` in one turn, then answers with the status or error code of each call, in its order. */

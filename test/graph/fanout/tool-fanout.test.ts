@@ -2,10 +2,8 @@ import { HumanMessage, SystemMessage, type BaseMessage, type ToolMessage } from 
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  defineAgent, definePolicy, defineTool, readEnvelope, type AgentTool, type ScriptedToolCall, type ToolCallEvent,
-  type ToolContext, type ToolRetryEvent, TransientToolError,
-} from "agentrt";
+import { defineAgent, definePolicy, defineTool, type AgentTool, type ScriptedToolCall, type ToolCallEvent, type ToolContext, type ToolRetryEvent, TransientToolError } from "agentrt";
+import { readEnvelope } from "agentrt/tools";
 import { ScriptedChatModel } from "agentrt/testing";
 
 /** A model that makes one turn of `calls`, then answers with the tool statuses it saw. */

@@ -2,7 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type AgentTool, type SqliteDatabase, type ToolContext } from "agentrt";
+import { type AgentTool, type ToolContext } from "agentrt";
+import { openDatabase, type SqliteDatabase } from "agentrt/db";
 
 export interface SimHarness {
   db: SqliteDatabase;
