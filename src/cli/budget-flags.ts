@@ -16,7 +16,13 @@ const FLAGS = {
 } as const satisfies Record<string, keyof RunBudget>;
 
 /** The flag definitions, to spread into a command's `flags`. */
-export const BUDGET_FLAGS: FlagSpec = Object.fromEntries(Object.keys(FLAGS).map((flag) => [flag, { type: "string" }]));
+export const BUDGET_FLAGS: FlagSpec = {
+  "max-steps": { type: "string", value: "N", description: "Stop the run (FAILED BUDGET_STEPS) before it takes more than N steps; a model turn and each tool call are one step each." },
+  "max-model-calls": { type: "string", value: "N", description: "Stop the run (FAILED BUDGET_MODEL_CALLS) before a model call past N." },
+  "max-tokens": { type: "string", value: "N", description: "Stop the run (FAILED BUDGET_TOKENS) before a model call would take it past N tokens in all." },
+  "max-cost-usd": { type: "string", value: "X", description: "Stop the run (FAILED BUDGET_COST) before a model call would take its cost past X US dollars." },
+  "deadline-ms": { type: "string", value: "N", description: "Stop the run (FAILED DEADLINE_EXCEEDED) once N ms have passed since it first started, waits included." },
+} satisfies Record<keyof typeof FLAGS, FlagSpec[string]>;
 
 /** Usage text of the budget flags. */
 export const BUDGET_USAGE = "[--max-steps N] [--max-model-calls N] [--max-tokens N] [--max-cost-usd X] [--deadline-ms N]";

@@ -1,9 +1,10 @@
-import { parseArgs } from "node:util";
 import { storageFailure } from "../db/index.js";
 import { AgentrtError, isUserInputError } from "../errors.js";
 import { packageVersion } from "../version.js";
 import type { Command, CommandContext, FlagSpec } from "./command.js";
 import { commands } from "./commands/index.js";
+import { commandHelp, globalHelp } from "./help-text.js";
+import { asksForHelp, parseCommandLine } from "./parse-command-line.js";
 
 /** Where the CLI writes; swapped in tests. */
 export interface CliIo {
@@ -12,9 +13,9 @@ export interface CliIo {
 }
 
 const GLOBAL_FLAGS: FlagSpec = {
-  db: { type: "string", default: "./agentrt.db" },
-  json: { type: "boolean", default: false },
-  help: { type: "boolean", short: "h", default: false },
+  db: { type: "string", default: "./agentrt.db", value: "PATH", description: "The SQLite file that holds the runs, checkpoints, traces and the simulated world." },
+  json: { type: "boolean", default: false, description: "Print exactly one JSON object on stdout and nothing else (for scripts)." },
+  help: { type: "boolean", short: "h", default: false, description: "Show the command's options and examples instead of running it." },
 };
 
 const processIo: CliIo = {
@@ -28,39 +29,52 @@ const processIo: CliIo = {
  */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    io.out(helpText());
+  if (name === undefined || name === "--help" || name === "-h") {
+    io.out(globalHelp(commands, GLOBAL_FLAGS));
     return 0;
   }
+  if (name === "help") return printHelp(rest, io);
   if (name === "--version" || name === "-v") {
     io.out(packageVersion());
     return 0;
   }
-  const command = commands.find((c) => c.name === name);
-  if (command === undefined) {
-    io.err(`agentrt: unknown command "${name}" (see agentrt --help)`);
-    return 2;
-  }
-  let ctx: CommandContext;
-  try {
-    const options = { ...GLOBAL_FLAGS, ...command.flags };
-    const parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true, tokens: true });
-    assertGivenOnce(options, parsed.tokens);
-    const { db, json, help, ...flags } = parsed.values;
-    if (help === true) {
-      io.out(commandHelp(command));
-      return 0;
-    }
-    ctx = { db: String(db), json: json === true, args: parsed.positionals, flags, out: io.out, err: io.err };
-  } catch (error) {
-    io.err(`agentrt ${name}: ${flagError(error)}`);
-    return 2;
+  const command = findCommand(name, io);
+  if (command === undefined) return 2;
+  if (asksForHelp(rest)) {
+    io.out(commandHelp(command, GLOBAL_FLAGS));
+    return 0;
   }
   try {
+    const parsed = parseCommandLine(name, rest, { ...GLOBAL_FLAGS, ...command.flags });
+    const { db, json, help: _help, ...flags } = parsed.values;
+    const ctx: CommandContext = { db: String(db), json: json === true, args: parsed.positionals, flags, out: io.out, err: io.err };
     return await command.run(ctx);
   } catch (error) {
     return reportError(name, error, io);
   }
+}
+
+/** `agentrt help [<command>]`. */
+function printHelp(args: string[], io: CliIo): number {
+  const [name, ...extra] = args;
+  if (name === undefined) {
+    io.out(globalHelp(commands, GLOBAL_FLAGS));
+    return 0;
+  }
+  if (extra.length > 0) {
+    io.err(`agentrt help: one command at a time (usage: agentrt help <command>)`);
+    return 2;
+  }
+  const command = findCommand(name, io);
+  if (command === undefined) return 2;
+  io.out(commandHelp(command, GLOBAL_FLAGS));
+  return 0;
+}
+
+function findCommand(name: string, io: CliIo): Command | undefined {
+  const command = commands.find((c) => c.name === name);
+  if (command === undefined) io.err(`agentrt: unknown command "${name}" (see agentrt help)`);
+  return command;
 }
 
 function reportError(name: string, thrown: unknown, io: CliIo): number {
@@ -78,50 +92,7 @@ function reportError(name: string, thrown: unknown, io: CliIo): number {
   return 1;
 }
 
-/**
- * parseArgs keeps the last of a repeated single-value flag: `approve --action A --action B` would decide B
- * without a word. A flag that takes one value given twice is refused instead (exit 2); switches may repeat.
- */
-function assertGivenOnce(options: FlagSpec, tokens: readonly { kind: string; name?: string; rawName?: string }[]): void {
-  const seen = new Set<string>();
-  for (const token of tokens) {
-    const spec = token.name === undefined ? undefined : options[token.name];
-    // A repeated switch (`--json --json`) cannot mean two things.
-    if (token.kind !== "option" || token.name === undefined || spec?.multiple === true || spec?.type === "boolean") continue;
-    if (seen.has(token.name)) throw new Error(`--${token.name} given more than once; give it once`);
-    seen.add(token.name);
-  }
-}
-
-/** parseArgs' reason in one line; for a value starting with a dash, its last line is the one that helps. */
-function flagError(error: unknown): string {
-  const lines = (error instanceof Error ? error.message : String(error)).split("\n");
-  return lines.length > 1 && lines[0]?.includes("is ambiguous") ? `${lines[0]} ${lines.at(-1) ?? ""}`.trim() : firstLine(error);
-}
-
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split("\n")[0] ?? message;
-}
-
-function helpText(): string {
-  const width = Math.max(...commands.map((c) => c.name.length));
-  return [
-    "agentrt — an agent runtime on LangGraph.js",
-    "",
-    "Usage: agentrt <command> [options]   (every command takes --db PATH and --json)",
-    "",
-    "Commands:",
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
-    "",
-    "Exit codes: 0 success or waiting, 1 run failed (also expired or canceled), 2 bad usage or input.",
-  ].join("\n");
-}
-
-function commandHelp(command: Command): string {
-  const lines = [`Usage: ${command.usage}`, "", command.summary, "", "Options:"];
-  for (const [flag, spec] of Object.entries({ ...command.flags, ...GLOBAL_FLAGS })) {
-    lines.push(`  --${flag}${spec.type === "string" ? " VALUE" : ""}`);
-  }
-  return lines.join("\n");
 }

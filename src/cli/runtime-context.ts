@@ -1,19 +1,20 @@
 /**
- * Shared plumbing of the run commands: opening the runtime for `--db`,
- * printing progress as it happens, and printing a run the same way
- * everywhere (`run`, `approve`, `status`).
+ * Shared plumbing of the run commands: opening the runtime for `--db` and printing progress as it happens
+ * (a run itself is printed by print-run.ts).
  * @module
  */
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { MEMORY_PATH } from "../db/index.js";
-import { RunReader, Runtime, type RunSource, type RunView, type RuntimeEvent } from "../runtime/index.js";
+import { RunReader, Runtime, type RunSource, type RuntimeEvent } from "../runtime/index.js";
 import type { CommandContext } from "./command.js";
 
 /** How a command opens the runtime. */
 export interface OpenRuntimeOptions {
   /** Refuse a missing `--db` file instead of creating it (commands that act on existing runs). @default false */
   mustExist?: boolean;
+  /** Also told every runtime event, in human mode and with --json alike (must not throw). @default none */
+  onEvent?: (event: RuntimeEvent) => void;
 }
 
 /** Opens the runtime for a command; progress is printed only in human mode. */
@@ -22,7 +23,10 @@ export function openRuntime(ctx: CommandContext, options: OpenRuntimeOptions = {
     db: ctx.db,
     mustExist: options.mustExist,
     config: process.env.AGENTRT_CONFIG,
-    onEvent: ctx.json ? undefined : (event) => printEvent(ctx, event),
+    onEvent: (event) => {
+      if (!ctx.json) printEvent(ctx, event);
+      options.onEvent?.(event);
+    },
   });
 }
 
@@ -74,54 +78,6 @@ function isWritable(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Prints a run (one JSON object with --json) and returns the exit code: 1 when it ended without
- * success (FAILED, EXPIRED, CANCELED), else 0 — waiting counts as success.
- */
-export function printRun(ctx: CommandContext, view: RunView): number {
-  if (ctx.json) {
-    ctx.out(JSON.stringify(view));
-  } else {
-    ctx.out(`run ${view.run_id} (${view.graph}) thread ${view.thread_id}: ${view.status}`);
-    for (const action of view.pending) {
-      ctx.out(`  waiting for approval: ${action.tool} ${JSON.stringify(action.args)}`);
-      // A side effect that may or may not have happened: the person must know what approving does.
-      if (action.reason?.startsWith("outcome unknown") === true) ctx.out(`    ${action.reason}`);
-      ctx.out(`    approve: agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash}${dbFlag(ctx)}`);
-      ctx.out(`    reject:  agentrt approve ${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash} --reject${dbFlag(ctx)}`);
-    }
-    for (const request of view.input_requests) {
-      ctx.out(`  waiting for input: ${request.question}`);
-      ctx.out(`    answer: agentrt input ${view.run_id} --text "<answer>"${dbFlag(ctx)}`);
-    }
-    if (view.wait_expires_at !== null) ctx.out(`  the wait expires at ${view.wait_expires_at}`);
-    if (view.error !== null) ctx.out(`  error ${view.error.code}: ${view.error.message}`);
-    printSideEffects(ctx, view.side_effects ?? []);
-    if (view.status === "SUCCEEDED" && view.result !== null) {
-      ctx.out(`  answer: ${typeof view.result === "string" ? view.result : JSON.stringify(view.result)}`);
-    }
-    ctx.out(`  usage: ${view.usage.model_calls} model calls, ${view.usage.tokens} tokens, $${view.usage.cost_usd.toFixed(6)}`);
-  }
-  return UNSUCCESSFUL.has(view.status) ? 1 : 0;
-}
-
-/** What an unsuccessful run did that stays done, and what it may have done (issued, outcome not recorded). */
-function printSideEffects(ctx: CommandContext, effects: NonNullable<RunView["side_effects"]>): void {
-  const done = effects.filter((e) => e.status === "done");
-  const unknown = effects.filter((e) => e.status === "unknown");
-  if (done.length > 0) ctx.out("  side effects already performed (they stay done):");
-  for (const e of done) ctx.out(`    ${e.tool} (call ${e.tool_call_id}${e.external_operation_id === null ? "" : `, operation ${e.external_operation_id}`})`);
-  if (unknown.length > 0) ctx.out("  side effects issued without a recorded outcome (check them):");
-  for (const e of unknown) ctx.out(`    ${e.tool} (call ${e.tool_call_id}, key ${e.idempotency_key})`);
-}
-
-// A script checking `$?` must not read an expired or canceled run as done.
-const UNSUCCESSFUL: ReadonlySet<string> = new Set(["FAILED", "EXPIRED", "CANCELED"]);
-
-function dbFlag(ctx: CommandContext): string {
-  return ctx.db === "./agentrt.db" ? "" : ` --db ${ctx.db}`;
 }
 
 function printEvent(ctx: CommandContext, event: RuntimeEvent): void {

@@ -133,6 +133,22 @@ export async function validateGraphInput(graph: RegisteredGraph, graphId: string
 }
 
 /**
+ * Throws BAD_INPUT when `input` has a key the graph does not take: LangGraph drops such keys without a word,
+ * so a mistyped key would run without what was meant. `agentrt run --input` checks this; the HTTP API keeps
+ * LangGraph's leniency. A graph whose state is one value, or that has no keys, takes anything.
+ */
+export function assertKnownInputKeys(graph: RegisteredGraph, graphId: string, input: unknown): void {
+  const channels = graph.channels ?? {};
+  const keys = stateKeys(channels);
+  if (keys.length === 0 || "__root__" in channels || input === null || typeof input !== "object" || Array.isArray(input)) return;
+  const known = inputKeys(graph, keys);
+  const unknown = Object.keys(input).filter((key) => !known.includes(key));
+  if (unknown.length === 0) return;
+  const named = unknown.map((key) => JSON.stringify(key)).join(", ");
+  throw new UserInputError("BAD_INPUT", `graph ${graphId} takes no input key ${named} (its input keys: ${known.join(", ")})`);
+}
+
+/**
  * {@link GraphInputOptions.current} for a run on `threadId`: its values read through `graph` (loaded from a
  * bound registry, so with the runtime's checkpointer); undefined when there is no thread to read.
  */

@@ -4,7 +4,7 @@ export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, Canc
 export type { InputRequest, InputResume } from "./input-resume.js";
 export type { SideEffectView } from "./side-effects.js";
 export { GraphRegistry, stateKeys } from "./graph-registry.js";
-export { threadValues, validateGraphInput } from "./graph-input.js";
+export { assertKnownInputKeys, threadValues, validateGraphInput } from "./graph-input.js";
 export type { GraphInputOptions } from "./graph-input.js";
 export type { GraphEntry, RegisteredGraph } from "./graph-registry.js";
 export { toRunView } from "./run-view.js";

@@ -24,10 +24,10 @@ describe("agentrt CLI", () => {
   });
 
   it("says how to pass a value starting with a dash, in one line", async () => {
-    const { code, err, errLines } = await runCli(["run", "city_weather", "--message", "hi", "--wait-ttl-ms", "-5"]);
+    const { code, err, errLines } = await runCli(["run", "city_weather", "--message", "--hi"]);
     expect(code).toBe(2);
     expect(errLines).toHaveLength(1);
-    expect(err).toMatch(/'--wait-ttl-ms' argument is ambiguous\. To specify an option argument starting with a dash use '--wait-ttl-ms=-XYZ'/);
+    expect(err).toMatch(/--message needs a value \(got the option --hi; to pass a value that starts with a dash, write --message=--hi\)/);
   });
 
   it("info --json prints exactly one JSON object", async () => {

@@ -1,39 +1,21 @@
-import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
-import { printRun, withExistingRuntime } from "../runtime-context.js";
+import { DECISION_FLAGS, decideAction } from "../decide-action.js";
 
 /** `agentrt approve <run_id>`: decides one pending action, bound to its args hash, and resumes the run here. */
 export const approveCommand: Command = {
   name: "approve",
   summary: "Approve (or --reject) a pending action of a waiting run and resume it",
-  usage: "agentrt approve <run_id> --action <action_id> --args-hash <hash> [--by NAME] [--role ROLE] [--reject] [--reason TEXT] [--queue]",
+  usage: "agentrt approve <run_id> --action <action_id> --args-hash <hash> [--by NAME] [--role ROLE]... [--reject] [--reason TEXT] [--queue]",
+  details: ["A waiting run's output (agentrt status <run_id>) prints this command with its action id and args hash filled in."],
   flags: {
-    action: { type: "string" },
-    "args-hash": { type: "string" },
-    by: { type: "string" },
-    role: { type: "string", multiple: true },
-    reject: { type: "boolean", default: false },
-    reason: { type: "string" },
-    // Checked and stored here; a worker resumes the run (QUEUED until then).
-    queue: { type: "boolean", default: false },
+    ...DECISION_FLAGS,
+    reject: { type: "boolean", default: false, description: "Reject instead of approving, as agentrt reject does." },
   },
+  examples: [
+    "agentrt approve run_01J… --action act_89420f3b67f63aec --args-hash e49e9e19…",
+    "agentrt approve run_01J… --action act_89420f3b67f63aec --args-hash e49e9e19… --by bob --role sre --queue",
+  ],
   async run(ctx) {
-    const [runId, ...extra] = ctx.args;
-    const actionId = ctx.flags.action as string | undefined;
-    const argsHash = ctx.flags["args-hash"] as string | undefined;
-    if (runId === undefined || extra.length > 0 || actionId === undefined || argsHash === undefined) {
-      throw new UserInputError("BAD_INPUT", "usage: agentrt approve <run_id> --action <action_id> --args-hash <hash>");
-    }
-    const decision = {
-      actionId, argsHash,
-      by: ctx.flags.by as string | undefined,
-      roles: (ctx.flags.role as string[] | undefined) ?? [],
-      reason: ctx.flags.reason as string | undefined,
-      queue: ctx.flags.queue === true,
-    };
-    return withExistingRuntime(ctx, async (runtime) => {
-      const view = ctx.flags.reject === true ? await runtime.reject(runId, decision) : await runtime.approve(runId, decision);
-      return printRun(ctx, view);
-    });
+    return decideAction(ctx, "approve", ctx.flags.reject === true ? "reject" : "approve");
   },
 };

@@ -1,13 +1,18 @@
 import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
-import { printRun, withExistingRuntime } from "../runtime-context.js";
+import { printRun } from "../print-run.js";
+import { withExistingRuntime } from "../runtime-context.js";
 
 /** `agentrt cancel <run_id>`: no new steps, in-flight tools aborted; side effects already done stay done and are listed. */
 export const cancelCommand: Command = {
   name: "cancel",
   summary: "Cancel a run that has not finished (done side effects stay done and are listed)",
   usage: "agentrt cancel <run_id> [--by NAME] [--reason TEXT]",
-  flags: { by: { type: "string" }, reason: { type: "string" } },
+  flags: {
+    by: { type: "string", value: "NAME", description: "Who cancels, kept in the run's events. Not checked: whoever can write the file may cancel." },
+    reason: { type: "string", value: "TEXT", description: "Why, kept in the run's events." },
+  },
+  examples: ['agentrt cancel run_01J… --by alice --reason "wrong service"'],
   async run(ctx) {
     const [runId, ...extra] = ctx.args;
     if (runId === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt cancel <run_id>");

@@ -9,13 +9,15 @@ export const evalCommand: Command = {
   name: "eval",
   summary: "Run a JSONL dataset of cases against a graph and score them (exit 1 below --min-pass)",
   usage: "agentrt eval <dataset.jsonl> --graph G [--out report.json] [--min-pass 1] [--failures FILE] [--keep DIR]",
+  details: ["Each case runs on its own temporary SQLite file, with its env applied to the simulated world only."],
   flags: {
-    graph: { type: "string", short: "g" },
-    out: { type: "string", short: "o" },
-    "min-pass": { type: "string" },
-    failures: { type: "string" },
-    keep: { type: "string" },
+    graph: { type: "string", short: "g", value: "G", description: "The graph (an id from langgraph.json) every case runs against." },
+    out: { type: "string", short: "o", value: "FILE", description: "Also write the whole report as JSON to FILE." },
+    "min-pass": { type: "string", value: "RATE", description: "The share of cases that must pass, 0 to 1; below it the exit code is 1. Default: 1." },
+    failures: { type: "string", value: "FILE", description: "Append the failing cases to FILE as JSONL, to re-run them later. Default: beside --out, else none." },
+    keep: { type: "string", value: "DIR", description: "Keep each case's SQLite file in DIR, to look at with agentrt trace or runs." },
   },
+  examples: ["agentrt eval graphs/datasets/ops_rollback.jsonl --graph ops_rollback", "agentrt eval cases.jsonl -g city_weather --min-pass 0.9 --out report.json"],
   async run(ctx) {
     const [file, ...extra] = ctx.args;
     const graph = ctx.flags.graph as string | undefined;

@@ -1,5 +1,6 @@
 import type { Command } from "../command.js";
 import { approveCommand } from "./approve.js";
+import { rejectCommand } from "./reject.js";
 import { cancelCommand } from "./cancel.js";
 import { graphCommand } from "./graph.js";
 import { infoCommand } from "./info.js";
@@ -16,5 +17,5 @@ import { serveCommand } from "./serve.js";
 
 /** Every `agentrt` sub-command, in the order `--help` lists them. */
 export const commands: readonly Command[] = [
-  runCommand, approveCommand, inputCommand, statusCommand, runsCommand, cancelCommand, workerCommand, graphCommand, worldCommand, traceCommand, statsCommand, evalCommand, serveCommand, infoCommand,
+  runCommand, approveCommand, rejectCommand, inputCommand, statusCommand, runsCommand, cancelCommand, workerCommand, graphCommand, worldCommand, traceCommand, statsCommand, evalCommand, serveCommand, infoCommand,
 ];

@@ -9,6 +9,7 @@ export const infoCommand: Command = {
   summary: "Show agentrt's version and the schema versions stored in the database",
   usage: "agentrt info [--db PATH] [--json]",
   flags: {},
+  examples: ["agentrt info", "agentrt info --db ./other.db --json"],
   async run(ctx) {
     const modules: Record<string, number> = {};
     const exists = existsSync(ctx.db);

@@ -2,13 +2,18 @@ import { openDatabase } from "../../db/index.js";
 import { UserInputError } from "../../errors.js";
 import { formatCost, formatDuration, formatRate, formatTokens, openTraceStore, type TraceStats } from "../../trace/index.js";
 import type { Command } from "../command.js";
+import { renderTable } from "../text-table.js";
 
 /** `agentrt stats [--graph G]`: slowest tools, failure rates, retries, tokens and cost per graph and run. */
 export const statsCommand: Command = {
   name: "stats",
   summary: "Show tool latency (p50/p95), failure rates, retries, tokens and cost per graph and per run",
   usage: "agentrt stats [--graph G] [--runs N] [--db PATH] [--json]",
-  flags: { graph: { type: "string" }, runs: { type: "string" } },
+  flags: {
+    graph: { type: "string", value: "G", description: "Only the runs of this graph." },
+    runs: { type: "string", value: "N", description: "How many recent runs to list, 0 to 10000. Default: 20." },
+  },
+  examples: ["agentrt stats", "agentrt stats --graph ops_rollback --runs 5 --json"],
   async run(ctx) {
     const graph = ctx.flags.graph === undefined ? undefined : String(ctx.flags.graph);
     if (ctx.args.length > 0) throw new UserInputError("BAD_INPUT", `unexpected argument "${ctx.args[0]}"`);
@@ -68,8 +73,6 @@ export function renderStats(stats: TraceStats): string[] {
 }
 
 function table(header: string[], rows: (string | number)[][]): string[] {
-  const all = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, c) => Math.max(...all.map((r) => r[c]?.length ?? 0)));
   // First column left-aligned (names), the rest right-aligned (numbers).
-  return all.map((r) => `  ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join("  ")}`);
+  return renderTable(header, rows, { indent: "  ", align: header.map((_, c) => (c === 0 ? "left" : "right")) });
 }

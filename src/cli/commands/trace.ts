@@ -16,7 +16,10 @@ export const traceCommand: Command = {
   name: "trace",
   summary: "Show a run's spans as a tree with duration, tokens, cost and a timeline",
   usage: "agentrt trace <run_id> [--width N] [--db PATH] [--json]",
-  flags: { width: { type: "string" } },
+  flags: {
+    width: { type: "string", value: "N", description: "Characters per line for the tree and its timeline, 40 to 1000. Default: the terminal's width, else 120." },
+  },
+  examples: ["agentrt trace run_01J…", "agentrt trace run_01J… --json"],
   async run(ctx) {
     const runId = singleRunId(ctx);
     const width = parseWidth(ctx.flags.width);

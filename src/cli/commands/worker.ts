@@ -1,5 +1,9 @@
 import { UserInputError } from "../../errors.js";
-import type { Command } from "../command.js";
+import type { Runtime, RuntimeEvent } from "../../runtime/index.js";
+import type { Command, CommandContext } from "../command.js";
+import { dbFlag } from "../print-run.js";
+import { projectGraphs } from "../project-graphs.js";
+import { RESTING_STATUSES, runOutcomeLine } from "../run-outcome-line.js";
 import { withRuntime } from "../runtime-context.js";
 import { parseInteger } from "./run.js";
 
@@ -8,27 +12,37 @@ export const workerCommand: Command = {
   name: "worker",
   summary: "Execute queued runs from the database (several workers may share one file)",
   usage: "agentrt worker [--concurrency N] [--once] [--worker-id ID] [--lease-ms MS]",
+  details: [
+    "Prints one line per run it executed: id, graph, status, and the answer or what the run waits for.",
+    "Stops on SIGINT/SIGTERM after the runs it executes reach their next rest.",
+  ],
   flags: {
-    concurrency: { type: "string" },
-    once: { type: "boolean", default: false },
-    "worker-id": { type: "string" },
-    "lease-ms": { type: "string" },
+    concurrency: { type: "string", value: "N", description: "Execute up to N runs at once. Default: 1." },
+    once: { type: "boolean", default: false, description: "Exit once nothing is left to claim, instead of waiting for new runs." },
+    "worker-id": { type: "string", value: "ID", description: "The name this worker holds leases under (shown in run events). Default: host, pid and a random suffix." },
+    "lease-ms": { type: "string", value: "MS", description: "How long a claim lasts without a heartbeat before another worker may recover the run (at least 50)." },
   },
+  examples: ["agentrt worker", "agentrt worker --once", "agentrt worker --concurrency 4 --worker-id w1"],
   async run(ctx) {
     if (ctx.args.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt worker [--concurrency N] [--once]");
     const concurrency = parseInteger(ctx.flags.concurrency as string | undefined, "--concurrency") ?? 1;
     const leaseMs = parseInteger(ctx.flags["lease-ms"] as string | undefined, "--lease-ms");
     if (concurrency < 1) throw new UserInputError("BAD_INPUT", "--concurrency must be at least 1");
     if (leaseMs !== undefined && leaseMs < 50) throw new UserInputError("BAD_INPUT", "--lease-ms must be at least 50");
-    return withRuntime(ctx, async (runtime) => {
-      const worker = runtime.worker({
-        concurrency, leaseMs, once: ctx.flags.once === true, workerId: ctx.flags["worker-id"] as string | undefined,
-      });
+    // Outside a project it could only claim runs to fail them.
+    projectGraphs("a worker runs the graphs it lists");
+    const once = ctx.flags.once === true;
+    let runtime: Runtime | undefined;
+    const onEvent = (event: RuntimeEvent): void => printOutcome(ctx, runtime, event);
+    // --once on a file that does not exist has nothing to run: refused (exit 2) rather than created empty.
+    return withRuntime(ctx, async (opened) => {
+      runtime = opened;
+      const worker = opened.worker({ concurrency, leaseMs, once, workerId: ctx.flags["worker-id"] as string | undefined });
       // SIGTERM/SIGINT: stop claiming, let active runs reach their next rest, then exit.
       const stop = () => void worker.stop();
       process.once("SIGTERM", stop);
       process.once("SIGINT", stop);
-      if (!ctx.json) ctx.err(`worker ${worker.workerId}: concurrency ${concurrency}${ctx.flags.once === true ? ", until the queue is empty" : ""}`);
+      if (!ctx.json) ctx.err(`worker ${worker.workerId}: concurrency ${concurrency}${once ? ", until the queue is empty" : ""}`);
       try {
         const stats = await worker.run();
         if (ctx.json) ctx.out(JSON.stringify({ worker_id: worker.workerId, ...stats }));
@@ -38,6 +52,17 @@ export const workerCommand: Command = {
         process.off("SIGTERM", stop);
         process.off("SIGINT", stop);
       }
-    });
+    }, { mustExist: once, onEvent });
   },
 };
+
+/** One line per run that came to rest here (human mode). */
+function printOutcome(ctx: CommandContext, runtime: Runtime | undefined, event: RuntimeEvent): void {
+  if (ctx.json || runtime === undefined || event.type !== "status" || !RESTING_STATUSES.has(event.status)) return;
+  try {
+    ctx.out(runOutcomeLine(runtime.get(event.runId), dbFlag(ctx)));
+  } catch {
+    // A listener must not throw: the run is recorded whatever this line says.
+    ctx.out(`${event.runId}  ${event.status}`);
+  }
+}

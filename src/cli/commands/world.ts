@@ -2,15 +2,24 @@ import { MEMORY_PATH, openDatabase, readVersion } from "../../db/index.js";
 import { openWorld } from "../../testing/sim-open.js";
 import { SIM_SCHEMA } from "../../testing/sim-schema.js";
 import type { SimSnapshot } from "../../testing/sim-world.js";
-import type { Command } from "../command.js";
+import type { Command, CommandContext } from "../command.js";
+import { renderWorld } from "../world-tables.js";
 
-/** `agentrt world`: what the simulated systems actually did (counts and state). */
+/** `agentrt world`: what the simulated systems actually did (counts and state); `--reset` starts them over. */
 export const worldCommand: Command = {
   name: "world",
   summary: "Show the simulated systems' state and how many times each side effect really happened",
-  usage: "agentrt world [--json]",
-  flags: {},
+  usage: "agentrt world [--reset] [--json]",
+  details: [
+    "The scenario graphs' tools act on simulated systems kept in --db. After one walkthrough the payments deploy is",
+    "rolled back, so ops_rollback finds nothing to do; --reset puts every system back to its seed and it pauses again.",
+  ],
+  flags: {
+    reset: { type: "boolean", default: false, description: "Forget every call and state change, so the systems start from their seed again; runs are kept." },
+  },
+  examples: ["agentrt world", "agentrt world --json", "agentrt world --reset"],
   async run(ctx) {
+    if (ctx.flags.reset === true) return reset(ctx);
     // Reads what happened: a mistyped --db is refused (exit 2), not created empty; nothing is written, so a
     // read-only file works too. A file where no simulated system ran has no sim tables yet: an empty world.
     const memory = ctx.db === MEMORY_PATH || ctx.db === "";
@@ -18,16 +27,25 @@ export const worldCommand: Command = {
     try {
       const empty = !memory && readVersion(db, SIM_SCHEMA.module) === 0;
       const snapshot: SimSnapshot = empty ? { calls: {}, failures: {}, systems: {} } : openWorld({ db }).snapshot();
-      if (ctx.json) {
-        ctx.out(JSON.stringify(snapshot));
-      } else {
-        ctx.out("calls performed by the simulated systems:");
-        for (const [tool, count] of Object.entries(snapshot.calls)) ctx.out(`  ${tool}: ${count}`);
-        for (const [system, state] of Object.entries(snapshot.systems)) ctx.out(`${system}: ${JSON.stringify(state)}`);
-      }
+      if (ctx.json) ctx.out(JSON.stringify(snapshot));
+      else for (const line of renderWorld(snapshot)) ctx.out(line);
       return 0;
     } finally {
       db.close();
     }
   },
 };
+
+/** Resets the simulated world of an existing file (a missing one is refused, exit 2) and prints it, now empty. */
+function reset(ctx: CommandContext): number {
+  const db = openDatabase(ctx.db, { mustExist: true });
+  try {
+    const world = openWorld({ db });
+    world.reset();
+    if (ctx.json) ctx.out(JSON.stringify(world.snapshot()));
+    else ctx.out(`the simulated world in ${ctx.db} is reset: every system starts from its seed at its next call (runs and traces are kept)`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
