@@ -52,6 +52,11 @@ describe("the published package", () => {
     expect(out).toEqual({ error: "function", runtime: "function", saver: "function" });
   });
 
+  it("tells a CommonJS require() to use import() instead", () => {
+    writeFileSync(join(project, "check.cjs"), "try { require('agentrt'); } catch (e) { console.log(e.message); }\n");
+    expect(run("node", ["check.cjs"], project)).toContain("agentrt is an ES module package and cannot be loaded with require()");
+  });
+
   it("runs the agentrt bin with npx", () => {
     const out = run("npx", ["--no-install", "agentrt", "--help"], project);
     expect(out).toContain("Usage: agentrt <command>");
