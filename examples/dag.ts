@@ -17,7 +17,7 @@ interface Trip {
 const log = (line: string) => console.log(line);
 const lookUp = async <T>(node: string, value: T): Promise<T> => {
   log(`${node} started`);
-  await new Promise((resolve) => setTimeout(resolve, 50)); // a slow API
+  await new Promise((resolve) => setTimeout(resolve, 300)); // a slow API
   log(`${node} done`);
   return value;
 };

@@ -19,7 +19,7 @@ describe("examples/approve-later.ts", () => {
     expect(approve.stderr).toBe("");
     expect(approve.stdout.trim()).toBe(`${runId} SUCCEEDED: Order 10086 was delayed; it is refunded now.`);
     expect(approve.code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it("is what the README shows, imports included", () => {
     const readme = repoFile("README.md");

@@ -14,5 +14,5 @@ describe("examples/dag.ts", () => {
     expect(events.slice(0, 2).sort()).toEqual(["hotels started", "weather started"]);
     expect(events.slice(2).sort()).toEqual(["hotels done", "weather done"]);
     expect(run.stdout).toMatch(/^plan: sunny in Lisbon; stay at Lisbon Grand$/m);
-  }, 60_000);
+  }, 180_000);
 });

@@ -17,5 +17,5 @@ describe("examples/ledger-tool.ts", () => {
     expect(recovered.code).toBe(0);
     expect(recovered.stdout).toMatch(/^run_\w+ SUCCEEDED: Invoice sent to acme\.$/m);
     expect(recovered.stdout).toMatch(/^invoices in the outbox: 1$/m);
-  }, 60_000);
+  }, 180_000);
 });

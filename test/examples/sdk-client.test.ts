@@ -33,5 +33,5 @@ describe("examples/sdk-client.ts", () => {
     expect(run.stdout).toMatch(/^assistant: ops_rollback$/m);
     expect(run.stdout).toMatch(/^waits for approval: rollback_deployment \{.*"service":"payments".*\}$/m);
     expect(run.stdout).toMatch(/^answer: .*roll/im);
-  }, 60_000);
+  }, 180_000);
 });
