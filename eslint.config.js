@@ -29,4 +29,11 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-non-null-assertion": "off", "@typescript-eslint/unbound-method": "off" },
   },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  // The CommonJS stubs `require("agentrt")` resolves to (package.json exports): plain CommonJS, no types.
+  {
+    files: ["cjs/**/*.cjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, sourceType: "commonjs", globals: { module: "writable", require: "readonly" } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, "@typescript-eslint/no-require-imports": "off" },
+  },
 );

@@ -15,9 +15,12 @@ import { checkInventory, checkLogistics, getOrder, type Order, type Shipment } f
 import { lastData, lastResult, shouldRetry, untilDone, userRequest } from "./script-kit.js";
 import { askForOrderId, orderIdIn } from "./order_delay-request.js";
 
-type NotFound = { found: false; orderId: string; message: string };
-interface Inventory { found: true; allInStock: boolean; items: Array<{ sku: string; name: string; ordered: number; available: number; sufficient: boolean }> }
-type Logistics = { found: true } & Shipment;
+/** get_order's (or a check's) answer for an order id it does not know. */
+export type NotFound = { found: false; orderId: string; message: string };
+/** check_inventory's answer for a known order. */
+export interface Inventory { found: true; allInStock: boolean; items: Array<{ sku: string; name: string; ordered: number; available: number; sufficient: boolean }> }
+/** check_logistics's answer for a known order. */
+export type Logistics = { found: true } & Shipment;
 
 const BRANCHES = ["check_inventory", "check_logistics"] as const;
 
@@ -66,14 +69,19 @@ export const orderCheckReactScript: ChatScript = ({ messages }): ScriptedReply =
   const shipment = lastData<Logistics | NotFound>(messages, "check_logistics");
   const stock = inventory?.found === true ? inventory : undefined;
   const ship = shipment?.found === true ? shipment : undefined;
-  const lines = [
-    `Order ${orderId} for ${order.customer}: ${order.status.replace("_", " ")}, promised ${order.promisedDelivery}, expected ${order.expectedDelivery}.`,
-    stockLine(stock, lastResult(messages, "check_inventory")?.error?.message),
-    shipmentLine(ship, lastResult(messages, "check_logistics")?.error?.message),
-    assessOrder(order, stock, ship),
-  ];
-  return { content: lines.join("\n") };
+  const failures = { inventory: lastResult(messages, "check_inventory")?.error?.message, logistics: lastResult(messages, "check_logistics")?.error?.message };
+  return { content: orderReport(orderId, order, stock, ship, failures) };
 };
+
+/** The answer: the order, its stock, its shipment and the assessment, one line each (order_pipeline's answer too). */
+export function orderReport(orderId: string, order: Order, stock: Inventory | undefined, ship: Logistics | undefined, failures: { inventory?: string; logistics?: string }): string {
+  return [
+    `Order ${orderId} for ${order.customer}: ${order.status.replace("_", " ")}, promised ${order.promisedDelivery}, expected ${order.expectedDelivery}.`,
+    stockLine(stock, failures.inventory),
+    shipmentLine(ship, failures.logistics),
+    assessOrder(order, stock, ship),
+  ].join("\n");
+}
 
 /** The whole DAG in one turn: the checks refer to get_order's result (call 1 of the turn) for the order id. */
 function planCalls(orderId: string): ScriptedToolCall[] {

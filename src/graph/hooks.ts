@@ -30,7 +30,7 @@ export interface ToolCallEvent {
   externalOperationId: string | undefined;
   /** Attempts made; 0 when the tool was never called. */
   attempts: number;
-  /** The model turn whose call this is. */
+  /** The model turn whose call this is; 0 for a call no model turn asked for (a declared DAG's node). */
   turn: number;
   /** The sub-agent (subgraph node) whose call this is; undefined in the root graph. */
   agent?: string;

@@ -163,11 +163,12 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
       emit({ type: "model_call", runId: run.runId, turn: e.turn, model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, ms: e.endedAt - e.startedAt });
     },
     onToolCall: (e) => {
-      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "tool", e.agent);
+      // Turn 0: a call no model turn asked for (a declared DAG's node calling a tool) hangs under the run itself.
+      const step = e.turn === 0 ? undefined : steps.enter(e.turn, e.startedAt, e.endedAt, "tool", e.agent);
       recorder.recordToolCall({
         agent: e.agent,
         tool: e.tool, toolCallId: e.toolCallId, args: e.args, redact: e.redact, startTime: e.startedAt, endTime: e.endedAt,
-        parentId: step.id, stepId: step.stepId ?? undefined, attempt: Math.max(1, e.attempts), idempotencyKey: e.idempotencyKey,
+        parentId: step?.id, stepId: step?.stepId ?? undefined, attempt: Math.max(1, e.attempts), idempotencyKey: e.idempotencyKey,
         resultSize: e.resultSize,
         // Denied and rejected calls never ran: they are not tool failures.
         status: SPAN_STATUS[e.status], error: e.error?.message, externalOperationId: e.externalOperationId,

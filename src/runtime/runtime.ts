@@ -89,9 +89,11 @@ export class Runtime {
     if (options.message === undefined && options.input === undefined) {
       throw new UserInputError("BAD_INPUT", "a run needs --message TEXT or --input JSON");
     }
-    // A message becomes { messages: [...] }: a graph without that channel would silently drop it.
-    if (options.input === undefined && graph?.channels !== undefined && !("messages" in graph.channels)) {
-      throw new UserInputError("BAD_INPUT", `graph ${options.graph} has no messages channel for --message: pass its state with --input JSON (keys: ${stateKeys(graph.channels).join(", ")})`);
+    // A message becomes { messages: [...] }: a graph without that channel would silently drop it. A graph with
+    // no state keys at all (a functional-API entrypoint, a declared DAG) receives its input whole, messages included.
+    const keys = graph?.channels === undefined ? [] : stateKeys(graph.channels);
+    if (options.input === undefined && keys.length > 0 && !keys.includes("messages")) {
+      throw new UserInputError("BAD_INPUT", `graph ${options.graph} has no messages channel for --message: pass its state with --input JSON (keys: ${keys.join(", ")})`);
     }
     if (options.threadId !== undefined) this.assertThreadGraph(options.threadId, options.graph);
     const input = options.input ?? { messages: [{ role: "user", content: options.message }] };

@@ -7,7 +7,7 @@ import { parseDataset, renderReport, runDataset } from "../../src/eval/index.js"
 const root = (path: string) => fileURLToPath(new URL(`../../${path}`, import.meta.url));
 const CONFIG = root("langgraph.json");
 const listed = Object.keys((JSON.parse(readFileSync(CONFIG, "utf8")) as { graphs: Record<string, string> }).graphs);
-const SCENARIOS = ["ops_rollback", "order_delay", "city_weather", "order_check", "ticket_rag", "ops_copilot"];
+const SCENARIOS = ["ops_rollback", "order_delay", "city_weather", "order_check", "ticket_rag", "ops_copilot", "order_pipeline"];
 const graphs = readdirSync(root("graphs/datasets")).filter((f) => f.endsWith(".jsonl")).map((f) => f.slice(0, -".jsonl".length));
 const env = { ...process.env, AGENTRT_SIM_LATENCY_MS: "0", AGENTRT_SIM_FAULTS: "" };
 

@@ -21,6 +21,7 @@ const EXPECTED_NODES: Record<string, string[]> = {
   order_check: AGENT_NODES,
   ticket_rag: AGENT_NODES,
   ops_copilot: ["supervisor", "handoff", "deploy_specialist", "comms_specialist"],
+  order_pipeline: ["get_order", "check_inventory", "check_logistics", "assess", "answer"],
 };
 
 async function load(spec: string): Promise<DrawableGraph> {

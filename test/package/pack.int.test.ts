@@ -55,6 +55,11 @@ describe("the published package", () => {
     for (const [name, count] of Object.entries(out.sub)) expect(count, name).toBeGreaterThan(0);
   });
 
+  it("tells a CommonJS require() to use import() instead", () => {
+    writeFileSync(join(project, "check.cjs"), "try { require('agentrt'); } catch (e) { console.log(e.message); }\n");
+    expect(run("node", ["check.cjs"], project)).toContain("agentrt is an ES module package and cannot be loaded with require()");
+  });
+
   it("runs the agentrt bin with npx", () => {
     const out = run("npx", ["--no-install", "agentrt", "--help"], project);
     expect(out).toContain("Usage: agentrt <command>");

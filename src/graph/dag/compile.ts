@@ -10,6 +10,7 @@
 import { type BaseChannel, GraphInterrupt, type Pregel, type PregelNode, entrypoint, task } from "@langchain/langgraph";
 import type { BaseCheckpointSaver, BaseStore } from "@langchain/langgraph-checkpoint";
 import { ConcurrencyLimiter, withRetry } from "../../resilience/index.js";
+import type { Graph } from "@langchain/core/runnables/graph";
 import { drawableDag } from "./draw.js";
 import { applyUpdates, initialState } from "./merge.js";
 import type { DagNodeDef, DagStateSpec } from "./spec.js";
@@ -94,8 +95,32 @@ export function compileDag<S>(input: DagCompileInput<S>, options: DagCompileOpti
     },
   );
   const drawing = () => drawableDag(plan.order, new Map([...nodes].map(([n, d]) => [n, d.after])));
-  Object.assign(compiled, { getGraph: drawing, getGraphAsync: () => Promise.resolve(drawing()) });
+  drawAsDeclared(compiled as unknown as Drawable, drawing);
   return compiled as unknown as CompiledDag<S>;
+}
+
+/** The part of a compiled graph its drawing replaces, plus `withConfig`, whose copies must draw the same. */
+interface Drawable {
+  getGraph: () => unknown;
+  getGraphAsync: () => Promise<unknown>;
+  withConfig: (config: object) => Drawable;
+}
+
+/**
+ * Makes `graph` and every copy `withConfig` makes of it draw the declared DAG: the runtime and the server bind
+ * each graph of langgraph.json with `withConfig`, and Pregel's copy would draw the single entrypoint node again.
+ */
+function drawAsDeclared(graph: Drawable, drawing: () => Graph): void {
+  const copy = graph.withConfig.bind(graph);
+  Object.assign(graph, {
+    getGraph: drawing,
+    getGraphAsync: () => Promise.resolve(drawing()),
+    withConfig: (config: object) => {
+      const copied = copy(config);
+      drawAsDeclared(copied, drawing);
+      return copied;
+    },
+  });
 }
 
 interface Deferred<T> {

@@ -170,6 +170,14 @@ describe("defineDag drawing", () => {
     expect(dag.drawMermaid()).toContain("B --> D");
     expect(graph.getGraph().drawMermaid()).toBe(dag.drawMermaid());
   });
+
+  it("keeps drawing the declared DAG on a copy made by withConfig (the runtime binds each graph that way)", async () => {
+    const dag = defineDag<S>({ state }).node("A", () => ({})).node("B", () => ({}), { after: ["A"] });
+    const copy = dag.compile().withConfig({ configurable: { x: 1 } });
+    expect((await copy.getGraphAsync({})).drawMermaid()).toBe(dag.drawMermaid());
+    expect(copy.getGraph().drawMermaid()).toBe(dag.drawMermaid());
+    expect(copy.withConfig({}).getGraph().drawMermaid()).toBe(dag.drawMermaid());
+  });
 });
 
 describe("defineDag retries, caps and interrupts", () => {
