@@ -6,7 +6,9 @@
  * @module
  */
 import { getConfig } from "@langchain/langgraph";
-import { createResilientExecutor, idempotencyKey, resolveRunScope, type AgentTool, type ToolOutcome } from "agentrt";
+import { type AgentTool } from "agentrt";
+import { createResilientExecutor, idempotencyKey, type ToolOutcome } from "agentrt/tools";
+import { resolveRunScope } from "agentrt/graph";
 
 /**
  * Runs `tool` with `args` for DAG node `node` of the current run and reports it to the run's hooks.
