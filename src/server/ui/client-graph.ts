@@ -1,0 +1,81 @@
+/**
+ * Browser code of the graph and the state timeline: the run's graph drawn by the locally served Mermaid
+ * with the nodes it went through and the node it is at now highlighted (from its checkpoints' `next`),
+ * and one tick per checkpoint to step through the state as it was.
+ * @module
+ */
+
+/** Browser script: the graph drawing and the checkpoint timeline. */
+export const CLIENT_GRAPH = String.raw`
+mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral", flowchart: { htmlLabels: false } });
+const graphSvgs = new Map(); // run id -> svg text; a graph can change between versions, a run's cannot
+let drawnFor = null;
+
+async function renderGraph(run, history) {
+  const box = $("graph");
+  try {
+    if (drawnFor !== run.run_id) {
+      let svg = graphSvgs.get(run.run_id);
+      if (svg === undefined) {
+        const { mermaid: text } = await api("/agentrt/runs/" + run.run_id + "/graph");
+        svg = (await mermaid.render("g" + Math.random().toString(36).slice(2), text)).svg;
+        graphSvgs.set(run.run_id, svg);
+      }
+      if (ui.selected !== run.run_id) return;
+      box.innerHTML = svg; // Mermaid's own output (securityLevel strict); run data never goes through innerHTML
+      drawnFor = run.run_id;
+    }
+  } catch (error) {
+    box.replaceChildren(el("div", { className: "placeholder", textContent: "Graph unavailable: " + (error.message || error) }));
+    drawnFor = null;
+    return;
+  }
+  const resting = ["SUCCEEDED", "FAILED", "CANCELED", "EXPIRED"].includes(run.status);
+  const visited = new Set(["__start__"]);
+  history.forEach((cp, i) => { if (i < history.length - 1 || resting) for (const n of cp.next || []) visited.add(n); });
+  const last = history[history.length - 1];
+  const active = new Set(resting || !last ? [] : last.next || []);
+  if (run.status === "SUCCEEDED") visited.add("__end__");
+  for (const node of box.querySelectorAll("g.node")) {
+    // Mermaid ids nodes "<svg id>-flowchart-<name>-<n>" (some versions also set data-id).
+    const match = /flowchart-(.+)-\d+$/.exec(node.id);
+    const name = node.dataset.id || (match ? match[1] : "");
+    node.classList.toggle("visited", visited.has(name) && !active.has(name));
+    node.classList.toggle("active", active.has(name));
+  }
+  $("graph-note").textContent = active.size ? "now at: " + [...active].join(", ") : resting ? "finished" : "";
+}
+
+function checkpointLabel(cp) {
+  const step = cp.metadata ? cp.metadata.step : undefined;
+  return step === -1 ? "input" : step === undefined ? "?" : String(step);
+}
+
+function renderTimeline(history) {
+  const box = $("timeline");
+  if (history.length === 0) {
+    box.replaceChildren(el("span", { className: "note", textContent: "No checkpoints." }));
+    $("state-view").textContent = "";
+    $("state-meta").textContent = "";
+    return;
+  }
+  const ids = history.map((cp) => cp.checkpoint.checkpoint_id);
+  if (ui.checkpoint && !ids.includes(ui.checkpoint)) ui.checkpoint = null;
+  const current = ui.checkpoint || ids[ids.length - 1];
+  box.replaceChildren(...history.map((cp) => {
+    const id = cp.checkpoint.checkpoint_id;
+    return el("button", { type: "button", className: "tick" + (id === current ? " on" : ""), textContent: checkpointLabel(cp),
+      title: "step " + checkpointLabel(cp) + " · next: " + ((cp.next || []).join(", ") || "—") + " · " + cp.created_at,
+      onclick: () => {
+        // Picking the newest follows the run again as it moves.
+        ui.checkpoint = id === ids[ids.length - 1] ? null : id;
+        renderTimeline(ui.detail.history);
+      } });
+  }));
+  const cp = history[ids.indexOf(current)];
+  const source = cp.metadata && cp.metadata.source ? cp.metadata.source : "";
+  $("state-meta").textContent = "checkpoint " + (ids.indexOf(current) + 1) + " of " + ids.length + " · step " + checkpointLabel(cp) +
+    (source ? " · " + source : "") + " · next: " + ((cp.next || []).join(", ") || "—") + " · " + ago(cp.created_at) + (ui.checkpoint ? "" : " (latest, follows the run)");
+  $("state-view").textContent = JSON.stringify(cp.values, null, 2);
+}
+`;
