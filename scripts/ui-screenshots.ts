@@ -38,7 +38,7 @@ const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
 });
-const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+const page = await browser.newPage({ viewport: { width: 1440, height: 1900 } });
 const out = join(root, "docs", "img");
 mkdirSync(out, { recursive: true });
 const shots: Array<[string, string | undefined]> = [

@@ -20,7 +20,9 @@ function toolMessage(m) {
   const status = env && env.status ? env.status : "done";
   const failed = status !== "done";
   const body = env && "data" in env ? env.data : env && env.error ? env.error : textOf(m.content);
-  const headline = failed && env && env.error ? (env.error.code ? env.error.code + ": " : "") + (env.error.message || "") : status;
+  const preview = typeof body === "string" ? body : JSON.stringify(body);
+  const headline = failed && env && env.error ? status + " · " + (env.error.code ? env.error.code + ": " : "") + (env.error.message || "")
+    : status + " · " + (preview.length > 90 ? preview.slice(0, 90) + "…" : preview);
   return el("div", { className: "msg tool" + (failed ? " error" : "") },
     el("div", { className: "who", textContent: "tool · " + (m.name || (env && env.tool) || "") }),
     el("details", {}, el("summary", { textContent: headline }), el("pre", { textContent: pretty(body) })));
@@ -52,7 +54,7 @@ function renderConversation(run, spans, history) {
         try { env = result ? JSON.parse(textOf(result.content)) : null; } catch { env = null; }
         const wait = waits.find((w) => w.kind === "approval_wait" && w.name.endsWith(" " + v.tool) && w.endMs !== null);
         const took = wait ? " after " + duration(wait.endMs - wait.startMs) : "";
-        const text = !result ? "⏸ waiting for approval: " + v.tool
+        const text = !result ? "waiting for approval: " + v.tool
           : env && env.status === "rejected" ? "✗ " + v.tool + " " + (env.error ? env.error.message : "rejected") + took
           : "✓ " + v.tool + " approved" + took;
         nodes.push(el("div", { className: "decision" + (env && env.status === "rejected" ? " rejected" : ""), textContent: text }));

@@ -18,7 +18,9 @@ async function renderGraph(run, history) {
       let svg = graphSvgs.get(run.run_id);
       if (svg === undefined) {
         const { mermaid: text } = await api("/agentrt/runs/" + run.run_id + "/graph");
-        svg = (await mermaid.render("g" + Math.random().toString(36).slice(2), text)).svg;
+        // LangGraph's classDefs colour every node with !important inline fills, which would hide the path.
+        const plain = text.split("\n").filter((line) => !/^\s*classDef /.test(line)).join("\n").replace(/:::(first|last)/g, "");
+        svg = (await mermaid.render("g" + Math.random().toString(36).slice(2), plain)).svg;
         graphSvgs.set(run.run_id, svg);
       }
       if (ui.selected !== run.run_id) return;

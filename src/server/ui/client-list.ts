@@ -42,8 +42,8 @@ function renderRuns() {
     return el("div", { className: "run" + (run.run_id === ui.selected ? " selected" : ""), dataset: { runId: run.run_id }, onclick: () => select(run.run_id) },
       el("span", { className: "graph", textContent: run.graph }),
       el("span", { className: "when", textContent: ago(run.created_at), title: run.created_at }),
-      el("div", { className: "meta" }, pill(run.status), el("span", { className: "id", textContent: run.run_id.slice(0, 14) + "…" + run.run_id.slice(-4), title: run.run_id }),
-        el("span", { textContent: run.user }), usage ? el("span", { textContent: usage }) : null));
+      el("div", { className: "meta" }, pill(run.status), el("span", { className: "user", textContent: run.user }), el("span", { className: "usage", textContent: usage })),
+      el("div", { className: "meta id", textContent: run.run_id }));
   }));
 }
 

@@ -16,8 +16,8 @@ function spanLabel(s) {
     case "invoke_agent": return s.parentId === null ? "run " + (s.agent || s.graph || "") : "agent " + (s.agent || s.name);
     case "tool_call": return (s.tool || s.name.replace(/^execute_tool /, "")) + (s.attempt > 1 ? " (attempt " + s.attempt + ")" : "");
     case "model_call": return s.name.replace(/_/g, " ") + (s.model ? " · " + s.model : "");
-    case "approval_wait": return "⏸ approval: " + s.name.replace(/^approval_wait ?/, "");
-    case "input_wait": return "⏸ waiting for input";
+    case "approval_wait": return "approval wait: " + s.name.replace(/^approval_wait ?/, "");
+    case "input_wait": return "input wait";
     default: return s.name;
   }
 }

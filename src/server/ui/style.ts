@@ -27,7 +27,8 @@ aside { border-right: 1px solid var(--line); background: var(--panel); display: 
 .run:hover { background: #f8f9ff; } .run.selected { background: #eef0ff; box-shadow: inset 3px 0 0 var(--accent); }
 .run .graph { font-weight: 600; } .run .when { color: var(--muted); font-size: 12px; text-align: right; }
 .run .meta { grid-column: 1 / 3; color: var(--muted); font-size: 12px; display: flex; gap: 8px; align-items: center; }
-.run .id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px; }
+.run .meta.id { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 11px; color: #9ca3af; }
+.run .user { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; } .run .usage { margin-left: auto; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .pill { display: inline-block; border-radius: 999px; padding: 1px 8px; font-size: 11px; font-weight: 600; letter-spacing: .3px; background: #e5e7eb; color: #374151; }
 .pill.SUCCEEDED { background: #dcfce7; color: #166534; } .pill.FAILED, .pill.EXPIRED { background: #fee2e2; color: #991b1b; }
 .pill.CANCELED { background: #e5e7eb; color: #4b5563; } .pill.RUNNING, .pill.QUEUED, .pill.RETRYING { background: #dbeafe; color: #1e40af; }
@@ -63,11 +64,12 @@ button:disabled { opacity: .5; cursor: default; }
 .msg.tool { background: #ecfdf5; border: 1px solid #a7f3d0; font-size: 12px; } .msg.tool.error { background: #fef2f2; border-color: #fecaca; }
 .msg.system { background: #fafafa; border: 1px dashed var(--line); color: var(--muted); }
 .tool-call { display: block; margin-top: 6px; font: 12px ui-monospace, monospace; background: #fff; border: 1px solid var(--line); border-left: 3px solid var(--k-tool_call); border-radius: 6px; padding: 4px 8px; white-space: pre-wrap; }
-details summary { cursor: pointer; color: #065f46; } details pre { margin: 6px 0 0; font-size: 11px; max-height: 240px; overflow: auto; }
+details summary { cursor: pointer; color: #065f46; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; } .msg.tool.error summary { color: #991b1b; } details pre { margin: 6px 0 0; font-size: 11px; max-height: 240px; overflow: auto; }
 .decision { align-self: center; font-size: 12px; border-radius: 999px; padding: 3px 12px; background: #fef3c7; color: #92400e; font-weight: 600; }
 .decision.rejected { background: #fee2e2; color: #991b1b; } .decision.answer, .decision.question { background: #e0f2fe; color: #075985; }
 #graph svg { max-width: 100%; height: auto; display: block; margin: 0 auto; }
-#graph .visited > rect, #graph .visited > path, #graph .visited > polygon { fill: #dcfce7 !important; stroke: #16a34a !important; }
+#graph .node > rect, #graph .node > path, #graph .node > polygon { fill: #f9fafb; stroke: #cbd5e1; }
+#graph .visited > rect, #graph .visited > path, #graph .visited > polygon { fill: #dcfce7 !important; stroke: #16a34a !important; stroke-width: 1.5px; }
 #graph .active > rect, #graph .active > path, #graph .active > polygon { fill: #fef3c7 !important; stroke: #d97706 !important; stroke-width: 3px !important; }
 .legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 11px; color: var(--muted); }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
@@ -75,7 +77,7 @@ details summary { cursor: pointer; color: #065f46; } details pre { margin: 6px 0
 #timeline .tick { border: 1px solid var(--line); background: #fff; border-radius: 5px; padding: 2px 7px; font-size: 11px; cursor: pointer; font-weight: 500; }
 #timeline .tick.on { background: var(--accent); border-color: var(--accent); color: #fff; }
 #state-meta { font-size: 12px; color: var(--muted); margin-bottom: 6px; }
-#state-view { font: 11px/1.4 ui-monospace, monospace; background: #0f172a; color: #e2e8f0; border-radius: 8px; padding: 10px; max-height: 320px; overflow: auto; white-space: pre-wrap; word-break: break-word; margin: 0; }
+#state-view { font: 11px/1.4 ui-monospace, monospace; background: #0f172a; color: #e2e8f0; border-radius: 8px; padding: 10px; max-height: 280px; overflow: auto; white-space: pre-wrap; word-break: break-word; margin: 0; }
 #trace .row { display: grid; grid-template-columns: 250px 1fr 64px 70px 70px; align-items: center; gap: 8px; height: 24px; font-size: 12px; }
 #trace .row:hover { background: #f8fafc; } #trace .row.head { color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .4px; height: 20px; }
 #trace .label { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; display: flex; align-items: center; gap: 6px; }
