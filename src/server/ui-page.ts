@@ -81,6 +81,7 @@ export const VIEWER_HTML = `<!doctype html>
   <p>It was started with <code>AGENTRT_API_KEY</code> set, so every call but this page needs a key.
   Paste one of its keys below (for <code>AGENTRT_API_KEY="alice:KEY"</code>, the part after the colon), or open
   <code>/ui?key=KEY</code> once. The key is kept in this tab only (sessionStorage) and sent as <code>x-api-key</code>.</p>
+  <p id="key-refused" class="form-error" hidden>The key this tab had was refused: check it against the server's AGENTRT_API_KEY.</p>
   <form id="key-form"><input id="key-input" type="password" placeholder="API key" autocomplete="off"><button type="submit">Use key</button></form>
 </div></div>
 <script>${CLIENT_CORE}${CLIENT_LIST}${CLIENT_RUN}${CLIENT_CONVERSATION}${CLIENT_GRAPH}${CLIENT_WATERFALL}${START}</script>

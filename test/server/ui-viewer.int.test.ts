@@ -31,7 +31,7 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", () => {
     return (await (await fetch(`${server.url}/agentrt/runs`)).json()) as RunView[];
   }
   async function open(hash = ""): Promise<{ page: Page; failed: string[] }> {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 1900 } });
     const failed: string[] = [];
     page.on("response", (r) => {
       if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
@@ -169,10 +169,15 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", () => {
       await page.locator("#key-needed").waitFor();
       expect(await page.locator("#key-needed").textContent()).toContain("AGENTRT_API_KEY");
       await page.screenshot({ path: `${SHOTS}ui-after-key.png` });
+      expect(await page.locator("#key-refused").isVisible()).toBe(false);
+      await page.fill("#key-needed input", "wrong-key-456");
+      await page.locator("#key-needed button").click();
+      await page.locator("#key-refused").waitFor();
       await page.fill("#key-needed input", "viewer-key-123");
       await page.locator("#key-needed button").click();
       await page.locator("#key-needed").waitFor({ state: "hidden" });
-      await page.locator("#run-list").waitFor();
+      await page.locator("#run-list .empty").waitFor();
+      await page.locator("#live.on").waitFor();
       await page.close();
     } finally {
       await keyed.close();

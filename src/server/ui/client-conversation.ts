@@ -59,7 +59,7 @@ function renderConversation(run, spans, history) {
           : "✓ " + v.tool + " approved" + took;
         nodes.push(el("div", { className: "decision" + (env && env.status === "rejected" ? " rejected" : ""), textContent: text }));
       } else {
-        nodes.push(el("div", { className: "decision question", textContent: "? asked: " + (v.question || JSON.stringify(v)) }));
+        nodes.push(el("div", { className: "decision question", textContent: "The run asked: " + (v.question || JSON.stringify(v)) }));
       }
     }
   };

@@ -78,6 +78,8 @@ function showKeyNeeded() {
   const box = $("key-needed");
   if (!box.hidden) return;
   box.hidden = false;
+  // A key was sent and refused: say so, rather than asking as if none had been given.
+  $("key-refused").hidden = !ui.key;
   $("key-input").value = "";
   $("key-input").focus();
 }

@@ -20,7 +20,7 @@ header.top b { font-size: 15px; letter-spacing: .2px; } header.top .sub { color:
 aside { border-right: 1px solid var(--line); background: var(--panel); display: flex; flex-direction: column; min-height: 0; }
 .filters { display: flex; gap: 8px; padding: 12px; border-bottom: 1px solid var(--line); }
 .filters input, .filters select { font: inherit; padding: 6px 8px; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
-.filters input { flex: 1; min-width: 0; }
+.filters input { flex: 1; min-width: 0; } .filters select { width: 128px; }
 #run-list { overflow: auto; flex: 1; }
 #run-list .empty { padding: 24px 16px; color: var(--muted); }
 .run { padding: 10px 14px; border-bottom: 1px solid #f0f1f3; cursor: pointer; display: grid; grid-template-columns: 1fr auto; gap: 2px 8px; }
