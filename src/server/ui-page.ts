@@ -2,7 +2,7 @@
  * The run viewer page at /ui: the run list (newest first, filter, search), and a run's page with its
  * conversation, forms for a waiting run, graph with the path taken, trace waterfall and state timeline,
  * kept current by the live feed (`/agentrt/events`). Plain HTML, CSS and JS (the parts in ./ui/), no
- * framework; Mermaid is served from /ui/assets, never a CDN. Data is set with textContent, never as HTML.
+ * framework; Mermaid is served from /ui/assets (never a CDN) and fetched when a graph is first drawn. Data is set with textContent, never as HTML.
  * @module
  */
 import { CLIENT_CONVERSATION } from "./ui/client-conversation.js";
@@ -46,8 +46,7 @@ export const VIEWER_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>agentrt runs</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="${FAVICON}">
-<style>${VIEWER_CSS}</style>
-<script src="/ui/assets/mermaid.min.js"></script></head>
+<style>${VIEWER_CSS}</style></head>
 <body>
 <header class="top"><b>agentrt</b><span class="sub">run viewer</span><span id="live">connecting…</span></header>
 <aside>

@@ -7,7 +7,20 @@
 
 /** Browser script: the graph drawing and the checkpoint timeline. */
 export const CLIENT_GRAPH = String.raw`
-mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral", flowchart: { htmlLabels: false } });
+// Mermaid (3 MB) is fetched only when a graph is first drawn, so the list shows without it.
+let mermaidReady = null;
+function loadMermaid() {
+  mermaidReady ??= new Promise((resolve, reject) => {
+    const script = el("script", { src: "/ui/assets/mermaid.min.js" });
+    script.onload = () => {
+      window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral", flowchart: { htmlLabels: false } });
+      resolve(window.mermaid);
+    };
+    script.onerror = () => { mermaidReady = null; reject(new Error("could not load /ui/assets/mermaid.min.js")); };
+    document.head.append(script);
+  });
+  return mermaidReady;
+}
 const graphSvgs = new Map(); // run id -> svg text; a graph can change between versions, a run's cannot
 let drawnFor = null;
 
@@ -20,6 +33,7 @@ async function renderGraph(run, history) {
         const { mermaid: text } = await api("/agentrt/runs/" + run.run_id + "/graph");
         // LangGraph's classDefs colour every node with !important inline fills, which would hide the path.
         const plain = text.split("\n").filter((line) => !/^\s*classDef /.test(line)).join("\n").replace(/:::(first|last)/g, "");
+        const mermaid = await loadMermaid();
         svg = (await mermaid.render("g" + Math.random().toString(36).slice(2), plain)).svg;
         graphSvgs.set(run.run_id, svg);
       }
@@ -44,6 +58,18 @@ async function renderGraph(run, history) {
     const name = node.dataset.id || (match ? match[1] : "");
     node.classList.toggle("visited", visited.has(name) && !active.has(name));
     node.classList.toggle("active", active.has(name));
+  }
+  // Edges taken: from each checkpoint's next nodes to the following checkpoint's.
+  const taken = new Set();
+  const steps = [["__start__"], ...history.map((cp) => cp.next || []).filter((n) => n.length > 0)];
+  if (run.status === "SUCCEEDED") steps.push(["__end__"]);
+  for (let i = 0; i + 1 < steps.length; i++) for (const a of steps[i]) for (const b of steps[i + 1]) taken.add(a + " " + b);
+  for (const edge of box.querySelectorAll("path[id]")) {
+    const on = [...taken].some((pair) => {
+      const [a, b] = pair.split(" ");
+      return edge.id.includes("L_" + a + "_" + b + "_") || edge.id.includes("L-" + a + "-" + b + "-");
+    });
+    edge.classList.toggle("taken", on);
   }
   $("graph-note").textContent = active.size ? "now at: " + [...active].join(", ") : resting ? "finished" : "";
 }

@@ -68,9 +68,11 @@ details summary { cursor: pointer; color: #065f46; overflow: hidden; text-overfl
 .decision { align-self: center; font-size: 12px; border-radius: 999px; padding: 3px 12px; background: #fef3c7; color: #92400e; font-weight: 600; }
 .decision.rejected { background: #fee2e2; color: #991b1b; } .decision.answer, .decision.question { background: #e0f2fe; color: #075985; }
 #graph svg { max-width: 100%; height: auto; display: block; margin: 0 auto; }
-#graph .node > rect, #graph .node > path, #graph .node > polygon { fill: #f9fafb; stroke: #cbd5e1; }
-#graph .visited > rect, #graph .visited > path, #graph .visited > polygon { fill: #dcfce7 !important; stroke: #16a34a !important; stroke-width: 1.5px; }
-#graph .active > rect, #graph .active > path, #graph .active > polygon { fill: #fef3c7 !important; stroke: #d97706 !important; stroke-width: 3px !important; }
+/* Mermaid draws some shapes inside a nested group: match the shape at any depth, never the label text. */
+#graph .node :is(rect, path, polygon) { fill: #f9fafb; stroke: #cbd5e1; }
+#graph .visited :is(rect, path, polygon) { fill: #dcfce7 !important; stroke: #16a34a !important; stroke-width: 1.5px; }
+#graph path.taken { stroke: #16a34a !important; stroke-width: 2px !important; }
+#graph .active :is(rect, path, polygon) { fill: #fef3c7 !important; stroke: #d97706 !important; stroke-width: 3px !important; }
 .legend { display: flex; gap: 12px; flex-wrap: wrap; font-size: 11px; color: var(--muted); }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 4px; vertical-align: -1px; }
 #timeline { display: flex; gap: 3px; flex-wrap: wrap; margin-bottom: 8px; }
