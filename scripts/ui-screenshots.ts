@@ -51,7 +51,9 @@ const shots: Array<[string, string | undefined]> = [
 for (const [name, runId] of shots) {
   await page.goto("about:blank"); // a new hash alone would not load the page again
   await page.goto(`${server.url}/ui${runId === undefined ? "" : `#run=${runId}`}`);
-  await page.waitForTimeout(1500);
+  if (runId !== undefined) await page.locator("#graph svg").waitFor({ timeout: 60_000 });
+  else await page.locator("#run-list .run").first().waitFor();
+  await page.waitForTimeout(500);
   const file = join(out, `ui-${prefix}-${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   process.stdout.write(`${file}${runId === undefined ? "" : ` (${runId})`}\n`);

@@ -57,7 +57,7 @@ export const VIEWER_HTML = `<!doctype html>
   <div id="run-list"></div>
 </aside>
 <main>
-  <div id="placeholder" class="placeholder">Select a run on the left.</div>
+  <div id="placeholder" class="placeholder"><div id="overview"></div></div>
   <div id="detail" hidden>
     <div class="card"><div id="run-head"></div></div>
     <div id="run-error" class="card" hidden></div>

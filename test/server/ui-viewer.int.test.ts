@@ -151,6 +151,11 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", { timeout: 120_0
     await wait("city_weather", "Weather for Shenzhen");
     await expect.poll(() => page.locator("#run-list .run").count(), { timeout: 30_000 }).toBe((await runs()).length);
 
+    // Edit makes the arguments editable and says what it will do (the API has no edit decision).
+    await page.locator(".approval button.edit").click();
+    expect(await page.locator(".approval textarea.args").isEditable()).toBe(true);
+    expect(await page.locator(".approval .note").textContent()).toMatch(/no edit decision/);
+
     await page.locator(".approval button.approve").click();
     await page.locator("#run-status", { hasText: "SUCCEEDED" }).waitFor();
     expect(await page.locator("#run-result").textContent()).toMatch(/Rolled back to/);

@@ -37,13 +37,13 @@ function el(tag, props, ...children) {
 }
 const $ = (id) => document.getElementById(id);
 
+/** "12s ago", or "in 5m" for a time ahead (a wait's expiry). */
 function ago(iso) {
-  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  const diff = (Date.now() - Date.parse(iso)) / 1000;
+  const s = Math.abs(diff);
   if (s < 5) return "just now";
-  if (s < 60) return Math.floor(s) + "s ago";
-  if (s < 3600) return Math.floor(s / 60) + "m ago";
-  if (s < 86400) return Math.floor(s / 3600) + "h ago";
-  return Math.floor(s / 86400) + "d ago";
+  const text = s < 60 ? Math.floor(s) + "s" : s < 3600 ? Math.floor(s / 60) + "m" : s < 86400 ? Math.floor(s / 3600) + "h" : Math.floor(s / 86400) + "d";
+  return diff < 0 ? "in " + text : text + " ago";
 }
 function duration(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "";

@@ -42,7 +42,7 @@ async function renderGraph(run, history) {
       drawnFor = run.run_id;
     }
   } catch (error) {
-    box.replaceChildren(el("div", { className: "placeholder", textContent: "Graph unavailable: " + (error.message || error) }));
+    box.replaceChildren(el("div", { className: "muted", textContent: "Graph unavailable: " + (error.message || error) }));
     drawnFor = null;
     return;
   }

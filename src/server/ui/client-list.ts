@@ -29,6 +29,7 @@ function matches(run) {
 }
 
 function renderRuns() {
+  renderOverview();
   const shown = ui.runs.filter(matches);
   const list = $("run-list");
   if (shown.length === 0) {
@@ -45,6 +46,21 @@ function renderRuns() {
       el("div", { className: "meta" }, pill(run.status), el("span", { className: "user", textContent: run.user }), el("span", { className: "usage", textContent: usage })),
       el("div", { className: "meta id", textContent: run.run_id }));
   }));
+}
+
+/** With no run open: how many runs are in each status, each a shortcut to the filtered list. */
+function renderOverview() {
+  const counts = new Map();
+  for (const run of ui.runs) counts.set(run.status, (counts.get(run.status) || 0) + 1);
+  const order = ["WAITING_APPROVAL", "WAITING_INPUT", "RUNNING", "QUEUED", "RETRYING", "FAILED", "SUCCEEDED", "CANCELED", "EXPIRED"];
+  const tiles = order.filter((s) => counts.has(s)).map((s) => el("button", { type: "button", className: "tile", onclick: () => {
+    $("status-filter").value = s;
+    renderRuns();
+  } }, el("b", { textContent: String(counts.get(s)) }), pill(s)));
+  const waiting = (counts.get("WAITING_APPROVAL") || 0) + (counts.get("WAITING_INPUT") || 0);
+  $("overview").replaceChildren(
+    el("p", { textContent: ui.runs.length === 0 ? "No runs yet." : waiting ? waiting + " run(s) wait for you. Select a run on the left." : "Select a run on the left." }),
+    el("div", { className: "tiles" }, ...tiles));
 }
 
 function select(runId) {

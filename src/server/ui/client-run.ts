@@ -55,7 +55,7 @@ function renderHead(run, spans) {
     el("span", { className: "sub", textContent: "by " + run.user + " · started " + ago(run.created_at), title: run.created_at }),
     el("div", { className: "stats" }, stat(duration(ms - waited), "working time"), waited ? stat(duration(waited), "waiting") : null,
       stat(String(run.usage.steps), "steps"), stat(String(run.usage.model_calls), "model calls"), stat(count(run.usage.tokens), "tokens"),
-      stat(money(run.usage.cost_usd) || "$0", "cost"), run.wait_expires_at ? stat(ago(run.wait_expires_at).replace(" ago", "") , "wait expires " + run.wait_expires_at) : null));
+      stat(money(run.usage.cost_usd) || "$0", "cost"), run.wait_expires_at ? stat(ago(run.wait_expires_at), "wait expires") : null));
 }
 
 let actionsKey = "";

@@ -75,7 +75,7 @@ function treeOrder(spans) {
 function renderWaterfall(spans) {
   const box = $("trace");
   const shown = spans.filter((s) => s.kind !== "state_change");
-  if (shown.length === 0) { box.replaceChildren(el("div", { className: "placeholder", textContent: "No spans recorded yet." })); return; }
+  if (shown.length === 0) { box.replaceChildren(el("div", { className: "muted", textContent: "No spans recorded yet." })); return; }
   const now = Date.now();
   const axis = timeAxis(spans, now);
   const marks = spans.filter((s) => s.kind === "state_change");

@@ -36,6 +36,9 @@ aside { border-right: 1px solid var(--line); background: var(--panel); display: 
 .pill.RUNNING::before { content: "● "; animation: blink 1s infinite; } @keyframes blink { 50% { opacity: .3; } }
 main { overflow: auto; padding: 20px 24px 48px; min-width: 0; }
 .placeholder { color: var(--muted); margin-top: 15vh; text-align: center; font-size: 15px; }
+.tiles { display: flex; gap: 12px; justify-content: center; flex-wrap: wrap; margin-top: 16px; }
+.tile { display: flex; flex-direction: column; align-items: center; gap: 6px; padding: 14px 18px; min-width: 120px; border-radius: 10px; }
+.tile b { font-size: 24px; color: var(--text); } .tile:hover { border-color: var(--accent); }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 14px 16px; margin-bottom: 16px; min-width: 0; }
 .card h3 { margin: 0 0 10px; font-size: 13px; text-transform: uppercase; letter-spacing: .6px; color: var(--muted); display: flex; gap: 8px; align-items: baseline; }
 .card h3 small { text-transform: none; letter-spacing: 0; font-weight: 400; }
@@ -96,6 +99,7 @@ details summary { cursor: pointer; color: #065f46; overflow: hidden; text-overfl
 .bar.error { outline: 2px solid var(--k-error_event); } .bar.running { animation: blink 1.2s infinite; }
 .gap { position: absolute; top: -3px; bottom: -3px; border-left: 1px dashed #d1d5db; border-right: 1px dashed #d1d5db; background: rgba(0,0,0,.02); }
 .swatch { width: 8px; height: 8px; border-radius: 2px; flex: none; }
+.muted { color: var(--muted); }
 #error-banner { position: fixed; bottom: 16px; right: 16px; background: #7f1d1d; color: #fff; padding: 8px 14px; border-radius: 8px; display: none; max-width: 480px; }
 #key-needed { position: fixed; inset: 0; background: rgba(17,24,39,.55); display: flex; align-items: center; justify-content: center; z-index: 10; }
 #key-needed[hidden] { display: none; }
