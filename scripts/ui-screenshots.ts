@@ -58,5 +58,21 @@ for (const [name, runId] of shots) {
   await page.screenshot({ path: file, fullPage: true });
   process.stdout.write(`${file}${runId === undefined ? "" : ` (${runId})`}\n`);
 }
+// The same ops_rollback run once approved: its wait stays a narrow slot between the steps before and after it.
+const paused = find("ops_rollback", "WAITING_APPROVAL");
+if (paused !== undefined) {
+  const [action] = ((await (await fetch(`${server.url}/agentrt/runs/${paused}`)).json()) as { pending: { action_id: string; args_hash: string }[] }).pending;
+  await new Promise((resolve) => setTimeout(resolve, 3000)); // a wait long enough to be worth collapsing
+  await (await fetch(`${server.url}/agentrt/runs/${paused}/approve`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ action_id: action!.action_id, args_hash: action!.args_hash }),
+  })).text();
+  await page.goto("about:blank");
+  await page.goto(`${server.url}/ui#run=${paused}`);
+  await page.locator("#graph svg").waitFor({ timeout: 60_000 });
+  await page.waitForTimeout(500);
+  const file = join(out, `ui-${prefix}-approved.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  process.stdout.write(`${file} (${paused})\n`);
+}
 await browser.close();
 await server.close();

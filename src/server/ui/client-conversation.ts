@@ -79,6 +79,8 @@ function renderConversation(run, spans, history) {
   const box = $("conversation");
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   box.replaceChildren(...nodes);
-  if (atBottom) box.scrollTop = box.scrollHeight;
+  // A run still moving (or waiting on you) is followed at its end; a finished one reads from the top.
+  const resting = ["SUCCEEDED", "FAILED", "CANCELED", "EXPIRED"].includes(run.status);
+  if (atBottom && !resting) box.scrollTop = box.scrollHeight;
 }
 `;
