@@ -2,7 +2,8 @@
 // first, relative times, filter, search), a run page (conversation, graph path, waterfall coloured by kind, state
 // timeline, errors with their code), the approve and input forms moving runs on, and live updates without a reload.
 import { existsSync, mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentServer } from "../../src/server/server.js";
@@ -10,7 +11,8 @@ import { graphEntry, ROLLBACK_INPUT, startTestServer } from "./harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = existsSync(CHROMIUM);
-const SHOTS = fileURLToPath(new URL("../../docs/img/", import.meta.url));
+// Where the test leaves its screenshots (never docs/img: a test run must not change tracked files; scripts/ui-screenshots.ts makes those).
+const SHOTS = join(process.env.AGENTRT_UI_SHOTS ?? join(tmpdir(), "agentrt-ui-shots"), "/");
 const GRAPHS = { ops_rollback: graphEntry("ops_rollback"), city_weather: graphEntry("city_weather"), order_delay: graphEntry("order_delay") };
 
 interface RunView { run_id: string; graph: string; status: string; thread_id: string }
