@@ -67,7 +67,7 @@ export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<Serve
   app.route("/", runRoutes(deps));
   app.route("/", approvalRoutes(deps));
   app.route("/", storeRoutes(deps.service.runtime.store));
-  app.route("/", uiRoutes());
+  app.route("/", uiRoutes(deps));
   app.notFound((c) => c.json({ error: "NOT_FOUND", code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` }, 404));
   app.onError((error, c) => {
     const { status, body } = errorResponse(error);

@@ -1,13 +1,14 @@
 /**
  * The run viewer at /ui: one static page plus the locally bundled Mermaid
- * (no CDN), reading the /agentrt JSON routes.
+ * (no CDN), reading the /agentrt JSON routes, and the live feed it listens to.
  * @module
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Hono } from "hono";
-import type { ServerEnv } from "../context.js";
+import type { RouteDeps, ServerEnv } from "../context.js";
 import { VIEWER_HTML } from "../ui-page.js";
+import { uiEventRoutes } from "./ui-events.js";
 
 let mermaidSource: string | undefined;
 
@@ -16,9 +17,10 @@ function mermaid(): string {
   return mermaidSource;
 }
 
-/** Routes of the viewer. */
-export function uiRoutes(): Hono<ServerEnv> {
+/** Routes of the viewer: its page, Mermaid, and its live feed. */
+export function uiRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
+  app.route("/", uiEventRoutes(deps));
   app.get("/ui", (c) => c.html(VIEWER_HTML));
   app.get("/ui/", (c) => c.html(VIEWER_HTML));
   app.get("/ui/assets/mermaid.min.js", (c) => {

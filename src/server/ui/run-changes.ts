@@ -1,0 +1,73 @@
+/**
+ * What the viewer's live stream sends: the runs (newest first) whose status or usage moved since the
+ * last look. One shared timer serves every open viewer and reads nothing while the file is unchanged.
+ * @module
+ */
+import type { SqliteDatabase } from "../../db/index.js";
+import type { RunRecord, RunStore } from "../../runs/index.js";
+import { toRunView, type RunView } from "../../runtime/index.js";
+
+/** How many of the newest runs the viewer lists and watches. */
+export const WATCHED_RUNS = 200;
+
+/** Called with the runs that changed since the last call. */
+export type RunChangeListener = (changed: RunView[]) => void;
+
+/** Watches the newest runs for a set of listeners; polls only while someone listens. */
+export class RunChanges {
+  private readonly listeners = new Set<RunChangeListener>();
+  private timer: NodeJS.Timeout | undefined;
+  private fileVersion = "";
+  private seen = new Map<string, string>();
+
+  constructor(private readonly db: SqliteDatabase, private readonly runs: RunStore, private readonly intervalMs = 300) {}
+
+  /** Adds a listener; returns its removal. */
+  subscribe(listener: RunChangeListener): () => void {
+    if (this.listeners.size === 0) this.seen = this.snapshot();
+    this.listeners.add(listener);
+    this.schedule();
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Stops the timer. */
+  close(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.listeners.clear();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.listeners.size === 0 || !this.db.open) return;
+      this.poll();
+      this.schedule();
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  private poll(): void {
+    // data_version moves with other connections' commits, total_changes() with this connection's own.
+    const version = `${String(this.db.pragma("data_version", { simple: true }))}:${String(this.db.prepare("SELECT total_changes()").pluck().get())}`;
+    if (version === this.fileVersion) return;
+    this.fileVersion = version;
+    const before = this.seen;
+    const records = this.runs.list({ order: "newest", limit: WATCHED_RUNS });
+    this.seen = new Map(records.map((r) => [r.runId, signature(r)]));
+    const changed = records.filter((r) => before.get(r.runId) !== this.seen.get(r.runId)).map(toRunView);
+    if (changed.length === 0) return;
+    for (const listener of this.listeners) listener(changed);
+  }
+
+  private snapshot(): Map<string, string> {
+    return new Map(this.runs.list({ order: "newest", limit: WATCHED_RUNS }).map((r) => [r.runId, signature(r)]));
+  }
+}
+
+function signature(run: RunRecord): string {
+  return `${run.status}:${run.updatedAt}:${run.usage.steps}`;
+}
