@@ -23,7 +23,7 @@ export { packageVersion } from "./version.js";
 export {
   RUN_STATUSES, RUN_TRANSITIONS, isTerminal, isWaiting, IllegalTransitionError, LeaseLostError, UnknownRunError,
 } from "./runs/index.js";
-export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunGraphConfig, RunOutcome, LeaseLossReason } from "./runs/index.js";
+export type { RunStatus, RunRecord, RunEvent, RunUsage, RunBudget, RunGraphConfig, RunOutcome, LeaseLossReason, RunFilter } from "./runs/index.js";
 export { BudgetExceededError, BUDGET_ERROR_CODES, exhaustedBudget, validateBudget } from "./runs/index.js";
 export type { ExhaustedLimit } from "./runs/index.js";
 export type { RunGuard, ModelCallRequest } from "./graph/run-guard.js";
@@ -101,5 +101,5 @@ export { Runtime, GraphRegistry, StreamBus } from "./runtime/index.js";
 export type {
   RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView, InputRequest, InputResume, SideEffectView,
   GraphEntry, RegisteredGraph, RunView, PendingActionView, RuntimeEvent, RuntimeListener, StreamChunk, StreamListener,
-  StreamBusOptions,
+  StreamBusOptions, DecisionInput, ResumeOptions, CreateRunOptions, CreatedRun, MultitaskStrategy, RunRecords,
 } from "./runtime/index.js";
