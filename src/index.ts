@@ -101,5 +101,5 @@ export { Runtime, GraphRegistry, StreamBus } from "./runtime/index.js";
 export type {
   RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView, InputRequest, InputResume, SideEffectView,
   GraphEntry, RegisteredGraph, RunView, PendingActionView, RuntimeEvent, RuntimeListener, StreamChunk, StreamListener,
-  StreamBusOptions, DecisionInput, ResumeOptions, CreateRunOptions, CreatedRun, MultitaskStrategy, RunRecords,
+  StreamBusOptions, DecisionInput, ResumeOptions, CreateRunOptions, CreatedRun, MultitaskStrategy,
 } from "./runtime/index.js";
