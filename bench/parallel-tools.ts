@@ -5,6 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runtimeInternals } from "../src/runtime/internals.js";
 
 process.env.AGENTRT_SIM_LATENCY_MS = "300";
 delete process.env.OPENAI_API_KEY;
@@ -33,7 +34,7 @@ for (let i = 0; i < rounds; i++) {
 }
 
 // Baseline: the same three simulated calls, one after another, through the same world.
-const world = openWorld({ db: runtime.db });
+const world = openWorld({ db: runtimeInternals(runtime).db });
 const sequential: number[] = [];
 for (let i = 0; i < rounds; i++) {
   const started = performance.now();

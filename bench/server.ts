@@ -14,6 +14,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Runtime } from "../src/runtime/index.js";
 import { startServer, type AgentServer } from "../src/server/server.js";
 import { autoWorkers, workerCount } from "../src/server/worker-pool.js";
+import { runtimeInternals } from "../src/runtime/internals.js";
 
 process.env.AGENTRT_SIM_LATENCY_MS ??= "50";
 const dir = mkdtempSync(join(tmpdir(), "agentrt-bench-server-"));
@@ -192,7 +193,7 @@ try {
   await restartMs(emptyDb);
   const emptyMs = [await restartMs(emptyDb), await restartMs(emptyDb), await restartMs(emptyDb)];
   const filler = Runtime.open({ db: serverDb, config });
-  const finished = () => (filler.db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'SUCCEEDED'").get() as { n: number }).n;
+  const finished = () => (runtimeInternals(filler).db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'SUCCEEDED'").get() as { n: number }).n;
   const missing = Math.max(0, HISTORY - finished());
   await load(50, Math.ceil(missing / 50), async () => {
     await filler.submit({ graph: "city_weather", input });

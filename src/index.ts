@@ -59,10 +59,10 @@ export { Runtime, GraphRegistry, StreamBus } from "./runtime/index.js";
 export type {
   RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView, InputRequest, InputResume, SideEffectView,
   GraphEntry, RegisteredGraph, RunView, PendingActionView, RuntimeEvent, RuntimeListener, StreamChunk, StreamListener,
-  StreamBusOptions,
+  StreamBusOptions, DecisionInput, ResumeOptions, CreateRunOptions, CreatedRun, MultitaskStrategy,
 } from "./runtime/index.js";
 export { RUN_STATUSES, isTerminal, isWaiting } from "./runs/index.js";
-export type { RunStatus, RunUsage, RunBudget, RunGraphConfig } from "./runs/index.js";
+export type { RunStatus, RunUsage, RunBudget, RunGraphConfig, RunFilter } from "./runs/index.js";
 export { SqliteSaver } from "../checkpointers/index.js";
 export type { SqliteSaverOptions, SqliteDurability } from "../checkpointers/index.js";
 export { SqliteStore } from "./memory/sqlite-store.js";

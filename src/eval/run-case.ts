@@ -13,6 +13,7 @@ import { Runtime, type RunView, type RuntimeEvent } from "../runtime/index.js";
 import { openWorld } from "../testing/sim-open.js";
 import type { CaseApproval, EvalCase } from "./case-schema.js";
 import { emptyObservation, type CaseObservation, type ObservedDecision, type ObservedToolCall, type ObservedToolStatus } from "./observation.js";
+import { runtimeInternals } from "../runtime/internals.js";
 
 /** Options of {@link runCase}. */
 export interface RunCaseOptions {
@@ -45,7 +46,7 @@ export async function runCase(evalCase: EvalCase, options: RunCaseOptions): Prom
   try {
     runtime = Runtime.open({ db: dbPath, config: options.config, onEvent });
     // The world on this connection is opened first with the case's env, so every tool call of the case sees it.
-    openWorld({ db: runtime.db, env });
+    openWorld({ db: runtimeInternals(runtime).db, env });
     const decisions: ObservedDecision[] = [];
     const requested: string[] = [];
     const notes: string[] = [];
@@ -125,7 +126,7 @@ function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen
         approvedBy: approved.get(actionIdFor(toolCallId)) ?? null,
       };
     });
-  const world = openWorld({ db: runtime.db }).snapshot();
+  const world = openWorld({ db: runtimeInternals(runtime).db }).snapshot();
   return emptyObservation(evalCase.id, {
     runId: view.run_id,
     status: view.status,

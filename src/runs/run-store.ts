@@ -169,6 +169,15 @@ export class RunStore {
       .map(rowToRun);
   }
 
+  /** The newest run (by creation) of each of `threadIds` that has one, in one statement whatever their number. */
+  latestOfThreads(threadIds: readonly string[]): Map<string, RunRecord> {
+    const rows = this.stmt(
+      `SELECT r.* FROM json_each(?) AS t JOIN runs r ON r.run_id =
+         (SELECT run_id FROM runs WHERE thread_id = t.value ORDER BY created_at DESC, run_id DESC LIMIT 1)`,
+    ).all(JSON.stringify(threadIds));
+    return new Map(rows.map(rowToRun).map((run) => [run.threadId, run]));
+  }
+
   /** The run's status changes, oldest first. */
   events(runId: string): RunEvent[] {
     return listRunEvents(this.db, runId);
@@ -216,9 +225,9 @@ export class RunStore {
   /**
    * Hands a waiting run back to the queue with what it resumes with. With `expect`, the run must
    * still be in the state the resume was checked against (else RUN_NOT_WAITING, nothing changed);
-   * a wait past its TTL is RUN_NOT_WAITING too.
+   * a wait past its TTL is RUN_NOT_WAITING too. `availableAt`: not claimed by a worker before then (a claim by id is).
    */
-  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState } = {}): RunRecord {
+  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState; availableAt?: number } = {}): RunRecord {
     return this.transaction(() => {
       const current = this.get(runId);
       assertUnchanged(current, options.expect);

@@ -27,7 +27,7 @@ export interface TransitionOptions {
   pending?: unknown;
   /** What the run will resume with (WAITING_* → QUEUED/RUNNING). */
   resume?: unknown;
-  /** When a RETRYING run becomes claimable again. @default now */
+  /** When the run becomes claimable (again): RETRYING, or a resume held back for the process that will start it. @default now for RETRYING, else unchanged */
   availableAt?: number;
   /** Internal: a graceful hand-back (RUNNING → RETRYING): the attempt it interrupted is not counted. */
   refundAttempt?: boolean;
@@ -71,7 +71,7 @@ export function writeTransition(
     claim === undefined ? 0 : 1, attemptDelta,
     claim === undefined ? 0 : 1, now,
     isTerminal(to) ? now : null,
-    to === "RETRYING" ? (options.availableAt ?? now) : current.availableAt,
+    options.availableAt ?? (to === "RETRYING" ? now : current.availableAt),
     to, options.errorCode ?? null,
     to, options.errorMessage ?? null,
     toJson(options.result),

@@ -4,7 +4,7 @@
  * @module
  */
 import { UserInputError } from "../errors.js";
-import { validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
+import { assertOneDecisionPerAction, validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
 import { expireWaitIfDue, type ExpectedRunState, type RunRecord } from "../runs/index.js";
 import type { ClaimDeps } from "./execute-and-record.js";
 import type { GraphRegistry } from "./graph-registry.js";
@@ -35,31 +35,45 @@ export function currentRun(deps: DecisionDeps, runId: string): RunRecord {
   return run;
 }
 
-/** Checks an approve/reject against the run's pending actions; RUN_NOT_WAITING or the validation error otherwise. */
-export async function checkDecision(
-  deps: DecisionDeps, runId: string, decision: DecisionOptions, kind: "approve" | "reject",
+/** A decision on one pending action as {@link checkDecisions} takes it: the wire form, `by` defaulting to the run's user. */
+export type DecisionInput = Omit<ApprovalResume, "by"> & { by?: string };
+
+/** A CLI-style decision ({@link DecisionOptions}) as a {@link DecisionInput}. */
+export function decisionInput(decision: DecisionOptions, kind: "approve" | "reject"): DecisionInput {
+  return {
+    action_id: decision.actionId, args_hash: decision.argsHash, decision: kind, by: decision.by, roles: decision.roles ?? [],
+    ...(decision.reason === undefined ? {} : { comment: decision.reason }),
+  };
+}
+
+/**
+ * Checks decisions (one per action) against the run's live pending actions, after the lazy wait-TTL check:
+ * RUN_NOT_WAITING, BAD_INPUT, UNKNOWN_ACTION, ARGS_HASH_MISMATCH or APPROVER_NOT_ALLOWED otherwise; nothing changes.
+ */
+export async function checkDecisions(
+  deps: DecisionDeps, runId: string, decisions: readonly DecisionInput[],
 ): Promise<CheckedResume<ApprovalResume[]>> {
   const run = currentRun(deps, runId);
   if (run.status !== "WAITING_APPROVAL") {
     throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for approval`);
   }
-  const resume: ApprovalResume = {
-    action_id: decision.actionId,
-    args_hash: decision.argsHash,
-    decision: kind,
-    by: decision.by ?? run.userId,
-    roles: decision.roles ?? [],
-    ...(decision.reason === undefined ? {} : { comment: decision.reason }),
-  };
+  if (decisions.length === 0) throw new UserInputError("BAD_INPUT", "no decision given");
+  assertOneDecisionPerAction(decisions);
+  const resume = decisions.map((d) => ({ ...d, by: d.by ?? run.userId, roles: d.roles ?? [] }));
   // Checked against the checkpoint before anything changes: a refused decision leaves the run waiting.
   const pending = readPendingActions(await liveState(deps, run));
-  const check = validateResume(pending, resume);
-  if (!check.ok) throw check.error;
+  for (const decision of resume) {
+    const check = validateResume(pending, decision);
+    if (!check.ok) throw check.error;
+  }
   // Applied only if the run is still in the wait that was checked (a racing approval or cancel: RUN_NOT_WAITING).
-  return { resume: [resume], expect: { status: run.status, fencingToken: run.fencingToken } };
+  return { resume, expect: { status: run.status, fencingToken: run.fencingToken } };
 }
 
-/** Checks an answer for a WAITING_INPUT run against its live interrupt; nothing changes. */
+/**
+ * Checks an answer for a WAITING_INPUT run against its live interrupt; nothing changes. An object keyed by the
+ * interrupt's id (LangGraph's `command.resume` map) answers with the value under that key.
+ */
 export async function checkInput(
   deps: DecisionDeps, runId: string, value: unknown, by: string | undefined,
 ): Promise<CheckedResume<InputResume>> {
@@ -72,17 +86,22 @@ export async function checkInput(
   if (request === undefined) {
     throw new UserInputError("RUN_NOT_WAITING", `run ${runId} has no open question in its checkpoint`);
   }
-  const resume: InputResume = { kind: "input", interrupt_id: request.interrupt_id, value, by: by ?? run.userId };
+  const keyed = value !== null && typeof value === "object" && !Array.isArray(value) && request.interrupt_id in value;
+  const answer = keyed ? (value as Record<string, unknown>)[request.interrupt_id] : value;
+  const resume: InputResume = { kind: "input", interrupt_id: request.interrupt_id, value: answer, by: by ?? run.userId };
   return { resume, expect: { status: run.status, fencingToken: run.fencingToken } };
 }
 
-/** Stores a checked resume and leaves the run QUEUED for a worker. */
+/**
+ * Stores a checked resume and leaves the run QUEUED for a worker; `holdMs`: for that long only a claim by id
+ * (`Runtime.start`, the process that will execute it) takes it.
+ */
 export function queueResume(
-  deps: DecisionDeps, runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState,
+  deps: DecisionDeps, runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState, holdMs?: number,
 ): RunView {
   let queued: RunRecord;
   try {
-    queued = deps.runs.resume(runId, { resume, expect });
+    queued = deps.runs.resume(runId, { resume, expect, ...(holdMs === undefined ? {} : { availableAt: deps.runs.clock() + holdMs }) });
   } catch (error) {
     // The wait's TTL passed since the check: record the expiry (with its trace), resume nothing.
     currentRun(deps, runId);

@@ -1,6 +1,11 @@
 /** The runtime: runs over graphs listed in langgraph.json, on one SQLite file. */
 export { Runtime } from "./runtime.js";
-export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView } from "./runtime-options.js";
+export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView, ResumeOptions } from "./runtime-options.js";
+export type { DecisionInput } from "./decisions.js";
+export type { CreateRunOptions, CreatedRun } from "./create-run.js";
+export { UNFINISHED } from "./create-run.js";
+export type { MultitaskStrategy } from "./multitask.js";
+export { RunRecords } from "./run-records.js";
 export type { InputRequest, InputResume } from "./input-resume.js";
 export type { SideEffectView } from "./side-effects.js";
 export { GraphRegistry, stateKeys } from "./graph-registry.js";

@@ -82,3 +82,11 @@ export interface DecisionOptions {
   /** Store the decision and leave the run QUEUED for a worker instead of resuming it here. @default false */
   queue?: boolean;
 }
+
+/** How {@link Runtime.decide} and {@link Runtime.answer} apply a checked resume. */
+export interface ResumeOptions {
+  /** Store it and leave the run QUEUED instead of resuming it here. @default false */
+  queue?: boolean;
+  /** With `queue`: for this long only a claim by id ({@link Runtime.start}) takes the run, not a worker. @default 0 */
+  holdMs?: number;
+}

@@ -11,31 +11,36 @@ import type { ApprovalResume } from "../graph/approval.js";
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
   RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
-  defaultWaitTtlMs, expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError, WorkerStoppingError,
+  expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError, WorkerStoppingError,
   type ClaimedRun, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
 import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
-import { GraphRegistry, stateKeys } from "./graph-registry.js";
-import { threadValues, validateGraphInput } from "./graph-input.js";
+import { GraphRegistry } from "./graph-registry.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
 import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-and-record.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
-import { checkDecision, checkInput, currentRun, queueResume, type DecisionDeps } from "./decisions.js";
+import { checkDecisions, checkInput, currentRun, decisionInput, queueResume, type DecisionDeps, type DecisionInput } from "./decisions.js";
+import { createRun, type CreateRunOptions, type CreatedRun } from "./create-run.js";
+import { RunRecords } from "./run-records.js";
+import { submitSpec } from "./submit-spec.js";
 import { inFlightCalls, listSideEffects, settledSideEffects } from "./side-effects.js";
 import { runViewOf } from "./run-reader.js";
 import { toRunView, type RunView } from "./run-view.js";
 import { syncStateChanges } from "./state-changes.js";
-import type { CanceledRunView, DecisionOptions, InputOptions, RuntimeOptions, SubmitOptions } from "./runtime-options.js";
+import { registerInternals } from "./internals.js";
+import type { CanceledRunView, DecisionOptions, InputOptions, ResumeOptions, RuntimeOptions, SubmitOptions } from "./runtime-options.js";
 
 /** The agentrt runtime over one database file. */
 export class Runtime {
-  readonly db: SqliteDatabase;
-  readonly runs: RunStore;
+  /** The runs as stored, read-only; every change goes through this class's operations. */
+  readonly records: RunRecords;
   readonly trace: TraceStore;
   readonly registry: GraphRegistry;
   /** The long-term memory every graph gets as `config.store` (the server's `/store` endpoints read and write it too). */
   readonly store: SqliteStore;
+  private readonly db: SqliteDatabase;
+  private readonly runs: RunStore;
   private readonly scheduler: Scheduler;
   private readonly deps: ClaimDeps;
   /** What the decision/input checks use (the unbound registry, as before the split). */
@@ -49,6 +54,7 @@ export class Runtime {
     this.db = db;
     this.registry = registry;
     this.runs = RunStore.open(db);
+    this.records = new RunRecords(this.runs);
     this.trace = openTraceStore(db);
     this.scheduler = new Scheduler(this.runs, options.scheduler);
     // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
@@ -67,6 +73,7 @@ export class Runtime {
       streams: options.streams,
     };
     this.decisionDeps = { runs: this.runs, trace, recorder: this.deps.recorder, registry };
+    registerInternals(this, { db, runs: this.runs });
   }
 
   /** Opens the database (creating and migrating it) and reads langgraph.json. */
@@ -83,27 +90,7 @@ export class Runtime {
 
   /** Creates a run; runs it here until it finishes or waits unless `queue` is set. */
   async submit(options: SubmitOptions): Promise<RunView> {
-    // Run here: loaded before anything is stored, so a broken graph is refused (exit 2) rather than stored as a
-    // FAILED run, and its import time does not count against the run's deadline. Queued: only the id is checked.
-    const graph = options.queue !== true || !this.registry.entries.has(options.graph) ? await this.registry.load(options.graph) : undefined;
-    if (options.message === undefined && options.input === undefined) {
-      throw new UserInputError("BAD_INPUT", "a run needs --message TEXT or --input JSON");
-    }
-    // A message becomes { messages: [...] }: a graph without that channel would silently drop it. A graph with
-    // no state keys at all (a functional-API entrypoint, a declared DAG) receives its input whole, messages included.
-    const keys = graph?.channels === undefined ? [] : stateKeys(graph.channels);
-    if (options.input === undefined && keys.length > 0 && !keys.includes("messages")) {
-      throw new UserInputError("BAD_INPUT", `graph ${options.graph} has no messages channel for --message: pass its state with --input JSON (keys: ${keys.join(", ")})`);
-    }
-    if (options.threadId !== undefined) this.assertThreadGraph(options.threadId, options.graph);
-    const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
-    // Refused before it is stored: a run whose input its graph's reducers refuse would leave an unreadable thread.
-    if (graph !== undefined) await validateGraphInput(graph, options.graph, input, { current: threadValues(graph, options.threadId) });
-    const spec = {
-      graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
-      priority: options.priority, budget: options.budget, waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(),
-      config: options.config, metadata: options.metadata,
-    };
+    const spec = await submitSpec(this.registry, this.runs, options);
     if (options.queue === true) return toRunView(this.runs.create(spec));
     // Created, claimed and its trace started in one commit rather than three.
     const { run, claimed, recorder } = this.runs.transaction(() => {
@@ -144,12 +131,23 @@ export class Runtime {
 
   /** Approves one pending action (bound to its args hash) and resumes the run here. */
   async approve(runId: string, decision: DecisionOptions): Promise<RunView> {
-    return this.decide(runId, decision, "approve");
+    return this.decide(runId, [decisionInput(decision, "approve")], { queue: decision.queue });
   }
 
   /** Rejects one pending action; the rejection goes back to the model, which continues. */
   async reject(runId: string, decision: DecisionOptions): Promise<RunView> {
-    return this.decide(runId, decision, "reject");
+    return this.decide(runId, [decisionInput(decision, "reject")], { queue: decision.queue });
+  }
+
+  /**
+   * Decides pending actions of a WAITING_APPROVAL run, one decision per action, and resumes it here (or leaves it
+   * QUEUED with `queue`). Checked against the live checkpoint and the wait TTL before anything changes, then applied
+   * only to the wait that was checked: a decision that lost a race with another decision or a cancel is
+   * RUN_NOT_WAITING and changes nothing. `approve`, `reject` and the server's approvals all come here.
+   */
+  async decide(runId: string, decisions: readonly DecisionInput[], options: ResumeOptions = {}): Promise<RunView> {
+    const { resume, expect } = await checkDecisions(this.decisionDeps, runId, decisions);
+    return this.resumeChecked(runId, resume, expect, options);
   }
 
   /**
@@ -157,10 +155,24 @@ export class Runtime {
    * (or leaves it QUEUED with `queue`). Checked before anything changes: RUN_NOT_WAITING otherwise.
    */
   async provideInput(runId: string, options: InputOptions): Promise<RunView> {
-    const { resume, expect } = await checkInput(this.decisionDeps, runId, options.text, options.by);
-    // Applied only if the run is still as checked: a second answer racing this one is refused, not dropped.
-    if (options.queue === true) return queueResume(this.decisionDeps, runId, resume, expect);
-    return this.runHere(runId, resume, expect);
+    return this.answer(runId, options.text, { by: options.by, queue: options.queue });
+  }
+
+  /**
+   * {@link provideInput} with any JSON value (what `interrupt()` returns; an object keyed by the interrupt's id
+   * answers with the value under that key), checked and applied like {@link decide}.
+   */
+  async answer(runId: string, value: unknown, options: ResumeOptions & { by?: string } = {}): Promise<RunView> {
+    const { resume, expect } = await checkInput(this.decisionDeps, runId, value, options.by);
+    return this.resumeChecked(runId, resume, expect, options);
+  }
+
+  /**
+   * Stores a QUEUED run for a host that starts runs itself ({@link start}), with a thread made in the same commit,
+   * the thread's unfinished runs handled per multitask strategy, and an optional hold against other workers' claims.
+   */
+  createRun(options: CreateRunOptions): CreatedRun {
+    return createRun({ runs: this.runs, cancel: (runId, o) => this.cancel(runId, o) }, options);
   }
 
   /**
@@ -249,23 +261,15 @@ export class Runtime {
     if (this.db.open) this.db.close();
   }
 
-  private async decide(runId: string, decision: DecisionOptions, kind: "approve" | "reject"): Promise<RunView> {
-    const { resume, expect } = await checkDecision(this.decisionDeps, runId, decision, kind);
-    if (decision.queue === true) return queueResume(this.decisionDeps, runId, resume, expect);
+  /** Applies a checked resume to the wait it was checked against: here now, or QUEUED (held `holdMs`). */
+  private async resumeChecked(runId: string, resume: ApprovalResume[] | InputResume, expect: ExpectedRunState, options: ResumeOptions): Promise<RunView> {
+    if (options.queue === true) return queueResume(this.decisionDeps, runId, resume, expect, options.holdMs);
     return this.runHere(runId, resume, expect);
   }
 
   /** The view of a run; one that ended without success lists the side effects it performed (they stay done). */
   private view(run: RunRecord): RunView {
     return runViewOf(this.db, run);
-  }
-
-  /** A thread's checkpoints belong to the graph that wrote them: another graph cannot continue it. */
-  private assertThreadGraph(threadId: string, graphId: string): void {
-    const previous = this.runs.list({ threadId, order: "newest", limit: 1 })[0];
-    if (previous !== undefined && previous.graphId !== graphId) {
-      throw new UserInputError("BAD_INPUT", `thread ${threadId} belongs to graph ${previous.graphId}, not ${graphId}: use another thread`);
-    }
   }
 
   /** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */

@@ -6,7 +6,8 @@
  */
 import type { PendingAction } from "../graph/approval.js";
 import { isApproverAllowed } from "../policy/policy.js";
-import type { RunRecord, RunStore } from "../runs/index.js";
+import type { RunRecord } from "../runs/index.js";
+import type { RunRecords } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
 import type { ThreadStateReader } from "./thread-state.js";
@@ -38,7 +39,7 @@ export function cancelRefusal(run: RunRecord, caller: Caller, pending: readonly 
  * resumed, decided or re-claimed meanwhile is judged as it is now, not by the approvers it had.
  */
 export async function cancelRefusalNow(
-  deps: { runs: RunStore; states: Pick<ThreadStateReader, "pending"> }, listed: RunRecord, caller: Caller,
+  deps: { runs: Pick<RunRecords, "get">; states: Pick<ThreadStateReader, "pending"> }, listed: RunRecord, caller: Caller,
 ): Promise<HttpError | undefined> {
   for (let run = listed; ;) {
     if (run.status !== "WAITING_APPROVAL" || !needsApproverCheck(run, caller)) return cancelRefusal(run, caller, []);

@@ -5,14 +5,14 @@
  * @module
  */
 import type { z } from "zod";
-import { assertOneDecisionPerAction, validateResume, type ApprovalResume, type PendingAction } from "../graph/approval.js";
-import { defaultWaitTtlMs, isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
-import { threadValues, validateGraphInput, type InputResume, type Runtime, type RuntimeEvent } from "../runtime/index.js";
+import { isTerminal, isWaiting, validateBudget, validateGraphConfig, type RunRecord, type RunStatus } from "../runs/index.js";
+import {
+  threadValues, validateGraphInput, UNFINISHED, type DecisionInput, type MultitaskStrategy, type Runtime, type RuntimeEvent,
+} from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { cancelRefusalNow } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
-import { makeRoom } from "./multitask.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import { decisionsFrom } from "./resume-decisions.js";
 import { RunWakes, type RestReport } from "./run-wakes.js";
@@ -20,7 +20,6 @@ import { StorageStalls, type StorageStall } from "./storage-stalls.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
 
-const ACTIVE: RunStatus[] = ["QUEUED", "RUNNING", "RETRYING", "WAITING_APPROVAL", "WAITING_INPUT"];
 /**
  * How long a waiter that saw its run finish (another connection's commit) waits for the worker process that
  * finished it to report the rest with its final values, before reading the thread's state instead.
@@ -82,8 +81,8 @@ export class RunService {
     private readonly log: (line: string) => void,
     private readonly handoff?: RunHandoff,
   ) {
-    this.stalls = new StorageStalls(runtime.runs);
-    this.wakes = new RunWakes(runtime.db);
+    this.stalls = new StorageStalls(runtime.records);
+    this.wakes = new RunWakes(() => runtime.records.dataVersion());
   }
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
@@ -116,7 +115,7 @@ export class RunService {
    * (a copy, or a thread created with a graph id); undefined for a fresh thread.
    */
   graphOfThread(threadId: string): string | undefined {
-    const fromRuns = this.runtime.runs.list({ threadId, order: "newest", limit: 1 })[0]?.graphId;
+    const fromRuns = this.runtime.records.list({ threadId, order: "newest", limit: 1 })[0]?.graphId;
     if (fromRuns !== undefined) return fromRuns;
     const fromMeta = this.threads.find(threadId)?.metadata.graph_id;
     return typeof fromMeta === "string" ? fromMeta : undefined;
@@ -140,17 +139,16 @@ export class RunService {
       current: async () => (pathThreadId !== undefined && this.graphOfThread(pathThreadId) === graphId ? current?.() : undefined),
     });
     const config = validateGraphConfig(graphConfigOf(body.config));
-    const queue = (threadId: string) => this.runtime.runs.create({
-      graphId, input: body.input ?? null, threadId, userId: caller.id, budget, waitTtlMs: defaultWaitTtlMs(), config, metadata: body.metadata ?? {},
-      // Claimed by id when kicked (which ignores this); if this process dies first, anyone may claim it then.
-      ...(where === "here" ? { availableAt: Date.now() + HERE_HOLD_MS } : {}),
-    });
+    const spec = {
+      graph: graphId, input: body.input ?? null, user: caller.id, budget, config, metadata: body.metadata ?? {},
+      // Claimed by id when kicked; if this process dies first, anyone may claim it then.
+      ...(where === "here" ? { holdMs: HERE_HOLD_MS } : {}),
+    };
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     if (pathThreadId === undefined && body.command?.resume === undefined && checkpointId === undefined) {
-      // Stateless: the thread made for it and the run in one commit — one wait for the write lock, not two,
-      // when worker processes are writing the file (a wait blocks this whole event loop).
-      const run = this.runtime.runs.transaction(() => queue(this.threads.create(newThreadId(), { graph_id: graphId }).threadId));
-      return { run, kick: (at) => this.launch(run.runId, undefined, at) };
+      // Stateless: the thread made for it and the run in one commit.
+      const { run } = this.runtime.createRun({ ...spec, thread: () => this.threads.create(newThreadId(), { graph_id: graphId }).threadId });
+      return { run, kick: (at) => this.launch(run.runId, at) };
     }
     if (checkpointId !== undefined) {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
@@ -160,19 +158,18 @@ export class RunService {
       await this.assertNewest(graphId, pathThreadId, checkpointId);
     }
     const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
-    // A thread made on the fly for this request has no runs yet: skip the lookup.
-    const active = pathThreadId === undefined ? [] : this.unfinishedRuns(threadId);
-    if (body.command?.resume !== undefined) return this.prepareResume(threadId, active, body.command.resume, caller);
+    if (body.command?.resume !== undefined) return this.prepareResume(threadId, body.command.resume, caller, where);
+    const strategy = (body.multitask_strategy ?? "reject") as MultitaskStrategy;
     // Interrupting cancels them: refused whole, before any is canceled, unless the caller may cancel each.
-    if (body.multitask_strategy === "interrupt") await this.assertMayCancel(active, caller);
-    const behind = active.length > 0 ? makeRoom(threadId, active, body.multitask_strategy ?? "reject", (runId, reason) => this.cancelUnlessFinished(runId, caller.id, reason)) : [];
-    const run = queue(threadId);
-    return { run, kick: (at) => this.launch(run.runId, undefined, at), ...(behind.length > 0 ? { behind } : {}) };
+    if (strategy === "interrupt" && pathThreadId !== undefined) await this.assertMayCancel(this.unfinishedRuns(threadId), caller);
+    const { run, behind, canceled } = this.runtime.createRun({ ...spec, thread: threadId, multitask: strategy, by: caller.id });
+    for (const runId of canceled) this.canceled(runId);
+    return { run, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */
-  start(runId: string, resume?: ApprovalResume[] | InputResume): void {
-    this.runtime.start(runId, resume).then(
+  start(runId: string): void {
+    this.runtime.start(runId).then(
       () => this.notify(runId),
       (error: unknown) => {
         this.log(`run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
@@ -182,19 +179,11 @@ export class RunService {
   }
 
   /**
-   * Starts a prepared run: with worker processes ready and `where` "any", leaves it QUEUED (a resume
-   * stored with it) and pokes a worker; otherwise executes it here. Either way its waiters are woken when it rests.
+   * Starts a prepared run (its resume, if any, already stored with it): with worker processes ready and `where`
+   * "any", leaves it QUEUED and pokes a worker; otherwise executes it here. Either way its waiters are woken when it rests.
    */
-  launch(runId: string, resume?: ApprovalResume[] | InputResume, where: KickWhere = "any"): void {
-    if (where === "here" || this.handoff?.ready !== true) return this.start(runId, resume);
-    try {
-      // Checked by prepare; a wait that expired or was canceled since is refused here and changes nothing.
-      if (resume !== undefined) this.runtime.runs.resume(runId, { resume });
-    } catch (error) {
-      this.log(`run ${runId}: ${error instanceof Error ? error.message : String(error)}`);
-      this.notify(runId);
-      return;
-    }
+  launch(runId: string, where: KickWhere = "any"): void {
+    if (where === "here" || this.handoff?.ready !== true) return this.start(runId);
     // No worker could be told (one just died): the run is QUEUED, with its resume, so it runs here.
     if (!this.handoff.poke()) this.start(runId);
   }
@@ -202,6 +191,11 @@ export class RunService {
   /** Cancels a run wherever it executes (a worker process stops it at once) and wakes its waiters. */
   cancel(runId: string, by: string, reason: string): void {
     this.runtime.cancel(runId, { by, reason });
+    this.canceled(runId);
+  }
+
+  /** A run was canceled: the worker process executing it stops now, its waiters look again. */
+  private canceled(runId: string): void {
     this.handoff?.canceled(runId);
     this.notify(runId);
   }
@@ -209,7 +203,7 @@ export class RunService {
   /** 403 APPROVER_NOT_ALLOWED unless `caller` may cancel every one of `runs` (see cancel-authz.ts); nothing changes. */
   async assertMayCancel(runs: readonly RunRecord[], caller: Caller): Promise<void> {
     for (const run of runs) {
-      const refusal = await cancelRefusalNow({ runs: this.runtime.runs, states: this.states }, run, caller);
+      const refusal = await cancelRefusalNow({ runs: this.runtime.records, states: this.states }, run, caller);
       if (refusal !== undefined) throw refusal;
     }
   }
@@ -231,7 +225,7 @@ export class RunService {
 
   /** The thread's runs that have not finished: queued, running, retrying or waiting. */
   unfinishedRuns(threadId: string): RunRecord[] {
-    return this.runtime.runs.list({ threadId, status: ACTIVE });
+    return this.runtime.records.list({ threadId, status: UNFINISHED });
   }
 
   /** 409 THREAD_BUSY naming the thread's unfinished run and what to do about it (`hint`); nothing when it has none. */
@@ -246,20 +240,19 @@ export class RunService {
   }
 
   /**
-   * Checks decisions against the live pending actions (`pending` when the caller has just read them) and
-   * resumes the run in the background.
+   * Decides pending actions of a waiting run through the runtime (the CLI's checks, wait TTL, codes and fenced
+   * application: a decision that lost a race is RUN_NOT_WAITING, 409) and stores them with the run, QUEUED; the
+   * kick starts it. Held for this process when it is to execute here.
    */
-  async decide(run: RunRecord, decisions: ApprovalResume[], livePending?: readonly PendingAction[]): Promise<PreparedRun> {
-    if (run.status !== "WAITING_APPROVAL") {
-      throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `run ${run.runId} is ${run.status}, not waiting for approval`);
-    }
-    assertOneDecisionPerAction(decisions);
-    const pending = livePending ?? (await this.states.pending(run.graphId, run.threadId));
-    for (const decision of decisions) {
-      const check = validateResume(pending, decision);
-      if (!check.ok) throw check.error;
-    }
-    return { run, kick: (where) => this.launch(run.runId, decisions, where) };
+  async decide(runId: string, decisions: readonly DecisionInput[], where: KickWhere = "any"): Promise<PreparedRun> {
+    const here = this.executesHere(where);
+    await this.runtime.decide(runId, decisions, { queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
+    return { run: this.runtime.records.get(runId), kick: (at) => this.launch(runId, here ? "here" : at) };
+  }
+
+  /** True when a run kicked with `where` executes in this process (no worker process would take it). */
+  private executesHere(where: KickWhere): boolean {
+    return where === "here" || this.handoff?.ready !== true;
   }
 
   /** Resolves when the run waits or has finished (or `signal` aborts). */
@@ -273,9 +266,9 @@ export class RunService {
    */
   async waitSettled(runId: string, signal?: AbortSignal): Promise<RestingRun> {
     let report: RestReport | undefined;
-    const since = this.runtime.runs.clock();
+    const since = this.runtime.records.now();
     for (;;) {
-      const run = this.runtime.runs.get(runId);
+      const run = this.runtime.records.get(runId);
       this.stalls.assertNotStalled(run, since);
       if (signal?.aborted === true || (isResting(run.status) && report !== undefined)) return withValues(run, report?.values);
       if (isResting(run.status)) {
@@ -290,7 +283,7 @@ export class RunService {
   /** True when a worker process of this server ended `run`: its report is on its way. */
   private restReportedBy(run: RunRecord): boolean {
     if (this.handoff === undefined || !isTerminal(run.status)) return false;
-    const claimer = this.runtime.runs.events(run.runId).findLast((e) => e.to === "RUNNING")?.actor;
+    const claimer = this.runtime.records.events(run.runId).findLast((e) => e.to === "RUNNING")?.actor;
     return claimer != null && this.handoff.reportsRests(claimer);
   }
 
@@ -337,20 +330,21 @@ export class RunService {
     return pathThreadId;
   }
 
-  private async prepareResume(threadId: string, active: RunRecord[], resume: unknown, caller: Caller): Promise<PreparedRun> {
+  private async prepareResume(threadId: string, resume: unknown, caller: Caller, where: KickWhere): Promise<PreparedRun> {
+    const active = this.unfinishedRuns(threadId);
     const waiting = active.find((r) => r.status === "WAITING_APPROVAL");
     const asking = active.find((r) => r.status === "WAITING_INPUT");
     if (waiting === undefined && asking !== undefined) {
       // A plain interrupt(): the resume value (or the one keyed by its interrupt id) is what interrupt() returns.
-      const answer = await this.runtime.inputResume(asking.runId, resume, caller.authenticated ? caller.id : undefined);
-      const keyed = resume !== null && typeof resume === "object" && answer.interrupt_id in resume;
-      const value = keyed ? (resume as Record<string, unknown>)[answer.interrupt_id] : resume;
-      return { run: asking, kick: (where) => this.launch(asking.runId, { ...answer, value }, where) };
+      const here = this.executesHere(where);
+      await this.runtime.answer(asking.runId, resume, { by: caller.authenticated ? caller.id : undefined, queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
+      return { run: this.runtime.records.get(asking.runId), kick: (at) => this.launch(asking.runId, here ? "here" : at) };
     }
     if (waiting === undefined) {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);
     }
+    // Read for a map keyed by interrupt id; the runtime checks the decisions against the live checkpoint again.
     const pending = await this.states.pending(waiting.graphId, threadId);
-    return this.decide(waiting, decisionsFrom(resume, pending, caller, waiting.userId), pending);
+    return this.decide(waiting.runId, decisionsFrom(resume, pending, caller, waiting.userId), where);
   }
 }

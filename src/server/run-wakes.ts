@@ -3,8 +3,6 @@
  * them through its event; one that another process finished is noticed by one shared poll of the file.
  * @module
  */
-import type { SqliteDatabase } from "../db/index.js";
-
 /** A report that a run rested, with its final values when the execution that ended it sent them. */
 export interface RestReport {
   values?: Record<string, unknown>;
@@ -17,10 +15,11 @@ type Wake = (report?: RestReport) => void;
 export class RunWakes {
   private readonly watchers = new Map<string, Set<Wake>>();
   private foreignTimer: NodeJS.Timeout | undefined;
-  private dataVersion = -1;
+  private seenVersion = -1;
   private lastWakeAll = 0;
 
-  constructor(private readonly db: SqliteDatabase) {}
+  /** `dataVersion`: changes whenever another connection committed to the file; undefined once it is closed. */
+  constructor(private readonly dataVersion: () => number | undefined) {}
 
   /** Wakes the waiters of one run to look at it again. */
   notify(runId: string): void {
@@ -77,11 +76,11 @@ export class RunWakes {
     if (this.foreignTimer !== undefined) return;
     this.foreignTimer = setTimeout(() => {
       this.foreignTimer = undefined;
-      if (this.watchers.size === 0 || !this.db.open) return;
-      const version = this.db.pragma("data_version", { simple: true }) as number;
+      const version = this.watchers.size === 0 ? undefined : this.dataVersion();
+      if (version === undefined) return;
       const now = Date.now();
-      if (version !== this.dataVersion || now - this.lastWakeAll >= 5000) {
-        this.dataVersion = version;
+      if (version !== this.seenVersion || now - this.lastWakeAll >= 5000) {
+        this.seenVersion = version;
         this.lastWakeAll = now;
         for (const runId of [...this.watchers.keys()]) this.notify(runId);
       }

@@ -13,6 +13,7 @@ import { MEMORY_PATH } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import type { Worker } from "../runs/index.js";
 import { Runtime, StreamBus } from "../runtime/index.js";
+import { runtimeInternals } from "../runtime/internals.js";
 import { describeCallers, parseApiKeys } from "./auth.js";
 import { createApp } from "./app.js";
 import { hostPolicy, isLoopback } from "./host-check.js";
@@ -118,7 +119,9 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     log,
   });
   try {
-    service = new RunService(runtime, ThreadStore.open(runtime.db), new ThreadStateReader(runtime.registry, new SqliteSaver(runtime.db)), log, pool);
+    // The server's own tables and its checkpoint reader live on the runtime's connection (one file, one writer lock).
+    const { db } = runtimeInternals(runtime);
+    service = new RunService(runtime, ThreadStore.open(db), new ThreadStateReader(runtime.registry, new SqliteSaver(db)), log, pool);
   } catch (error) {
     runtime.close();
     throw error;

@@ -5,7 +5,8 @@
  */
 import { isStorageFailureCode, type StorageFailureCode } from "../db/index.js";
 import { StorageError } from "../errors.js";
-import { isTerminal, isWaiting, type RunRecord, type RunStore } from "../runs/index.js";
+import { isTerminal, isWaiting, type RunRecord } from "../runs/index.js";
+import type { RunRecords } from "../runtime/index.js";
 
 /** The disk refused a write of one execution of a run (see the runtime's `storage_failed` event). */
 export interface StorageStall {
@@ -21,7 +22,7 @@ const RETRY_OVERDUE_MS = 5000;
 export class StorageStalls {
   private readonly stalls = new Map<string, StorageStall>();
 
-  constructor(private readonly runs: RunStore) {}
+  constructor(private readonly runs: Pick<RunRecords, "events" | "now">) {}
 
   /** The executing process announced that the disk refused a write of the run's execution with `fencingToken`. */
   record(runId: string, stall: StorageStall): void {
@@ -47,7 +48,7 @@ export class StorageStalls {
     }
     // Its last move, not its error code: a run's error code outlives the attempt that set it.
     const last = stall === undefined && run.status === "RETRYING" && run.lease === null ? this.runs.events(run.runId).at(-1) : undefined;
-    if (last?.to === "RETRYING" && isStorageFailureCode(last.errorCode) && (last.at >= since || run.availableAt + RETRY_OVERDUE_MS <= this.runs.clock())) {
+    if (last?.to === "RETRYING" && isStorageFailureCode(last.errorCode) && (last.at >= since || run.availableAt + RETRY_OVERDUE_MS <= this.runs.now())) {
       stall = { fencingToken: run.fencingToken, code: last.errorCode, message: run.errorMessage ?? "" };
     }
     if (stall === undefined) return;

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Statement } from "better-sqlite3";
-import { migrate, type ModuleSchema, type SqliteDatabase } from "../db/index.js";
+import { immediateTransaction, migrate, type ModuleSchema, type SqliteDatabase } from "../db/index.js";
 import { HttpError } from "./http-error.js";
 
 const V1 = `
@@ -64,6 +64,11 @@ export class ThreadStore {
       this.statements.set(sql, statement);
     }
     return statement;
+  }
+
+  /** Runs `fn` in one BEGIN IMMEDIATE transaction of the store's connection (the checkpoints' too). */
+  transaction<T>(fn: () => T): T {
+    return immediateTransaction(this.db, fn)();
   }
 
   /** Migrates the table and returns the store. */

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { runCli } from "../helpers/cli.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 let dir = "";
 const before = process.env.AGENTRT_CONFIG;
@@ -34,7 +35,7 @@ describe("agentrt run on a graph that does not load", () => {
     expect(result.err).toMatch(reason);
     const runtime = Runtime.open({ db, config: join(dir, "langgraph.json") });
     try {
-      expect(runtime.runs.list()).toEqual([]);
+      expect(runtimeInternals(runtime).runs.list()).toEqual([]);
     } finally {
       runtime.close();
     }

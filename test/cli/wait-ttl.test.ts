@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { runCli } from "../helpers/cli.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const CONFIG = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
 let db = "";
@@ -117,11 +118,11 @@ describe("wait TTL", () => {
       const worker = rt.worker({ pollMs: 5 });
       const loop = worker.run();
       // The raw record (no lazy check): only the worker's sweep can move it.
-      for (let i = 0; i < 1000 && rt.runs.get(waiting.run_id).status !== "EXPIRED"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 1000 && runtimeInternals(rt).runs.get(waiting.run_id).status !== "EXPIRED"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
       await worker.stop();
       await loop;
-      expect(rt.runs.get(waiting.run_id)).toMatchObject({ status: "EXPIRED", errorCode: "WAIT_EXPIRED" });
-      expect(rt.runs.events(waiting.run_id).at(-1)).toMatchObject({ from: "WAITING_INPUT", to: "EXPIRED" });
+      expect(runtimeInternals(rt).runs.get(waiting.run_id)).toMatchObject({ status: "EXPIRED", errorCode: "WAIT_EXPIRED" });
+      expect(runtimeInternals(rt).runs.events(waiting.run_id).at(-1)).toMatchObject({ from: "WAITING_INPUT", to: "EXPIRED" });
       await expect(rt.provideInput(waiting.run_id, { text: "10086" })).rejects.toMatchObject({ code: "RUN_NOT_WAITING" });
     } finally {
       rt.close();

@@ -2,7 +2,6 @@
 // get_order → (check_inventory ∥ check_logistics) → assess → answer: no model, the branches overlap in the trace.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { graph } from "../../graphs/order_pipeline.js";
-import { openTraceStore } from "../../src/trace/index.js";
 import { openScenarioRuntime, withSimEnv, type ScenarioRuntime } from "./scenario-runtime.js";
 
 let rt: ScenarioRuntime;
@@ -43,7 +42,7 @@ describe("order_pipeline", () => {
     expect(run.result).toMatch(/Assessment: at risk/);
     expect(run.usage.model_calls).toBe(0);
     expect(rt.world().calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
-    const spans = openTraceStore(rt.runtime.db).spans(run.run_id).filter((s) => s.kind === "tool_call");
+    const spans = rt.runtime.trace.spans(run.run_id).filter((s) => s.kind === "tool_call");
     const span = (tool: string) => spans.find((s) => s.tool === tool)!;
     const [order, inventory, logistics] = [span("get_order"), span("check_inventory"), span("check_logistics")];
     expect(spans.map((s) => s.tool).sort()).toEqual(["check_inventory", "check_logistics", "get_order"]);
@@ -52,7 +51,7 @@ describe("order_pipeline", () => {
     expect(inventory.startMs).toBeLessThan(logistics.endMs!);
     expect(logistics.startMs).toBeLessThan(inventory.endMs!);
     // No model turn: the tool spans hang directly under the run, not under a "step".
-    const root = openTraceStore(rt.runtime.db).spans(run.run_id).find((s) => s.parentId === null)!;
+    const root = rt.runtime.trace.spans(run.run_id).find((s) => s.parentId === null)!;
     expect(spans.every((s) => s.parentId === root.spanId)).toBe(true);
   });
 

@@ -8,6 +8,7 @@ import { openWorld } from "../../graphs/sim/index.js";
 import type { SimSnapshot } from "agentrt/testing";
 import { SqliteSaver } from "agentrt/checkpointers";
 import type { ToolStep } from "agentrt";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 /** The repository's langgraph.json, exactly the file Studio reads. */
 export const LANGGRAPH_JSON = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
@@ -34,9 +35,9 @@ export function openScenarioRuntime(): ScenarioRuntime {
   const runtime = Runtime.open({ db: join(dir, "runs.db"), config: LANGGRAPH_JSON });
   return {
     runtime,
-    world: () => openWorld({ db: runtime.db }).snapshot(),
+    world: () => openWorld({ db: runtimeInternals(runtime).db }).snapshot(),
     steps: async (graph, threadId) => {
-      graph.checkpointer = new SqliteSaver(runtime.db);
+      graph.checkpointer = new SqliteSaver(runtimeInternals(runtime).db);
       const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
       return (snapshot.values as { steps?: ToolStep[] }).steps ?? [];
     },

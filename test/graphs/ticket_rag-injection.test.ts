@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { openWorld, type Ticket } from "../../graphs/sim/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const CONFIG = fileURLToPath(new URL("../fixtures/taint-injection/langgraph.json", import.meta.url));
 let dir: string;
@@ -20,7 +21,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const world = () => openWorld({ db: runtime.db }).snapshot();
+const world = () => openWorld({ db: runtimeInternals(runtime).db }).snapshot();
 const ticket = () => world().systems.helpdesk?.["ticket:T-1001"] as Ticket;
 
 describe("ticket_rag prompt injection under a taint policy", () => {

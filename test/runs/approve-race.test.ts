@@ -6,6 +6,7 @@ import { UserInputError } from "../../src/errors.js";
 import { Runtime, type RunView } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
 import { tempDbPath, thrown } from "./helpers.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const CONFIG = join(fileURLToPath(new URL("../..", import.meta.url)), "langgraph.json");
 const MESSAGE = "Why did the payments deploy fail? Roll back if needed.";
@@ -49,7 +50,7 @@ async function waiting(db: string) {
   expect(view.status).toBe("WAITING_APPROVAL");
   const action = view.pending[0]!;
   const decision = { actionId: action.action_id, argsHash: action.args_hash, by: "alice" };
-  const rollbacks = () => openWorld({ db: first.db }).snapshot().calls.rollback_deployment ?? 0;
+  const rollbacks = () => openWorld({ db: runtimeInternals(first).db }).snapshot().calls.rollback_deployment ?? 0;
   return { first, second, view, decision, rollbacks };
 }
 
@@ -69,14 +70,14 @@ async function race(held: Runtime, loser: () => Promise<RunView>, winner: () => 
 describe("decisions racing on one run", () => {
   it("a reject that lost to a queued approve is refused (RUN_NOT_WAITING, exit 2) and does not replace the approval", async () => {
     const { first, second, view, decision, rollbacks } = await waiting(tempDbPath());
-    const events = first.runs.events(view.run_id).length;
+    const events = runtimeInternals(first).runs.events(view.run_id).length;
     const error = await race(second, () => second.reject(view.run_id, decision), () => first.approve(view.run_id, { ...decision, queue: true }));
     expect(error).toBeInstanceOf(UserInputError);
     expect(error).toMatchObject({ code: "RUN_NOT_WAITING" });
-    const run = first.runs.get(view.run_id);
+    const run = runtimeInternals(first).runs.get(view.run_id);
     expect(run.status).toBe("QUEUED");
     expect(run.resume).toMatchObject([{ action_id: decision.actionId, decision: "approve" }]);
-    expect(first.runs.events(view.run_id)).toHaveLength(events + 1);
+    expect(runtimeInternals(first).runs.events(view.run_id)).toHaveLength(events + 1);
     await first.worker({ once: true, pollMs: 5 }).run();
     expect(first.get(view.run_id).status).toBe("SUCCEEDED");
     expect(rollbacks()).toBe(1);
@@ -97,21 +98,21 @@ describe("decisions racing on one run", () => {
     await gate.reached;
     let statusWhenReleased = "";
     onRunning = () => {
-      statusWhenReleased = first.runs.get(view.run_id).status;
+      statusWhenReleased = runtimeInternals(first).runs.get(view.run_id).status;
       gate.release();
     };
     expect((await first.approve(view.run_id, decision)).status).toBe("SUCCEEDED");
     expect(statusWhenReleased).toBe("RUNNING");
     expect(await lost).toMatchObject({ code: "RUN_NOT_WAITING" });
-    expect(first.runs.events(view.run_id).filter((e) => e.to === "RUNNING")).toHaveLength(2);
-    expect(openWorld({ db: first.db }).snapshot().calls.rollback_deployment).toBe(1);
+    expect(runtimeInternals(first).runs.events(view.run_id).filter((e) => e.to === "RUNNING")).toHaveLength(2);
+    expect(openWorld({ db: runtimeInternals(first).db }).snapshot().calls.rollback_deployment).toBe(1);
   });
 
   it("an approval that lost to a cancel is refused and nothing runs", async () => {
     const { first, second, view, decision, rollbacks } = await waiting(tempDbPath());
     const error = await race(second, () => second.approve(view.run_id, decision), async () => first.cancel(view.run_id));
     expect(error).toMatchObject({ code: "RUN_NOT_WAITING" });
-    expect(first.runs.get(view.run_id)).toMatchObject({ status: "CANCELED", resume: null });
+    expect(runtimeInternals(first).runs.get(view.run_id)).toMatchObject({ status: "CANCELED", resume: null });
     expect(rollbacks()).toBe(0);
   });
 
@@ -119,7 +120,7 @@ describe("decisions racing on one run", () => {
     const { first, second, view, decision } = await waiting(tempDbPath());
     await first.approve(view.run_id, decision);
     // The runtime's own check passed earlier in another process; the store re-checks where it writes.
-    const error = thrown(() => second.runs.cancel(view.run_id));
+    const error = thrown(() => runtimeInternals(second).runs.cancel(view.run_id));
     expect(error).toBeInstanceOf(UserInputError);
     expect(error).toMatchObject({ code: "RUN_FINISHED" });
     expect(first.get(view.run_id).status).toBe("SUCCEEDED");

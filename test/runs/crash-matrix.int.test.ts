@@ -6,6 +6,7 @@ import { Runtime } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/ledger/executor.js";
 import { tempDbPath } from "./helpers.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
@@ -56,10 +57,10 @@ async function kill(worker: Worker): Promise<void> {
 function open() {
   const db = tempDbPath();
   const rt = Runtime.open({ db, config: CONFIG });
-  rt.db.exec("CREATE TABLE IF NOT EXISTS crash_probe (id INTEGER PRIMARY KEY, pid INTEGER, kind TEXT)");
-  const probes = (kind: string) => (rt.db.prepare("SELECT count(*) AS n FROM crash_probe WHERE kind = ?").get(kind) as { n: number }).n;
-  const world = () => openWorld({ db: rt.db }).snapshot();
-  const rollback = () => ledgerFor(rt.db).list(rt.list()[0]?.run_id ?? "").find((e) => e.tool === "rollback_deployment");
+  runtimeInternals(rt).db.exec("CREATE TABLE IF NOT EXISTS crash_probe (id INTEGER PRIMARY KEY, pid INTEGER, kind TEXT)");
+  const probes = (kind: string) => (runtimeInternals(rt).db.prepare("SELECT count(*) AS n FROM crash_probe WHERE kind = ?").get(kind) as { n: number }).n;
+  const world = () => openWorld({ db: runtimeInternals(rt).db }).snapshot();
+  const rollback = () => ledgerFor(runtimeInternals(rt).db).list(rt.list()[0]?.run_id ?? "").find((e) => e.tool === "rollback_deployment");
   return { db, rt, probes, world, rollback };
 }
 

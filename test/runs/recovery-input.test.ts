@@ -5,6 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Scheduler } from "../../src/runs/index.js";
 import { Runtime } from "../../src/runtime/index.js";
 import { tempDbPath } from "./helpers.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const CONFIG = join(fileURLToPath(new URL("../..", import.meta.url)), "langgraph.json");
 const opened: Runtime[] = [];
@@ -34,10 +35,10 @@ describe("the input of a run on a thread", () => {
     expect((await rt.submit({ graph: "city_weather", message: "Weather for Beijing", threadId: "t" })).status).toBe("SUCCEEDED");
     const second = await rt.submit({ graph: "city_weather", message: "Weather for Tokyo", threadId: "t", queue: true });
     // Attempt 1 claimed it and stopped before writing anything (here: handed back at once, so not counted).
-    new Scheduler(rt.runs).claimRun(second.run_id, { workerId: "dead", leaseMs: 60_000 })!.lease.release("worker died");
+    new Scheduler(runtimeInternals(rt).runs).claimRun(second.run_id, { workerId: "dead", leaseMs: 60_000 })!.lease.release("worker died");
     const done = await rt.start(second.run_id);
     expect(done).toMatchObject({ status: "SUCCEEDED" });
-    expect(rt.runs.get(second.run_id)).toMatchObject({ attempts: 1, fencingToken: 2 });
+    expect(runtimeInternals(rt).runs.get(second.run_id)).toMatchObject({ attempts: 1, fencingToken: 2 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing", "Weather for Tokyo"]);
   });
 
@@ -52,10 +53,10 @@ describe("the input of a run on a thread", () => {
     };
     expect(await worker.run()).toMatchObject({ released: 1 });
     // Handed back by a stopping worker: that attempt is not counted.
-    expect(rt.runs.get(first.run_id)).toMatchObject({ status: "RETRYING", attempts: 0 });
+    expect(runtimeInternals(rt).runs.get(first.run_id)).toMatchObject({ status: "RETRYING", attempts: 0 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing"]);
     await rt.worker({ once: true, pollMs: 5 }).run();
-    expect(rt.runs.get(first.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, fencingToken: 2 });
+    expect(runtimeInternals(rt).runs.get(first.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, fencingToken: 2 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing"]);
   });
 });

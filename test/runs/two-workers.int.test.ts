@@ -7,6 +7,7 @@ import { isTerminal } from "../../src/runs/index.js";
 import { Runtime } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
 import { tempDbPath } from "./helpers.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "langgraph.json");
@@ -63,19 +64,19 @@ describe("two worker processes, one file", () => {
       for (let i = 0; i < RUNS; i++) {
         ids.push((await rt.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", queue: true })).run_id);
       }
-      await until("every run finished", () => rt.runs.list({ status: "QUEUED", limit: 1 }).length === 0 && ids.every((id) => isTerminal(rt.runs.get(id).status)));
+      await until("every run finished", () => runtimeInternals(rt).runs.list({ status: "QUEUED", limit: 1 }).length === 0 && ids.every((id) => isTerminal(runtimeInternals(rt).runs.get(id).status)));
     } finally {
       for (const w of workers) w.proc.kill("SIGTERM");
     }
     const exits = await Promise.all(workers.map((w) => w.exit));
     for (const exit of exits) expect(exit, exit.stderr).toMatchObject({ code: 0 });
 
-    const runs = rt.runs.list({ limit: 1000 });
+    const runs = runtimeInternals(rt).runs.list({ limit: 1000 });
     expect(runs).toHaveLength(RUNS);
     expect(runs.filter((r) => r.status !== "SUCCEEDED").map((r) => [r.runId, r.status, r.errorCode])).toEqual([]);
     // Claimed once each (one RUNNING event, one attempt), and by both workers between them.
     const claimers = runs.map((r) => {
-      const claims = rt.runs.events(r.runId).filter((e) => e.to === "RUNNING");
+      const claims = runtimeInternals(rt).runs.events(r.runId).filter((e) => e.to === "RUNNING");
       expect(claims, r.runId).toHaveLength(1);
       expect(r.attempts).toBe(1);
       return claims[0]!.actor;
@@ -95,7 +96,7 @@ describe("two worker processes, one file", () => {
       expect(new Set(ids).size, run.runId).toBe(ids.length);
       expect(ids).toHaveLength(3);
     }
-    expect(openWorld({ db: rt.db }).snapshot().calls.get_weather).toBe(3 * RUNS);
+    expect(openWorld({ db: runtimeInternals(rt).db }).snapshot().calls.get_weather).toBe(3 * RUNS);
     rt.close();
   }, 120_000);
 });

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 describe("a cancel from another process", () => {
   it("aborts the step a worker is executing long before the worker's next heartbeat", async () => {
@@ -30,11 +31,11 @@ describe("a cancel from another process", () => {
     const worker = executing.worker({ once: true, leaseMs: 600_000, pollMs: 20 });
     const stats = worker.run();
     // Step "a" starts right after the run's input checkpoint is written.
-    const checkpoints = elsewhere.db.prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = ?");
+    const checkpoints = runtimeInternals(elsewhere).db.prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = ?");
     while ((checkpoints.get(queued.thread_id) as { n: number }).n === 0) await new Promise((r) => setTimeout(r, 10));
     elsewhere.cancel(queued.run_id, { by: "ops" });
     expect(await stats).toMatchObject({ lost: 1 });
     expect(existsSync(abortLog) && readFileSync(abortLog, "utf8")).toBe("a aborted\n");
-    expect(elsewhere.runs.get(queued.run_id).status).toBe("CANCELED");
+    expect(runtimeInternals(elsewhere).runs.get(queued.run_id).status).toBe("CANCELED");
   });
 });

@@ -13,6 +13,7 @@ import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/ledger/executor.js";
 import { runCli } from "../helpers/cli.js";
 import { ROLLBACK_INPUT, startTestServer } from "../server/harness.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "langgraph.json");
@@ -75,11 +76,11 @@ async function waitingRollback(): Promise<{ rt: Runtime; db: string; view: RunVi
 }
 
 function rollbackEntry(rt: Runtime, runId: string) {
-  return ledgerFor(rt.db).list(runId).find((entry) => entry.tool === "rollback_deployment");
+  return ledgerFor(runtimeInternals(rt).db).list(runId).find((entry) => entry.tool === "rollback_deployment");
 }
 
 function rollbacksPerformed(rt: Runtime): number {
-  return openWorld({ db: rt.db }).snapshot().calls.rollback_deployment ?? 0;
+  return openWorld({ db: runtimeInternals(rt).db }).snapshot().calls.rollback_deployment ?? 0;
 }
 
 describe("a cancel from another process than the one executing the run", () => {
@@ -163,7 +164,7 @@ describe("a cancel from another process than the one executing the run", () => {
         run = await client.runs.create(thread.thread_id, "ops_rollback", {
           command: { resume: { action_id: action.action_id, args_hash: action.args_hash, decision: "approve" } },
         });
-        const rollback = () => server.runtime.db
+        const rollback = () => runtimeInternals(server.runtime).db
           .prepare("SELECT run_id, status FROM tool_ledger WHERE tool = 'rollback_deployment'").get() as { run_id: string; status: string } | undefined;
         await until("the server is performing the rollback", () => rollback()?.status === "pending");
         await cancelInChild(project.db, rollback()!.run_id, { AGENTRT_CONFIG: project.config });
@@ -174,7 +175,7 @@ describe("a cancel from another process than the one executing the run", () => {
         delete process.env.AGENTRT_SIM_LATENCY_MS;
       }
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).not.toBe("success");
-      expect(openWorld({ db: server.runtime.db }).snapshot().calls.rollback_deployment ?? 0).toBe(0);
+      expect(openWorld({ db: runtimeInternals(server.runtime).db }).snapshot().calls.rollback_deployment ?? 0).toBe(0);
     } finally {
       await server.close();
     }

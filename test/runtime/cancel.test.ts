@@ -10,6 +10,7 @@ import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/ledger/executor.js";
 import { holdCounters } from "../fixtures/cancel/graphs.js";
 import { runCli } from "../helpers/cli.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "test", "fixtures", "cancel", "langgraph.json");
@@ -27,9 +28,9 @@ afterEach(() => {
 });
 
 function probes(rt: Runtime, runId: string): string[] {
-  const table = rt.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'cancel_probe'").get();
+  const table = runtimeInternals(rt).db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'cancel_probe'").get();
   if (table === undefined) return [];
-  return (rt.db.prepare("SELECT kind FROM cancel_probe WHERE run_id = ? ORDER BY id").all(runId) as { kind: string }[]).map((r) => r.kind);
+  return (runtimeInternals(rt).db.prepare("SELECT kind FROM cancel_probe WHERE run_id = ? ORDER BY id").all(runId) as { kind: string }[]).map((r) => r.kind);
 }
 
 async function until(what: string, ready: () => boolean, timeoutMs = 60_000): Promise<void> {
@@ -45,7 +46,7 @@ describe("cancel", () => {
     const { rt, db } = open();
     const waiting = await rt.submit({ graph: "note_then_approve", message: "tidy up" });
     expect(waiting.status).toBe("WAITING_APPROVAL");
-    const note = ledgerFor(rt.db).list(waiting.run_id)[0]!;
+    const note = ledgerFor(runtimeInternals(rt).db).list(waiting.run_id)[0]!;
     expect(note).toMatchObject({ tool: "post_note", status: "done" });
 
     const previous = process.env.AGENTRT_CONFIG;
@@ -74,12 +75,12 @@ describe("cancel", () => {
     const rt = Runtime.open({ db, config: join(ROOT, "langgraph.json") });
     opened.push(rt);
     // Slow simulated systems, so the run is still verifying when the cancel comes.
-    const world = openWorld({ db: rt.db, env: { AGENTRT_SIM_LATENCY_MS: "300" } });
+    const world = openWorld({ db: runtimeInternals(rt).db, env: { AGENTRT_SIM_LATENCY_MS: "300" } });
     const waiting = await rt.submit({ graph: "ops_rollback", message: "Why did the payments deploy fail? Roll back if needed.", user: "alice" });
     const action = waiting.pending[0]!;
     const queued = await rt.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash, queue: true });
     const running = rt.start(queued.run_id);
-    const rollback = () => ledgerFor(rt.db).list(waiting.run_id).find((e) => e.tool === "rollback_deployment");
+    const rollback = () => ledgerFor(runtimeInternals(rt).db).list(waiting.run_id).find((e) => e.tool === "rollback_deployment");
     await until("the rollback is recorded", () => rollback()?.status === "done");
     const canceled = rt.cancel(waiting.run_id, { by: "alice" });
     expect(canceled.status).toBe("CANCELED");
@@ -101,7 +102,7 @@ describe("cancel", () => {
     const running = executor.start(queued.run_id);
     await until("hold started", () => probes(canceler, queued.run_id).includes("held"));
     canceler.cancel(queued.run_id);
-    canceler.db.prepare("INSERT INTO cancel_probe (run_id, kind) VALUES (?, 'go')").run(queued.run_id);
+    runtimeInternals(canceler).db.prepare("INSERT INTO cancel_probe (run_id, kind) VALUES (?, 'go')").run(queued.run_id);
     expect((await running).status).toBe("CANCELED");
     expect(holdCounters.modelCalls).toBe(1);
   });
@@ -125,7 +126,7 @@ describe("cancel", () => {
     expect(canceled.side_effects).toEqual([expect.objectContaining({ tool: "slow_op", status: "unknown" })]);
     expect((await running).status).toBe("CANCELED");
     expect(probes(rt, queued.run_id)).toEqual(["started", "aborted"]);
-    expect(rt.runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
+    expect(runtimeInternals(rt).runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
   });
 
   it("a cancel from another process aborts the tool a worker process is running; the worker stops the run", async () => {
@@ -149,6 +150,6 @@ describe("cancel", () => {
     }
     expect(probes(rt, queued.run_id)).toEqual(["started", "aborted"]);
     expect(rt.get(queued.run_id)).toMatchObject({ status: "CANCELED", error: { code: "CANCELED" } });
-    expect(rt.runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
+    expect(runtimeInternals(rt).runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
   }, 120_000);
 });

@@ -10,6 +10,7 @@ import { openDatabase } from "../../src/db/index.js";
 import { Runtime } from "../../src/runtime/index.js";
 import { fenceCheckpoints } from "../../src/runtime/checkpoint-fence.js";
 import { FENCING_TOKEN_KEY } from "../../src/runs/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-fence-")), "f.db");
 
@@ -29,8 +30,8 @@ describe("checkpoint fence", () => {
     try {
       const view = await runtime.submit({ graph: "cancel_elsewhere", input: {} });
       expect(view.status).toBe("CANCELED");
-      const thread = runtime.runs.get(view.run_id).threadId;
-      const writes = runtime.db.prepare("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = ? AND task_id IN (SELECT task_id FROM checkpoint_writes WHERE channel = 'steps')").get(thread) as { n: number };
+      const thread = runtimeInternals(runtime).runs.get(view.run_id).threadId;
+      const writes = runtimeInternals(runtime).db.prepare("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = ? AND task_id IN (SELECT task_id FROM checkpoint_writes WHERE channel = 'steps')").get(thread) as { n: number };
       expect(writes.n).toBe(0);
       const graph = (await runtime.registry.load("cancel_elsewhere")) as unknown as { getState(c: object): Promise<{ values: { steps?: string[] }; next: string[] }> };
       const state = await graph.getState({ configurable: { thread_id: thread } });

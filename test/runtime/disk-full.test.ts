@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Runtime, type RuntimeEvent } from "../../src/runtime/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const GRAPH = fileURLToPath(new URL("../server/fixtures/disk-full-graph.ts", import.meta.url));
 
@@ -40,9 +41,9 @@ function open(): Runtime {
 
 /** No page beyond the file's current ones: the ballast takes the free ones, and any write that needs a new page fails. */
 function fillDisk(rt: Runtime): void {
-  rt.db.exec("CREATE TABLE IF NOT EXISTS ballast (b BLOB)");
-  rt.db.pragma(`max_page_count = ${Number(rt.db.pragma("page_count", { simple: true }))}`);
-  const insert = rt.db.prepare("INSERT INTO ballast (b) VALUES (zeroblob(1024))");
+  runtimeInternals(rt).db.exec("CREATE TABLE IF NOT EXISTS ballast (b BLOB)");
+  runtimeInternals(rt).db.pragma(`max_page_count = ${Number(runtimeInternals(rt).db.pragma("page_count", { simple: true }))}`);
+  const insert = runtimeInternals(rt).db.prepare("INSERT INTO ballast (b) VALUES (zeroblob(1024))");
   try {
     for (;;) insert.run();
   } catch (error) {
@@ -51,7 +52,7 @@ function fillDisk(rt: Runtime): void {
 }
 
 function freeSpace(rt: Runtime): void {
-  rt.db.pragma("max_page_count = 1073741823");
+  runtimeInternals(rt).db.pragma("max_page_count = 1073741823");
 }
 
 async function until(ok: () => boolean): Promise<void> {
@@ -80,12 +81,12 @@ describe("a full disk mid-run, Runtime in-process", () => {
     const view = (await submitted) as { run_id: string; status: string; error?: { code: string } };
     expect(view).toMatchObject({ run_id: (stalled as { runId: string }).runId, status: "RETRYING", error: { code: "STORAGE_FULL" } });
     const runId = view.run_id;
-    expect(rt.runs.get(runId).availableAt).toBeGreaterThan(rt.runs.get(runId).updatedAt);
+    expect(runtimeInternals(rt).runs.get(runId).availableAt).toBeGreaterThan(runtimeInternals(rt).runs.get(runId).updatedAt);
 
     freeSpace(rt);
     await rt.worker({ once: true, pollMs: 20 }).run();
     expect(rt.get(runId).status).toBe("SUCCEEDED");
     expect(readFileSync(join(dir, "effects.log"), "utf8")).toBe("hello\n");
-    expect(rt.db.pragma("integrity_check", { simple: true })).toBe("ok");
+    expect(runtimeInternals(rt).db.pragma("integrity_check", { simple: true })).toBe("ok");
   });
 });

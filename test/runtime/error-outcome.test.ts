@@ -9,6 +9,7 @@ import { DEFAULT_RECURSION_LIMIT, Scheduler, executeClaimed } from "../../src/ru
 import { Runtime } from "../../src/runtime/index.js";
 import { graph } from "../fixtures/failing/fail.js";
 import { freshStore } from "../runs/helpers.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const CONFIG = fileURLToPath(new URL("../fixtures/failing/langgraph.json", import.meta.url));
 const runtime = Runtime.open({ db: join(mkdtempSync(join(tmpdir(), "agentrt-error-outcome-")), "e.db"), config: CONFIG });
@@ -18,7 +19,7 @@ afterAll(() => runtime.close());
 async function viaRuntime(kind: string): Promise<{ errorCode: string | null; errorMessage: string | null }> {
   const view = await runtime.submit({ graph: "fail", input: { kind } });
   expect(view.status).toBe("FAILED");
-  const { errorCode, errorMessage } = runtime.runs.get(view.run_id);
+  const { errorCode, errorMessage } = runtimeInternals(runtime).runs.get(view.run_id);
   return { errorCode, errorMessage };
 }
 

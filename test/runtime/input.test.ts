@@ -7,6 +7,7 @@ import { Command } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { inputCommand, questionOf, readInputRequests } from "../../src/runtime/input-resume.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const ASK = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
 const REPO = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
@@ -29,7 +30,7 @@ describe("Runtime.provideInput", () => {
     expect(waiting.input_requests).toEqual([{ interrupt_id: expect.any(String), question: "Which order?", value: { question: "Which order?" } }]);
     const done = await rt.provideInput(waiting.run_id, { text: "ORD-1001", by: "bob" });
     expect(done).toMatchObject({ status: "SUCCEEDED", input_requests: [], result: { answer: "ORD-1001" } });
-    expect(rt.runs.events(waiting.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "WAITING_INPUT", "RUNNING", "SUCCEEDED"]);
+    expect(runtimeInternals(rt).runs.events(waiting.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "WAITING_INPUT", "RUNNING", "SUCCEEDED"]);
   });
 
   it("refuses unknown runs and runs not waiting for input, changing nothing", async () => {
@@ -41,14 +42,14 @@ describe("Runtime.provideInput", () => {
     expect(rt.get(approval.run_id)).toEqual(approval);
     const queued = await rt.submit({ graph: "order_delay", message: "Is my order late?", queue: true });
     await expect(rt.provideInput(queued.run_id, { text: "10086" })).rejects.toMatchObject({ code: "RUN_NOT_WAITING" });
-    expect(rt.runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED"]);
+    expect(runtimeInternals(rt).runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED"]);
   });
 });
 
 describe("two answers racing", () => {
   it("one resumes the run, the other is refused with RUN_NOT_WAITING instead of being dropped silently", async () => {
     const first = open(ASK);
-    const second = Runtime.open({ db: first.db.name, config: ASK });
+    const second = Runtime.open({ db: runtimeInternals(first).db.name, config: ASK });
     opened.push(second);
     const waiting = await first.submit({ graph: "ask", input: {} });
     const results = await Promise.allSettled([

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Runtime, StreamBus } from "../../src/runtime/index.js";
 import { runCli } from "../helpers/cli.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-outcome-")), "o.db");
 const FIXTURES = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
@@ -26,7 +27,7 @@ describe("run outcomes", () => {
     withRuntime(FIXTURES, async (runtime) => {
       const view = await runtime.submit({ graph: "ask", input: {} });
       expect(view.status).toBe("WAITING_INPUT");
-      expect(runtime.runs.get(view.run_id).pending).toEqual([expect.objectContaining({ value: { question: "Which order?" } })]);
+      expect(runtimeInternals(runtime).runs.get(view.run_id).pending).toEqual([expect.objectContaining({ value: { question: "Which order?" } })]);
     }));
 
   it("a plain interrupt() streamed to a listener of a bus without \"updates\" still leaves the run WAITING_INPUT", async () => {
@@ -45,7 +46,7 @@ describe("run outcomes", () => {
     withRuntime(FIXTURES, async (runtime) => {
       const view = await runtime.submit({ graph: "breakpoint", input: {} });
       expect(view.status).toBe("FAILED");
-      expect(runtime.runs.get(view.run_id).errorMessage).toContain("stopped before its end");
+      expect(runtimeInternals(runtime).runs.get(view.run_id).errorMessage).toContain("stopped before its end");
     }));
 
   it("a run that reaches its end is decided from its stream: the result is the final state", () =>
@@ -53,8 +54,8 @@ describe("run outcomes", () => {
       const view = await runtime.submit({ graph: "city_weather", message: "Weather in Beijing and Shanghai" });
       expect(view.status).toBe("SUCCEEDED");
       const graph = (await runtime.registry.load("city_weather")) as unknown as { getState(c: object): Promise<{ values: { result?: unknown } }> };
-      const state = await graph.getState({ configurable: { thread_id: runtime.runs.get(view.run_id).threadId } });
-      expect(runtime.runs.get(view.run_id).result).toEqual(state.values.result);
+      const state = await graph.getState({ configurable: { thread_id: runtimeInternals(runtime).runs.get(view.run_id).threadId } });
+      expect(runtimeInternals(runtime).runs.get(view.run_id).result).toEqual(state.values.result);
       expect(state.values.result).toBeTruthy();
     }));
 

@@ -8,6 +8,7 @@ import { openDatabase } from "../../src/db/index.js";
 import { RunStore, Scheduler, type RunRecord } from "../../src/runs/index.js";
 import { Runtime, type RuntimeEvent } from "../../src/runtime/index.js";
 import { counters, resetCounters } from "../fixtures/budget/graphs.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const CONFIG = fileURLToPath(new URL("../fixtures/budget/langgraph.json", import.meta.url));
 
@@ -40,11 +41,11 @@ describe("RETRYING while a tool backs off", () => {
     expect(counters.toolCalls.flaky_fetch).toBe(2);
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ row: { status: "RETRYING", lease: { owner: "w1" } }, claimNext: undefined, claimRun: undefined });
-    const events = runtime.runs.events(view.run_id);
+    const events = runtimeInternals(runtime).runs.events(view.run_id);
     expect(events.map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "RETRYING", "RUNNING", "SUCCEEDED"]);
     // One claim: the backoff kept the lease, token and attempt.
     expect(new Set(events.slice(1).map((e) => e.fencingToken))).toEqual(new Set([events[1]?.fencingToken]));
     expect(events[2]?.reason).toMatch(/flaky_fetch attempt 1 failed/);
-    expect(runtime.runs.get(view.run_id)).toMatchObject({ attempts: 1, lease: null });
+    expect(runtimeInternals(runtime).runs.get(view.run_id)).toMatchObject({ attempts: 1, lease: null });
   });
 });

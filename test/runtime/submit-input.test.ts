@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 describe("submitting a message", () => {
   it("is refused for a graph without a messages channel; its state goes in as input", async () => {
@@ -22,7 +23,7 @@ describe("submitting a message", () => {
     await expect(runtime.submit({ graph: "slow", message: "hi" })).rejects.toMatchObject({
       code: "BAD_INPUT", message: expect.stringMatching(/graph slow has no messages channel for --message: pass its state with --input JSON \(keys: steps\)/),
     });
-    expect(runtime.runs.list()).toEqual([]);
+    expect(runtimeInternals(runtime).runs.list()).toEqual([]);
     expect(await runtime.submit({ graph: "slow", input: { steps: [] } })).toMatchObject({ status: "SUCCEEDED", result: { steps: ["a", "b", "c"] } });
   });
 
@@ -36,7 +37,7 @@ describe("submitting a message", () => {
       code: "BAD_INPUT", message: expect.stringMatching(/^input\.messages\[0\]: 5 is not a message/),
     });
     await expect(runtime.submit({ graph: "chat", input: "hello" })).rejects.toMatchObject({ code: "BAD_INPUT" });
-    expect(runtime.runs.list()).toEqual([]);
+    expect(runtimeInternals(runtime).runs.list()).toEqual([]);
     expect(await runtime.submit({ graph: "chat", input: { messages: ["hi"] } })).toMatchObject({ status: "SUCCEEDED" });
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from "v
 import { startServer, type AgentServer } from "../../src/server/server.js";
 import { ThreadStateReader } from "../../src/server/thread-state.js";
 import { ROLLBACK_INPUT, graphFile, startTestServer, tempProject, type Approval } from "./harness.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 let server: AgentServer;
 let client: Client;
@@ -134,7 +135,7 @@ describe("agentrt serve with the official SDK client", () => {
     const post = (path: string, body: object) => fetch(`${two.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const thread = (await (await post("/threads", {})).json()) as { thread_id: string };
     expect((await post(`/threads/${thread.thread_id}/runs/wait`, { assistant_id: "ops_rollback", input: ROLLBACK_INPUT })).status).toBe(200);
-    const stored = () => two.runtime.runs.list({ threadId: thread.thread_id }).length;
+    const stored = () => runtimeInternals(two.runtime).runs.list({ threadId: thread.thread_id }).length;
     expect(stored()).toBe(1);
     const foreign = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "city_weather", input: { messages: [] } });
     expect(foreign.status).toBe(422);

@@ -7,6 +7,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { startServer } from "../../src/server/server.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 describe("waiting on runs", () => {
   it("joins a run that another connection executes and sees it finish", async () => {
@@ -25,7 +26,7 @@ describe("waiting on runs", () => {
     let runId: string | undefined;
     while (runId === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      runId = other.runs.list({ threadId: "t-elsewhere" })[0]?.runId;
+      runId = runtimeInternals(other).runs.list({ threadId: "t-elsewhere" })[0]?.runId;
     }
     const client = new Client({ apiUrl: server.url });
     const joined = (await client.runs.join("t-elsewhere", runId)) as { steps: string[] };

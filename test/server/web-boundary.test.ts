@@ -6,6 +6,7 @@ import { openWorld } from "../../graphs/sim/index.js";
 import { main } from "../../src/cli/main.js";
 import type { AgentServer } from "../../src/server/server.js";
 import { graphEntry, startTestServer, testServerForFile } from "./harness.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 // The offline scripted model, whatever this shell has set.
 delete process.env.OPENAI_API_KEY;
@@ -38,8 +39,8 @@ function send(server: AgentServer, method: string, path: string, headers: Record
   });
 }
 
-const sent = (server: AgentServer): number => openWorld({ db: server.runtime.db }).snapshot().calls.send_message ?? 0;
-const runsStored = (server: AgentServer): number => server.runtime.runs.list({}).length;
+const sent = (server: AgentServer): number => openWorld({ db: runtimeInternals(server.runtime).db }).snapshot().calls.send_message ?? 0;
+const runsStored = (server: AgentServer): number => runtimeInternals(server.runtime).runs.list({}).length;
 
 /** A browser's preflight. */
 const preflight = (server: AgentServer, path: string, origin: string, method = "POST") =>

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, v
 import { startServer, type AgentServer } from "../../src/server/server.js";
 import { ThreadStateReader } from "../../src/server/thread-state.js";
 import { ROLLBACK_INPUT, graphFile, type Approval } from "./harness.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 
 const slowGraph = fileURLToPath(new URL("./fixtures/slow-graph.ts", import.meta.url));
 const serveChild = fileURLToPath(new URL("./fixtures/serve-workers-child.ts", import.meta.url));
@@ -53,7 +54,7 @@ async function until(what: string, ready: () => boolean | Promise<boolean>, time
 
 /** Who claimed each attempt of a run (lease owners, from the run's events). */
 function claimers(server: AgentServer, runId: string): string[] {
-  return server.runtime.runs.events(runId).filter((e) => e.to === "RUNNING").map((e) => e.actor ?? "");
+  return runtimeInternals(server.runtime).runs.events(runId).filter((e) => e.to === "RUNNING").map((e) => e.actor ?? "");
 }
 
 describe("server with worker processes", () => {
@@ -96,7 +97,7 @@ describe("server with worker processes", () => {
       expect(values).not.toHaveProperty("__error__");
       expect(JSON.stringify(values)).toMatch(/Beijing/);
     }
-    const runs = server.runtime.runs.list({ limit: 100 }).filter((r) => r.graphId === "city_weather");
+    const runs = runtimeInternals(server.runtime).runs.list({ limit: 100 }).filter((r) => r.graphId === "city_weather");
     expect(runs).toHaveLength(8);
     expect(runs.map((r) => r.status)).toEqual(Array(8).fill("SUCCEEDED"));
     const byChild = runs.filter((r) => claimers(server, r.runId).some((id) => childIds().includes(id)));
@@ -135,7 +136,7 @@ describe("server with worker processes", () => {
     expect(events[0]?.event).toBe("metadata");
     expect(events.filter((e) => e.event === "updates").length).toBeGreaterThan(1);
     const runId = (events[0]?.data as { run_id: string }).run_id;
-    expect(server.runtime.runs.get(runId).status).toBe("SUCCEEDED");
+    expect(runtimeInternals(server.runtime).runs.get(runId).status).toBe("SUCCEEDED");
     expect(childIds()).not.toContain(claimers(server, runId)[0]);
   });
 
@@ -176,7 +177,7 @@ describe("server with worker processes", () => {
     await until("step a checkpointed", async () => ((await client.threads.getState<{ steps?: string[] }>(thread.thread_id)).values.steps ?? []).length >= 1);
     expect(childIds()).toContain(claimers(server, run.run_id)[0]);
     await client.runs.cancel(thread.thread_id, run.run_id, true);
-    expect(server.runtime.runs.get(run.run_id).status).toBe("CANCELED");
+    expect(runtimeInternals(server.runtime).runs.get(run.run_id).status).toBe("CANCELED");
     // Step b (1 s) was under way: told at once, the worker aborts it mid-sleep. Left to itself, the worker
     // would let b finish and only then find its checkpoint write refused (or notice at a heartbeat).
     await until("step b aborted in the worker", () => existsSync(abortLog) && readFileSync(abortLog, "utf8").includes("b aborted"), 5000);

@@ -6,29 +6,29 @@
  * @module
  */
 import { Hono, type Context } from "hono";
-import type { ApprovalResume } from "../../graph/approval.js";
 import { RUN_STATUSES, type RunStatus } from "../../runs/index.js";
-import { toRunView } from "../../runtime/index.js";
+import { toRunView, type DecisionInput } from "../../runtime/index.js";
 import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
 import { DecisionBody } from "../schemas.js";
 
+/** Approve/reject over HTTP: the runtime's one decision path (the CLI's checks and codes), the caller as decider. */
 async function decide(c: Context<ServerEnv>, deps: RouteDeps, kind: "approve" | "reject"): Promise<Response> {
   const body = await readBody(c, DecisionBody);
-  const run = deps.service.runtime.runs.get(c.req.param("rid") ?? "");
+  const runId = c.req.param("rid") ?? "";
   const caller = c.get("caller");
-  const decision: ApprovalResume = {
+  const decision: DecisionInput = {
     action_id: body.action_id,
     args_hash: body.args_hash,
     decision: kind,
-    by: caller.authenticated ? caller.id : (body.by ?? run.userId),
-    roles: caller.authenticated ? caller.roles : (body.roles ?? []),
+    // Without auth the body may name the decider; the runtime defaults it to the run's user.
+    ...(caller.authenticated ? { by: caller.id, roles: caller.roles } : { by: body.by, roles: body.roles ?? [] }),
     ...(body.reason === undefined ? {} : { comment: body.reason }),
   };
-  const prepared = await deps.service.decide(run, [decision]);
+  const prepared = await deps.service.decide(runId, [decision]);
   prepared.kick();
   const wait = c.req.query("wait") !== "false";
-  const after = wait ? await deps.service.waitResting(run.runId) : deps.service.runtime.runs.get(run.runId);
+  const after = wait ? await deps.service.waitResting(runId) : deps.service.runtime.records.get(runId);
   return c.json(toRunView(after));
 }
 
@@ -45,7 +45,7 @@ export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   app.get("/agentrt/runs/:rid", (c) => c.json(runtime.get(c.req.param("rid"))));
   app.get("/agentrt/runs/:rid/approvals", async (c) => {
-    const run = runtime.runs.get(c.req.param("rid"));
+    const run = runtime.records.get(c.req.param("rid"));
     if (run.status !== "WAITING_APPROVAL") return c.json([]);
     const pending = await deps.service.states.pending(run.graphId, run.threadId);
     return c.json(pending.map(({ interrupt_id: _id, ...action }) => action));
@@ -53,11 +53,11 @@ export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.post("/agentrt/runs/:rid/approve", (c) => decide(c, deps, "approve"));
   app.post("/agentrt/runs/:rid/reject", (c) => decide(c, deps, "reject"));
   app.get("/agentrt/runs/:rid/trace", (c) => {
-    const run = runtime.runs.get(c.req.param("rid"));
+    const run = runtime.records.get(c.req.param("rid"));
     return c.json(runtime.trace.spans(run.runId));
   });
   app.get("/agentrt/runs/:rid/graph", async (c) => {
-    const run = runtime.runs.get(c.req.param("rid"));
+    const run = runtime.records.get(c.req.param("rid"));
     const graph = await runtime.registry.load(run.graphId);
     const drawable = await graph.getGraphAsync();
     return c.json({ graph_id: run.graphId, mermaid: drawable.drawMermaid() });

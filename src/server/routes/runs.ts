@@ -54,7 +54,7 @@ function cancelOnDisconnect(deps: RouteDeps, run: RunRecord, caller: Caller): ()
 }
 
 function runOfThread(deps: RouteDeps, threadId: string, runId: string): RunRecord {
-  const run = deps.service.runtime.runs.find(runId);
+  const run = deps.service.runtime.records.find(runId);
   if (run === undefined || run.threadId !== threadId) throw new HttpError(404, "UNKNOWN_RUN", `no run ${runId} on thread ${threadId}`);
   return run;
 }
@@ -77,7 +77,7 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   }
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
-  if (mode === "background") return c.json(runToWire(deps.service.runtime.runs.get(run.runId)));
+  if (mode === "background") return c.json(runToWire(deps.service.runtime.records.get(run.runId)));
   return c.json(await finalValues(deps, await settled(c, deps, run, body.on_disconnect === "cancel")));
 }
 
@@ -100,7 +100,7 @@ async function settled(c: Context<ServerEnv>, deps: RouteDeps, run: RunRecord, c
 /** Routes of runs. */
 export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
-  const runs = deps.service.runtime.runs;
+  const runs = deps.service.runtime.records;
   for (const prefix of ["/threads/:tid", ""]) {
     app.post(`${prefix}/runs`, (c) => create(c, deps, "background"));
     app.post(`${prefix}/runs/stream`, (c) => create(c, deps, "stream"));

@@ -18,8 +18,7 @@ import type { ThreadRow } from "../thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
 
 /** The API's thread status, from the thread's newest run. */
-function threadStatus(runs: RunRecord[]): "idle" | "busy" | "interrupted" | "error" {
-  const last = runs.at(-1);
+function threadStatus(last: RunRecord | undefined): "idle" | "busy" | "interrupted" | "error" {
   if (last === undefined) return "idle";
   if (last.status === "WAITING_APPROVAL" || last.status === "WAITING_INPUT") return "interrupted";
   if (!isTerminal(last.status)) return "busy";
@@ -38,18 +37,23 @@ async function currentState(service: RunService, threadId: string): Promise<{ st
   }
 }
 
-async function threadToWire(service: RunService, thread: ThreadRow, withValues: boolean): Promise<Record<string, unknown>> {
-  const runs = service.runtime.runs.list({ threadId: thread.threadId });
+/** The newest run of each thread, read in one query however many threads there are. */
+function latestRuns(service: RunService, threads: readonly ThreadRow[]): Map<string, RunRecord> {
+  return service.runtime.records.latestOfThreads(threads.map((t) => t.threadId));
+}
+
+/** A thread as the API shows it; `latest`: its newest run when the caller has read it (see latestRuns). */
+async function threadToWire(service: RunService, thread: ThreadRow, withValues: boolean, latest = latestRuns(service, [thread]).get(thread.threadId)): Promise<Record<string, unknown>> {
   const { state, damage } = withValues ? await currentState(service, thread.threadId) : {};
   // The thread row's or its newest run's last change (a state update made without a run is not counted).
-  const updatedAt = new Date(Math.max(thread.updatedAt, runs.at(-1)?.updatedAt ?? 0)).toISOString();
+  const updatedAt = new Date(Math.max(thread.updatedAt, latest?.updatedAt ?? 0)).toISOString();
   return {
     thread_id: thread.threadId,
     created_at: new Date(thread.createdAt).toISOString(),
     updated_at: updatedAt,
     state_updated_at: updatedAt,
     metadata: thread.metadata,
-    status: threadStatus(runs),
+    status: threadStatus(latest),
     values: damage === undefined ? (state?.values ?? {}) : { __error__: damage },
     interrupts: state === undefined ? {} : Object.fromEntries((state.tasks as { id: string; interrupts: unknown[] }[]).filter((t) => t.interrupts.length > 0).map((t) => [t.id, t.interrupts])),
     ...(damage === undefined ? {} : { error: damage }),
@@ -102,7 +106,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
       metadata: body.metadata, ids: body.ids ?? undefined, sortBy, sortOrder: body.sort_order ?? undefined,
       limit: inMemory ? 1000 : body.limit, offset: inMemory ? 0 : body.offset,
     });
-    let threads = (await Promise.all(rows.map((t) => threadToWire(service, t, true)))).filter((t) => body.status === undefined || t.status === body.status);
+    const latest = latestRuns(service, rows);
+    const matching = body.status === undefined ? rows : rows.filter((t) => threadStatus(latest.get(t.threadId)) === body.status);
+    let threads = await Promise.all(matching.map((t) => threadToWire(service, t, true, latest.get(t.threadId))));
     if (computed !== undefined) {
       const sign = body.sort_order === "asc" ? 1 : -1;
       const key = computed === "status" ? "status" : "updated_at";
@@ -114,7 +120,8 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const body = await readBody(c, ThreadCount);
     const rows = service.threads.search({ metadata: body.metadata, limit: -1, offset: 0 });
     if (body.status === undefined) return c.json(rows.length);
-    return c.json(rows.filter((t) => threadStatus(service.runtime.runs.list({ threadId: t.threadId })) === body.status).length);
+    const latest = latestRuns(service, rows);
+    return c.json(rows.filter((t) => threadStatus(latest.get(t.threadId)) === body.status).length);
   });
   app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, service.threads.get(c.req.param("tid")), true)));
   app.patch("/threads/:tid", async (c) => {
@@ -141,7 +148,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     // The copy gets no runs: its graph must be named in its metadata, or its state could not be read.
     const graphId = service.graphOfThread(source.threadId);
     const metadata = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
-    const copy = service.runtime.runs.transaction(() => {
+    const copy = service.threads.transaction(() => {
       const created = service.threads.create(newThreadId(), metadata);
       service.states.copyThread(source.threadId, created.threadId);
       return created;

@@ -16,7 +16,7 @@ const KEEPALIVE_MS = 15_000;
 export function uiEventRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
   const runtime = deps.service.runtime;
-  const changes = new RunChanges(runtime.db, runtime.runs);
+  const changes = new RunChanges(runtime.records);
   app.get("/agentrt/events", (c) => streamSSE(c, async (stream) => {
     const queue: RunView[][] = [];
     let wake: (() => void) | undefined;

@@ -3,9 +3,9 @@
  * last look. One shared timer serves every open viewer and reads nothing while the file is unchanged.
  * @module
  */
-import type { SqliteDatabase } from "../../db/index.js";
-import type { RunRecord, RunStore } from "../../runs/index.js";
+import type { RunRecord } from "../../runs/index.js";
 import { toRunView, type RunView } from "../../runtime/index.js";
+import type { RunRecords } from "../../runtime/run-records.js";
 
 /** How many of the newest runs the viewer lists and watches. */
 export const WATCHED_RUNS = 200;
@@ -20,7 +20,7 @@ export class RunChanges {
   private fileVersion = "";
   private seen = new Map<string, string>();
 
-  constructor(private readonly db: SqliteDatabase, private readonly runs: RunStore, private readonly intervalMs = 300) {}
+  constructor(private readonly runs: RunRecords, private readonly intervalMs = 300) {}
 
   /** Adds a listener; returns its removal. */
   subscribe(listener: RunChangeListener): () => void {
@@ -43,24 +43,25 @@ export class RunChanges {
     if (this.timer !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      if (this.listeners.size === 0 || !this.db.open) return;
-      this.poll();
+      if (this.listeners.size === 0) return;
+      if (!this.poll()) return;
       this.schedule();
     }, this.intervalMs);
     this.timer.unref();
   }
 
-  private poll(): void {
-    // data_version moves with other connections' commits, total_changes() with this connection's own.
-    const version = `${String(this.db.pragma("data_version", { simple: true }))}:${String(this.db.prepare("SELECT total_changes()").pluck().get())}`;
-    if (version === this.fileVersion) return;
+  /** Sends what changed; false once the file is closed (the timer stops). */
+  private poll(): boolean {
+    const version = this.runs.changeStamp();
+    if (version === undefined) return false;
+    if (version === this.fileVersion) return true;
     this.fileVersion = version;
     const before = this.seen;
     const records = this.runs.list({ order: "newest", limit: WATCHED_RUNS });
     this.seen = new Map(records.map((r) => [r.runId, signature(r)]));
     const changed = records.filter((r) => before.get(r.runId) !== this.seen.get(r.runId)).map(toRunView);
-    if (changed.length === 0) return;
-    for (const listener of this.listeners) listener(changed);
+    if (changed.length > 0) for (const listener of this.listeners) listener(changed);
+    return true;
   }
 
   private snapshot(): Map<string, string> {

@@ -7,11 +7,11 @@
  * refused by its lost lease). "rollback" is refused before this (unsupportedOption).
  * @module
  */
+import { UserInputError } from "../errors.js";
 import { isWaiting, type RunRecord } from "../runs/index.js";
-import { HttpError } from "./http-error.js";
 
-/** A run body's `multitask_strategy`. */
-export type MultitaskStrategy = "reject" | "interrupt" | "enqueue" | "rollback";
+/** What a new run does on a thread with unfinished runs (the API's `multitask_strategy`, "rollback" excepted). */
+export type MultitaskStrategy = "reject" | "interrupt" | "enqueue";
 
 /**
  * Makes room for a new run on `threadId` per `strategy`; returns the runs an enqueued run waits for (if one of
@@ -26,5 +26,5 @@ export function makeRoom(threadId: string, active: readonly RunRecord[], strateg
   if (strategy === "enqueue" && !active.some((r) => isWaiting(r.status))) return active.map((r) => r.runId);
   const busy = active.map((r) => `${r.runId} (${r.status})`).join(", ");
   const hint = strategy === "enqueue" ? "it waits for an answer: resume or cancel it, or use multitask_strategy interrupt" : "resume or cancel it first, or use multitask_strategy enqueue or interrupt";
-  throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; ${hint}`);
+  throw new UserInputError("THREAD_BUSY", `thread ${threadId} has an unfinished run: ${busy}; ${hint}`);
 }

@@ -1,0 +1,30 @@
+/**
+ * What agentrt's own code and tests may reach underneath a {@link Runtime}: its connection and its run store.
+ * Not part of the public API (src/index.ts does not export it): users go through the Runtime's operations.
+ * @module
+ */
+import type { SqliteDatabase } from "../db/index.js";
+import type { RunStore } from "../runs/index.js";
+import type { Runtime } from "./runtime.js";
+
+/** The parts of a Runtime that only agentrt itself (and its tests) may use. */
+export interface RuntimeInternals {
+  /** The runtime's SQLite connection (runs, checkpoints, traces, memory, the server's tables). */
+  readonly db: SqliteDatabase;
+  /** The run store on that connection. */
+  readonly runs: RunStore;
+}
+
+const registry = new WeakMap<Runtime, RuntimeInternals>();
+
+/** Called once by the Runtime's constructor. */
+export function registerInternals(runtime: Runtime, internals: RuntimeInternals): void {
+  registry.set(runtime, internals);
+}
+
+/** The connection and run store under `runtime`; for agentrt's own code and tests only. */
+export function runtimeInternals(runtime: Runtime): RuntimeInternals {
+  const internals = registry.get(runtime);
+  if (internals === undefined) throw new Error("not a Runtime opened by Runtime.open");
+  return internals;
+}
