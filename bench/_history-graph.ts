@@ -3,7 +3,7 @@
  * that call's result is in, answers. The scripted model looks only at the current turn (after the last user
  * message), so a thread of any length behaves the same; the tool writes nothing outside its ledger entry.
  */
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import { defineAgent, defineTool } from "../src/index.js";
 import { ScriptedChatModel } from "../src/testing/index.js";
@@ -33,6 +33,3 @@ export const graph = defineAgent({
   tools: [restart],
   instructions: "Restart the service the user names.",
 }).compile();
-
-/** Unused import guard for AIMessage in type positions of older TS configs. */
-export type TurnMessage = AIMessage | HumanMessage | ToolMessage;
