@@ -7,6 +7,7 @@
  * a fifth of its time; the loop here retries within ~0.1 ms.
  * @module
  */
+import { busyTimeoutOf, setBusyTimeoutQuietly } from "./busy-timeout.js";
 import type { SqliteDatabase } from "./open-database.js";
 
 interface LockStatements {
@@ -42,10 +43,8 @@ function isBusy(error: unknown): boolean {
 /** BEGIN IMMEDIATE, retried with short sleeps while another connection holds the write lock, up to its busy timeout. */
 function begin(db: SqliteDatabase, st: LockStatements): void {
   // The connection's own busy timeout (whatever its owner set last) stays the limit, and is put back after.
-  // exec, not a prepared statement: SQLite applies `PRAGMA busy_timeout = N` when the statement is prepared,
-  // so re-running a prepared one does not set it again.
-  const timeoutMs = Math.max(0, Math.floor(Number(db.pragma("busy_timeout", { simple: true })) || 0));
-  db.exec("PRAGMA busy_timeout = 0");
+  const timeoutMs = busyTimeoutOf(db);
+  setBusyTimeoutQuietly(db, 0);
   try {
     const deadline = performance.now() + timeoutMs;
     let pause = FIRST_PAUSE_MS;
@@ -61,7 +60,7 @@ function begin(db: SqliteDatabase, st: LockStatements): void {
       pause = Math.min(MAX_PAUSE_MS, pause * 2);
     }
   } finally {
-    db.exec(`PRAGMA busy_timeout = ${timeoutMs}`);
+    setBusyTimeoutQuietly(db, timeoutMs);
   }
 }
 

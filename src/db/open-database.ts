@@ -2,6 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
+import { trackBusyTimeout } from "./busy-timeout.js";
 import { readSnapshot } from "./read-snapshot.js";
 import { storageFailure } from "./storage-failure.js";
 
@@ -74,6 +75,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
     }
     // NORMAL is durable against process crashes under WAL; only power loss can drop the last commit.
     if (!readonly) db.pragma("synchronous = NORMAL");
+    trackBusyTimeout(db);
   } catch (error) {
     db.close();
     throw wrapOpenError(shown, error, readonly);

@@ -71,6 +71,18 @@ function str(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
+// AbortSignal.any per pair, not per call: every node and tool branch of a run resolves its scope (about 20 times a
+// run), and each AbortSignal.any registers listeners on both inputs. Weak keys: nothing outlives the run's signals.
+const combined = new WeakMap<AbortSignal, WeakMap<AbortSignal, AbortSignal>>();
+
+function eitherSignal(run: AbortSignal, graph: AbortSignal): AbortSignal {
+  let byGraph = combined.get(run);
+  if (byGraph === undefined) combined.set(run, (byGraph = new WeakMap()));
+  let signal = byGraph.get(graph);
+  if (signal === undefined) byGraph.set(graph, (signal = AbortSignal.any([run, graph])));
+  return signal;
+}
+
 /** Reads the run scope from a node's config; run id falls back to thread id (e.g. under LangGraph Studio). */
 export function resolveRunScope(config: LangGraphRunnableConfig | undefined): RunScope {
   const conf = (config?.configurable ?? {}) as Record<string, unknown>;
@@ -86,7 +98,7 @@ export function resolveRunScope(config: LangGraphRunnableConfig | undefined): Ru
     db: context.db,
     hooks: context.hooks ?? {},
     // LangGraph's own run signal (e.g. a Studio cancel) also stops tool calls.
-    signal: context.signal && config?.signal ? AbortSignal.any([context.signal, config.signal]) : context.signal ?? config?.signal,
+    signal: context.signal && config?.signal ? eitherSignal(context.signal, config.signal) : context.signal ?? config?.signal,
     guard: context.guard,
   };
 }

@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { afterEach, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { immediateTransaction, openDatabase, type SqliteDatabase } from "../../src/db/index.js";
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-immediate-")), "a.db");
@@ -85,6 +86,29 @@ describe("immediateTransaction", () => {
     d.pragma("busy_timeout = 100");
     immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('b')").run())();
     expect(d.pragma("busy_timeout", { simple: true })).toBe(100);
+  });
+
+  it("keeps a busy timeout set with exec, too", () => {
+    const d = db(tempDb(), 5000);
+    immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run())();
+    d.exec("PRAGMA busy_timeout = 250");
+    immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('b')").run())();
+    expect(d.pragma("busy_timeout", { simple: true })).toBe(250);
+  });
+
+  it("reads the busy timeout of a connection openDatabase opened once, not around every transaction", () => {
+    const d = db(tempDb(), 5000);
+    const insert = immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run());
+    insert();
+    const read = vi.spyOn(Database.prototype, "pragma");
+    try {
+      insert();
+      insert();
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+    }
+    expect(d.pragma("busy_timeout", { simple: true })).toBe(5000);
   });
 
   it("refuses a function that returns a thenable, leaving nothing written", () => {

@@ -1,0 +1,166 @@
+/**
+ * History bench (issue 21, target 4): does a long history slow the everyday operations down?
+ * (a) One thread of BENCH_TURNS (1,000) turns against one of 10, each turn waiting for an approval: resume latency
+ *     (Runtime.approve → the next model call returns) and getState of the thread, alternating between the threads.
+ * (b) A file holding BENCH_FINISHED (100,000) finished runs against an empty one, both with one run waiting for
+ *     approval: what `agentrt runs --status WAITING_APPROVAL` and `agentrt status ID` do (RunReader, read-only),
+ *     with the file at rest (no -wal: the reader takes a snapshot) and live (a writer has it open), and a claim of a
+ *     queued run. The finished runs are 50 real city_weather runs whose runs/run_events rows are copied.
+ * Ratios are medians of BENCH_REPEATS (15) alternating pairs; last line JSON.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SqliteSaver } from "../checkpointers/index.js";
+import { Runtime, RunReader } from "../src/runtime/index.js";
+import { runtimeInternals } from "../src/runtime/internals.js";
+import { Scheduler } from "../src/runs/index.js";
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
+const FINISHED = Number(process.env.BENCH_FINISHED ?? 100_000);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 15);
+process.env.AGENTRT_SIM_LATENCY_MS = "0";
+const dir = mkdtempSync(join(tmpdir(), "agentrt-bench-history-"));
+const config = join(dir, "langgraph.json");
+writeFileSync(config, JSON.stringify({ graphs: {
+  history_agent: `${fileURLToPath(new URL("./_history-graph.ts", import.meta.url))}:graph`,
+  city_weather: `${fileURLToPath(new URL("../graphs/city_weather.ts", import.meta.url))}:graph`,
+} }));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const spread = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
+async function timed<T>(fn: () => T | Promise<T>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+// (a) Thread history.
+const modelCalls = new Map<string, number>();
+const runtime = Runtime.open({ db: join(dir, "threads.db"), config, onEvent: (e) => {
+  if (e.type === "model_call" && !modelCalls.has(e.runId)) modelCalls.set(e.runId, performance.now());
+} });
+const { graph } = await import("./_history-graph.js");
+const reader = graph.withConfig({});
+reader.checkpointer = new SqliteSaver(runtimeInternals(runtime).db);
+
+/** One turn on `threadId`: submitted, waits for approval, approved; returns the resume latency (ms). */
+async function turn(threadId: string): Promise<number> {
+  const waiting = await runtime.submit({ graph: "history_agent", message: "restart payments", threadId });
+  const action = waiting.pending?.[0];
+  if (waiting.status !== "WAITING_APPROVAL" || action === undefined) throw new Error(`turn on ${threadId} ended ${waiting.status}`);
+  modelCalls.delete(waiting.run_id);
+  const start = performance.now();
+  const done = await runtime.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash });
+  if (done.status !== "SUCCEEDED") throw new Error(`approved turn on ${threadId} ended ${done.status}`);
+  return (modelCalls.get(waiting.run_id) ?? Number.NaN) - start;
+}
+const getState = (threadId: string) => timed(() => reader.getState({ configurable: { thread_id: threadId } }));
+
+const [small, big] = ["thread_small", "thread_big"];
+for (let i = 0; i < 10; i++) await turn(small);
+for (let i = 0; i < TURNS; i++) {
+  await turn(big);
+  if ((i + 1) % 200 === 0) process.stderr.write(`  ${i + 1}/${TURNS} turns\n`);
+}
+const resume = { small: [] as number[], big: [] as number[] };
+const state = { small: [] as number[], big: [] as number[] };
+for (let r = 0; r < REPEATS; r++) {
+  resume.small.push(await turn(small));
+  resume.big.push(await turn(big));
+  state.small.push(await getState(small));
+  state.big.push(await getState(big));
+}
+runtime.close();
+const resumeRatios = resume.big.map((b, i) => b / (resume.small[i] ?? 1));
+const stateRatios = state.big.map((b, i) => b / (state.small[i] ?? 1));
+console.log(`thread of ${TURNS + 10} turns vs 10 turns (each turn one approval), ${REPEATS} alternating pairs:`);
+console.log(`  resume (approve → next model call): ${median(resume.big).toFixed(1)} ms vs ${median(resume.small).toFixed(1)} ms, ratio median ${median(resumeRatios).toFixed(2)} (pairs ${spread(resumeRatios)})`);
+console.log(`  getState: ${median(state.big).toFixed(2)} ms vs ${median(state.small).toFixed(2)} ms, ratio median ${median(stateRatios).toFixed(2)} (pairs ${spread(stateRatios)})`);
+
+// (b) Run history.
+/** A file with `finished` finished runs (copies of real ones) and one run waiting for approval; its id. */
+async function runsFile(name: string, finished: number): Promise<{ path: string; waitingId: string }> {
+  const path = join(dir, name);
+  const rt = Runtime.open({ db: path, config });
+  try {
+    const templates = Math.min(50, finished);
+    for (let i = 0; i < templates; i++) await rt.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen" });
+    const copies = Math.ceil((finished - templates) / Math.max(1, templates));
+    if (copies > 0) {
+      runtimeInternals(rt).db.exec(`
+        CREATE TEMP TABLE copies AS WITH RECURSIVE n(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM n WHERE c < ${copies}) SELECT c FROM n;
+        CREATE TEMP TABLE template_runs AS SELECT * FROM runs;
+        CREATE TEMP TABLE template_events AS SELECT * FROM run_events;`);
+      const runCols = (runtimeInternals(rt).db.prepare("SELECT name FROM pragma_table_info('runs')").all() as { name: string }[]).map((c) => c.name);
+      const pick = (col: string) => col === "run_id" ? "t.run_id || '_' || n.c" : col === "thread_id" ? "t.thread_id || '_' || n.c" : `t.${col}`;
+      runtimeInternals(rt).db.exec(`BEGIN;
+        INSERT INTO runs (${runCols.join(", ")}) SELECT ${runCols.map(pick).join(", ")} FROM template_runs t, copies n;
+        INSERT INTO run_events (run_id, from_status, to_status, at, actor, fencing_token, error_code, reason)
+          SELECT e.run_id || '_' || n.c, e.from_status, e.to_status, e.at, e.actor, e.fencing_token, e.error_code, e.reason FROM template_events e, copies n;
+        COMMIT;`);
+    }
+    const waiting = await rt.submit({ graph: "history_agent", message: "restart payments" });
+    if (waiting.status !== "WAITING_APPROVAL") throw new Error(`waiting run ended ${waiting.status}`);
+    return { path, waitingId: waiting.run_id };
+  } finally {
+    rt.close();
+  }
+}
+const empty = await runsFile("empty.db", 0);
+const full = await runsFile("full.db", FINISHED);
+const listWaiting = (path: string) => timed(() => {
+  const r = RunReader.open(path);
+  try {
+    if (!r.hasOverdueWait()) r.list({ status: "WAITING_APPROVAL", limit: 100 });
+  } finally {
+    r.close();
+  }
+});
+const status = (path: string, id: string) => timed(() => {
+  const r = RunReader.open(path);
+  try {
+    if (!r.hasOverdueWait(id)) r.get(id);
+  } finally {
+    r.close();
+  }
+});
+type Op = "list_at_rest" | "status_at_rest" | "list_live" | "status_live" | "claim";
+const ops: Op[] = ["list_at_rest", "status_at_rest", "list_live", "status_live", "claim"];
+const times: Record<Op, { empty: number[]; full: number[] }> = Object.fromEntries(ops.map((op) => [op, { empty: [], full: [] }])) as never;
+for (const op of ["list_at_rest", "status_at_rest"] as const) {
+  for (let r = 0; r < REPEATS; r++) {
+    for (const [side, file] of [["empty", empty], ["full", full]] as const) {
+      times[op][side].push(op === "list_at_rest" ? await listWaiting(file.path) : await status(file.path, file.waitingId));
+    }
+  }
+}
+const writers = { empty: Runtime.open({ db: empty.path, config }), full: Runtime.open({ db: full.path, config }) };
+for (let r = 0; r < REPEATS; r++) {
+  for (const [side, file] of [["empty", empty], ["full", full]] as const) {
+    const rt = writers[side];
+    times.list_live[side].push(await listWaiting(file.path));
+    times.status_live[side].push(await status(file.path, file.waitingId));
+    const queued = await rt.submit({ graph: "city_weather", message: "Weather for Beijing", queue: true });
+    let claimedId: string | undefined;
+    times.claim[side].push(await timed(() => {
+      claimedId = new Scheduler(runtimeInternals(rt).runs).claimNext({ workerId: "bench", leaseMs: 30_000 })?.run.runId;
+    }));
+    if (claimedId !== queued.run_id) throw new Error(`claimed ${claimedId ?? "nothing"}, expected ${queued.run_id}`);
+    rt.cancel(queued.run_id);
+  }
+}
+writers.empty.close();
+writers.full.close();
+const ratio = (op: Op) => times[op].full.map((f, i) => f / (times[op].empty[i] ?? 1));
+console.log(`${FINISHED.toLocaleString("en")} finished runs vs an empty file (one run waiting for approval in each), ${REPEATS} alternating pairs:`);
+for (const op of ops) {
+  console.log(`  ${op.padEnd(15)} ${median(times[op].full).toFixed(2)} ms vs ${median(times[op].empty).toFixed(2)} ms, ratio median ${median(ratio(op)).toFixed(2)} (pairs ${spread(ratio(op))})`);
+}
+console.log(JSON.stringify({
+  turns: TURNS + 10, resume_ms_long: Number(median(resume.big).toFixed(1)), resume_ms_short: Number(median(resume.small).toFixed(1)),
+  resume_long_over_short: Number(median(resumeRatios).toFixed(2)), get_state_long_over_short: Number(median(stateRatios).toFixed(2)),
+  finished_runs: FINISHED,
+  ...Object.fromEntries(ops.map((op) => [`${op}_full_over_empty`, Number(median(ratio(op)).toFixed(2))])),
+  ...Object.fromEntries(ops.map((op) => [`${op}_ms_full`, Number(median(times[op].full).toFixed(2))])),
+}));
