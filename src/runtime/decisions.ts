@@ -43,13 +43,17 @@ export async function checkDecision(
   if (run.status !== "WAITING_APPROVAL") {
     throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for approval`);
   }
+  if (kind === "reject" && decision.editedArgs !== undefined) {
+    throw new UserInputError("BAD_INPUT", "edited arguments come with an approval, not a rejection");
+  }
   const resume: ApprovalResume = {
     action_id: decision.actionId,
     args_hash: decision.argsHash,
-    decision: kind,
+    decision: decision.editedArgs === undefined ? kind : "edit",
     by: decision.by ?? run.userId,
     roles: decision.roles ?? [],
     ...(decision.reason === undefined ? {} : { comment: decision.reason }),
+    ...(decision.editedArgs === undefined ? {} : { edited_args: decision.editedArgs }),
   };
   // Checked against the checkpoint before anything changes: a refused decision leaves the run waiting.
   const pending = readPendingActions(await liveState(deps, run));
