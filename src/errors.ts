@@ -15,6 +15,8 @@ export type AgentrtErrorCode =
   | "UNKNOWN_ACTION"
   | "ARGS_HASH_MISMATCH"
   | "APPROVER_NOT_ALLOWED"
+  | "DECISION_NOT_ALLOWED"
+  | "EDIT_ARGS_INVALID"
   | "RUN_NOT_WAITING"
   | "RUN_FINISHED"
   // server (HTTP API)

@@ -27,8 +27,9 @@ export async function decideAction(ctx: CommandContext, command: string, verdict
   if (runId === undefined || extra.length > 0 || actionId === undefined || argsHash === undefined) {
     throw new UserInputError("BAD_INPUT", `usage: agentrt ${command} <run_id> --action <action_id> --args-hash <hash>`);
   }
+  const editedArgs = parseEditArgs(ctx.flags["edit-args"] as string | undefined, verdict === "reject");
   const decision = {
-    actionId, argsHash,
+    actionId, argsHash, ...(editedArgs === undefined ? {} : { editedArgs }),
     by: ctx.flags.by as string | undefined,
     roles: (ctx.flags.role as string[] | undefined) ?? [],
     reason: ctx.flags.reason as string | undefined,
@@ -38,4 +39,20 @@ export async function decideAction(ctx: CommandContext, command: string, verdict
     const view = verdict === "reject" ? await runtime.reject(runId, decision) : await runtime.approve(runId, decision);
     return printRun(ctx, view);
   });
+}
+
+/** `--edit-args`: a JSON object of arguments, with an approval only. */
+function parseEditArgs(raw: string | undefined, reject: boolean): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  if (reject) throw new UserInputError("BAD_INPUT", "--edit-args approves with changed arguments: it cannot go with --reject");
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new UserInputError("BAD_INPUT", `--edit-args is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UserInputError("BAD_INPUT", "--edit-args must be a JSON object of the tool's arguments");
+  }
+  return value as Record<string, unknown>;
 }

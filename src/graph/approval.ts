@@ -9,7 +9,9 @@ import { createHash } from "node:crypto";
 import { Command, interrupt, type StateSnapshot } from "@langchain/langgraph";
 import { z } from "zod";
 import { UserInputError } from "../errors.js";
-import { isApproverAllowed } from "../policy/policy.js";
+import { isApproverAllowed, type ReviewDecision } from "../policy/policy.js";
+import type { HitlRequestFields } from "./hitl.js";
+import { editArgsProblem } from "./edit-args.js";
 
 /** The interrupt payload of a call waiting for approval. */
 export interface ApprovalRequest {
@@ -28,19 +30,29 @@ export interface ApprovalRequest {
   tool_call_id: string;
   /** Set when an earlier decision for this action was refused inside the graph. */
   refused?: string;
+  /** What the approver may answer (policy's `decisions`). Absent in payloads from before edits: approve or reject. */
+  allowed_decisions?: ReviewDecision[];
+  /** JSON Schema of the tool's arguments: an edit is checked against it before anything resumes. */
+  args_schema?: Record<string, unknown>;
 }
+
+/** An approval interrupt as agentrt raises it: its own fields and LangChain's HITL fields, one action each. */
+export type ApprovalInterrupt = ApprovalRequest & Partial<HitlRequestFields>;
 
 /** A decision on one pending action. */
 export interface ApprovalResume {
   action_id: string;
   args_hash: string;
-  decision: "approve" | "reject";
+  /** "edit" approves the call with `edited_args` instead of the model's arguments. */
+  decision: "approve" | "reject" | "edit";
   /** Who decides. */
   by: string;
   /** The decider's roles, matched against "role:NAME" approvers. @default [] */
   roles?: string[];
   /** Free text kept with the decision and shown to the model on reject. */
   comment?: string;
+  /** The arguments to run the tool with instead, when `decision` is "edit". */
+  edited_args?: Record<string, unknown>;
 }
 
 /** A pending action together with the LangGraph interrupt it is waiting in. */
@@ -51,11 +63,16 @@ export interface PendingAction extends ApprovalRequest {
 const resumeSchema = z.object({
   action_id: z.string().min(1),
   args_hash: z.string().min(1),
-  decision: z.enum(["approve", "reject"]),
+  decision: z.enum(["approve", "reject", "edit"]),
   by: z.string().min(1),
   roles: z.array(z.string()).optional(),
   comment: z.string().optional(),
+  edited_args: z.record(z.string(), z.unknown()).optional(),
+}).refine((d) => (d.decision === "edit") === (d.edited_args !== undefined), {
+  message: "edited_args comes with decision \"edit\" and only with it",
 });
+
+const LEGACY_DECISIONS: readonly ReviewDecision[] = ["approve", "reject"];
 
 /** The action id of a tool call: short, stable, derived only from the call id. */
 export function actionIdFor(toolCallId: string): string {
@@ -110,6 +127,24 @@ export function validateResume<A extends ApprovalRequest>(pending: readonly A[],
       }),
     };
   }
+  const allowed = action.allowed_decisions ?? LEGACY_DECISIONS;
+  if (!allowed.includes(decision.decision)) {
+    return {
+      ok: false,
+      error: new UserInputError("DECISION_NOT_ALLOWED", `${decision.decision} is not allowed for ${action.action_id} (${action.tool}); allowed: ${allowed.join(", ")}`, {
+        details: { action_id: action.action_id, decision: decision.decision, allowed },
+      }),
+    };
+  }
+  const problem = decision.edited_args === undefined ? undefined : editArgsProblem(action.args_schema, decision.edited_args);
+  if (problem !== undefined) {
+    return {
+      ok: false,
+      error: new UserInputError("EDIT_ARGS_INVALID", `edited arguments for ${action.tool} refused: ${problem}`, {
+        details: { action_id: action.action_id, problem },
+      }),
+    };
+  }
   if (!isApproverAllowed(action.approvers, { by: decision.by, roles: decision.roles ?? [] })) {
     return {
       ok: false,
@@ -123,7 +158,8 @@ export function validateResume<A extends ApprovalRequest>(pending: readonly A[],
 
 /**
  * Checks a decision against the pending actions before anything is resumed;
- * throws UserInputError (UNKNOWN_ACTION, ARGS_HASH_MISMATCH, APPROVER_NOT_ALLOWED, BAD_INPUT).
+ * throws UserInputError (UNKNOWN_ACTION, ARGS_HASH_MISMATCH, DECISION_NOT_ALLOWED, EDIT_ARGS_INVALID,
+ * APPROVER_NOT_ALLOWED, BAD_INPUT).
  * Approvers come from the pending payload, where policy resolved them when the run paused.
  */
 export function checkResume<A extends ApprovalRequest>(pending: readonly A[], resume: unknown): { action: A; resume: ApprovalResume } {
@@ -168,16 +204,17 @@ export function resumeCommand(
 
 /**
  * Pauses the current branch until a valid decision for `request` arrives and
- * returns it. An invalid decision (sent around {@link checkResume}) is refused
- * by interrupting again with the same action, so the run stays waiting.
+ * returns it. An invalid decision (sent around {@link checkResume}), or one `check` refuses (a reason),
+ * is refused by interrupting again with the same action, so the run stays waiting.
  * Must run inside a LangGraph node with a checkpointer.
  */
-export function awaitApproval(request: ApprovalRequest): ApprovalResume {
+export function awaitApproval(request: ApprovalInterrupt, check?: (resume: ApprovalResume) => string | undefined): ApprovalResume {
   let payload = request;
   for (;;) {
     const value: unknown = interrupt(payload);
-    const check = validateResume([request], value);
-    if (check.ok) return check.resume;
-    payload = { ...request, refused: check.error.message };
+    const valid = validateResume([request], value);
+    const refusal = valid.ok ? check?.(valid.resume) : valid.error.message;
+    if (valid.ok && refusal === undefined) return valid.resume;
+    payload = { ...request, refused: refusal };
   }
 }

@@ -22,7 +22,10 @@ export interface ModelCallEvent {
 export interface ToolCallEvent {
   tool: string;
   toolCallId: string;
+  /** The arguments the tool ran with (an approver's edit, when there was one). */
   args: unknown;
+  /** Set when an approver edited the model's arguments: the model's originals and who edited. */
+  edit?: { originalArgs: unknown; by: string };
   startedAt: number;
   endedAt: number;
   status: ToolStepStatus;

@@ -9,6 +9,12 @@ import type { ToolRisk } from "../tools/define-tool.js";
 /** What policy decides for one call. */
 export type PolicyEffect = "allow" | "deny" | "approve";
 
+/** What a reviewer may answer a pending approval with (LangChain HITL's `allowed_decisions`). */
+export type ReviewDecision = "approve" | "edit" | "reject";
+
+/** Every decision: the default of a rule that does not restrict them. */
+export const ALL_REVIEW_DECISIONS: readonly ReviewDecision[] = ["approve", "edit", "reject"];
+
 /** The approver placeholder for the user who started the run. */
 export const REQUESTER = "$requester";
 
@@ -24,8 +30,15 @@ export interface PolicyRule {
   users?: string[];
   /** Matches runs whose user holds one of these roles. @default any role */
   roles?: string[];
+  /**
+   * Matches only calls whose arguments pass this test, e.g. `(args) => Number(args.amount) > 1000`. Judged again on
+   * edited arguments, so an edit may need another approver or be denied. @default any arguments
+   */
+  when?: (args: Readonly<Record<string, unknown>>) => boolean;
   /** What happens when the rule matches. */
   effect: PolicyEffect;
+  /** The decisions an approver may give when `effect` is "approve" (leave out "edit" to forbid edits). @default all three */
+  decisions?: ReviewDecision[];
   /** Who may approve when `effect` is "approve": user ids, "$requester", "role:NAME" or "*". @default ["$requester"] */
   approvers?: string[];
   /** Shown to the model on deny and to the approver on approve. @default derived from the rule */
@@ -76,6 +89,8 @@ export interface PolicySubject {
   tool: { name: string; risk: ToolRisk; tags: readonly string[] };
   user: string;
   roles: readonly string[];
+  /** The call's arguments, for rules with `when`; a rule with `when` never matches a subject without them. */
+  args?: Readonly<Record<string, unknown>>;
   /** Untrusted content has entered the run's context. @default policy.tainted ?? false */
   tainted?: boolean;
 }
@@ -85,6 +100,8 @@ export interface PolicyDecision {
   effect: PolicyEffect;
   /** Who may approve, with "$requester" already replaced by the user. Empty unless effect is "approve". */
   approvers: string[];
+  /** What an approver may answer with. Empty unless effect is "approve". */
+  decisions: ReviewDecision[];
   reason: string;
 }
 
@@ -131,6 +148,7 @@ function matches(rule: PolicyRule, subject: PolicySubject): boolean {
   if (rule.risk !== undefined && !rule.risk.includes(tool.risk)) return false;
   if (rule.users !== undefined && !rule.users.includes(subject.user)) return false;
   if (rule.roles !== undefined && !rule.roles.some((role) => subject.roles.includes(role))) return false;
+  if (rule.when !== undefined && (subject.args === undefined || !rule.when(subject.args))) return false;
   return true;
 }
 
@@ -154,10 +172,12 @@ export function evaluatePolicy(policy: Policy, subject: PolicySubject): PolicyDe
     return {
       effect: "approve",
       approvers: resolveApprovers(policy.taint.approvers, subject.user),
+      decisions: [...ALL_REVIEW_DECISIONS],
       reason: `untrusted content (tool results or documents) is in this run's context, so ${subject.tool.risk} tool ${subject.tool.name} needs approval (policy taint)`,
     };
   }
-  return { effect, approvers, reason };
+  const decisions = effect === "approve" ? [...(rule?.decisions ?? ALL_REVIEW_DECISIONS)] : [];
+  return { effect, approvers, decisions, reason };
 }
 
 /** The identity of someone deciding an approval. */

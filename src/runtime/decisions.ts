@@ -40,9 +40,14 @@ export type DecisionInput = Omit<ApprovalResume, "by"> & { by?: string };
 
 /** A CLI-style decision ({@link DecisionOptions}) as a {@link DecisionInput}. */
 export function decisionInput(decision: DecisionOptions, kind: "approve" | "reject"): DecisionInput {
+  if (kind === "reject" && decision.editedArgs !== undefined) {
+    throw new UserInputError("BAD_INPUT", "edited arguments come with an approval, not a rejection");
+  }
   return {
-    action_id: decision.actionId, args_hash: decision.argsHash, decision: kind, by: decision.by, roles: decision.roles ?? [],
+    action_id: decision.actionId, args_hash: decision.argsHash, decision: decision.editedArgs === undefined ? kind : "edit",
+    by: decision.by, roles: decision.roles ?? [],
     ...(decision.reason === undefined ? {} : { comment: decision.reason }),
+    ...(decision.editedArgs === undefined ? {} : { edited_args: decision.editedArgs }),
   };
 }
 

@@ -9,7 +9,7 @@ import type { SqliteDatabase } from "../db/index.js";
 import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import type { AgentHooks } from "../graph/hooks.js";
 import { DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY, type RunLease, type RunOutcome, type RunRecord } from "../runs/index.js";
-import { priceFor, type PricingTable, type TraceRecorder } from "../trace/index.js";
+import { priceFor, redactArgs, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import { inputCommand, readInputRequests } from "./input-resume.js";
 import type { PendingActionView } from "./run-view.js";
@@ -144,6 +144,7 @@ export function toPendingView(action: PendingAction): PendingActionView {
     args_hash: action.args_hash,
     reason: action.reason,
     approvers: action.approvers,
+    allowed_decisions: action.allowed_decisions ?? ["approve", "reject"],
   };
 }
 
@@ -170,6 +171,7 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
         tool: e.tool, toolCallId: e.toolCallId, args: e.args, redact: e.redact, startTime: e.startedAt, endTime: e.endedAt,
         parentId: step?.id, stepId: step?.stepId ?? undefined, attempt: Math.max(1, e.attempts), idempotencyKey: e.idempotencyKey,
         resultSize: e.resultSize,
+        ...(e.edit === undefined ? {} : { extra: { edited_by: e.edit.by, original_args: JSON.stringify(redactArgs(e.edit.originalArgs, e.redact)) } }),
         // Denied and rejected calls never ran: they are not tool failures.
         status: SPAN_STATUS[e.status], error: e.error?.message, externalOperationId: e.externalOperationId,
       });

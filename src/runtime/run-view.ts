@@ -3,6 +3,7 @@
  * runtime API. Field names are a contract: extend, never rename.
  * @module
  */
+import type { ReviewDecision } from "../policy/policy.js";
 import type { RunRecord, RunStatus } from "../runs/index.js";
 import { storedInputRequests, type InputRequest } from "./input-resume.js";
 import type { SideEffectView } from "./side-effects.js";
@@ -15,6 +16,8 @@ export interface PendingActionView {
   args_hash: string;
   reason?: string;
   approvers?: string[];
+  /** What an approver may answer: approve, edit (`--edit-args`), reject. Absent on runs paused before edits. */
+  allowed_decisions?: ReviewDecision[];
 }
 
 /** A run as the CLI prints it and the runtime returns it. */
@@ -74,5 +77,6 @@ function pendingViews(pending: unknown): PendingActionView[] {
     args_hash: p.args_hash,
     ...(p.reason === undefined ? {} : { reason: p.reason }),
     ...(p.approvers === undefined ? {} : { approvers: p.approvers }),
+    ...(p.allowed_decisions === undefined ? {} : { allowed_decisions: p.allowed_decisions }),
   }));
 }

@@ -79,6 +79,11 @@ export interface DecisionOptions {
   roles?: string[];
   /** Kept with the decision; shown to the model on reject. */
   reason?: string;
+  /**
+   * Approve with these arguments instead of the model's (an edit): checked against the tool's schema, judged by
+   * policy again, and run under a new args_hash and idempotency key. Only with approve.
+   */
+  editedArgs?: Record<string, unknown>;
   /** Store the decision and leave the run QUEUED for a worker instead of resuming it here. @default false */
   queue?: boolean;
 }

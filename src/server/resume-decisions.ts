@@ -3,20 +3,31 @@
  * @module
  */
 import type { ApprovalResume, PendingAction } from "../graph/approval.js";
+import { hitlToDecisions, isHitlResponse } from "../graph/hitl.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
 
 /**
- * `command.resume` as decisions: one decision, a list, or a map keyed by interrupt id.
+ * `command.resume` as decisions: one decision, a list, or a map keyed by interrupt id — each in agentrt's dialect
+ * or LangChain HITL's (`{ decisions: [...] }`, bound to the action of the interrupt it answers).
  * The decider is the authenticated caller; without auth, the body's `by` or the run's user.
  */
 export function decisionsFrom(resume: unknown, pending: readonly PendingAction[], caller: Caller, runUser: string): ApprovalResume[] {
+  const decider = caller.authenticated ? { by: caller.id, roles: caller.roles } : { by: runUser, roles: [] };
+  if (isHitlResponse(resume)) {
+    // HITL names no action: it can only answer the one interrupt there is.
+    if (pending.length !== 1) {
+      throw new HttpError(422, "BAD_INPUT", `${pending.length} actions wait, each in its own interrupt: send { "<interrupt_id>": { "decisions": [...] } } per interrupt`);
+    }
+    return hitlToDecisions(pending, resume, decider);
+  }
   let raw: unknown[];
   if (Array.isArray(resume)) raw = resume;
   else if (resume !== null && typeof resume === "object" && !("action_id" in resume)) {
     raw = Object.entries(resume).map(([interruptId, value]) => {
       const action = pending.find((p) => p.interrupt_id === interruptId);
       if (action === undefined || value === null || typeof value !== "object") return value;
+      if (isHitlResponse(value)) return hitlToDecisions([action], value, decider)[0];
       const named = (value as { action_id?: unknown }).action_id;
       // Keyed by one interrupt but naming another's action: which one was meant cannot be told.
       if (named !== undefined && named !== action.action_id) {

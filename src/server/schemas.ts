@@ -95,6 +95,8 @@ export const DecisionBody = z.object({
   /** Ignored when the caller is authenticated: the identity comes from the key. */
   by: z.string().min(1).optional(),
   roles: z.array(z.string()).optional(),
+  /** Approve with these arguments instead (an edit); only on /approve. */
+  edited_args: z.record(z.string(), z.unknown()).optional(),
 }).strict();
 
 /** The stream modes a run body asks for. */

@@ -25,7 +25,7 @@ describe("policy", () => {
       defaults: { destructive: { effect: "deny" } },
     });
     expect(evaluatePolicy(policy, { tool: tool("rollback", "destructive"), user: "ivy", roles: ["intern"] }))
-      .toEqual({ effect: "deny", approvers: [], reason: "no rollbacks for interns" });
+      .toEqual({ effect: "deny", approvers: [], decisions: [], reason: "no rollbacks for interns" });
     expect(evaluatePolicy(policy, { tool: tool("rollback", "destructive"), user: "carol", roles: ["dev"] }))
       .toMatchObject({ effect: "approve", approvers: ["role:sre", "carol"] });
     expect(evaluatePolicy(policy, { tool: tool("charge", "read", ["billing"]), user: "bob", roles: [] }).effect).toBe("deny");
@@ -40,5 +40,20 @@ describe("policy", () => {
     expect(isApproverAllowed(["role:sre"], { by: "bob", roles: ["sre"] })).toBe(true);
     expect(isApproverAllowed(["role:sre"], { by: "bob", roles: ["dev"] })).toBe(false);
     expect(isApproverAllowed(["*"], { by: "anyone" })).toBe(true);
+  });
+
+  it("matches a rule with `when` on the call's arguments only, and says which decisions an approver may give", () => {
+    const policy = definePolicy({
+      rules: [
+        { tools: ["refund"], when: (args) => Number(args.amount) > 100, effect: "approve", approvers: ["role:finance"], decisions: ["approve", "reject"] },
+        { tools: ["refund"], effect: "approve" },
+      ],
+    });
+    const subject = { user: "alice", roles: [], tool: tool("refund", "destructive") };
+    expect(evaluatePolicy(policy, { ...subject, args: { amount: 500 } })).toMatchObject({ approvers: ["role:finance"], decisions: ["approve", "reject"] });
+    expect(evaluatePolicy(policy, { ...subject, args: { amount: 5 } })).toMatchObject({ approvers: ["alice"], decisions: ["approve", "edit", "reject"] });
+    // Without arguments to judge, a `when` rule never matches.
+    expect(evaluatePolicy(policy, subject)).toMatchObject({ approvers: ["alice"] });
+    expect(evaluatePolicy(definePolicy({ rules: [{ tools: "*", effect: "deny" }] }), subject).decisions).toEqual([]);
   });
 });

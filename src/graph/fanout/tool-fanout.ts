@@ -11,14 +11,13 @@ import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { AgentrtError } from "../../errors.js";
 import { evaluatePolicy, defaultPolicy, whenTainted, type Policy } from "../../policy/policy.js";
-import { argsHash } from "../../tools/args-hash.js";
 import type { AgentTool } from "../../tools/define-tool.js";
 import { idempotencyKey, type ToolExecutor, type ToolOutcome } from "../../tools/execute-tool.js";
 import { createResilientExecutor } from "../../tools/resilient-executor.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { toolResultMessage, type ToolStepStatus } from "../../tools/tool-message.js";
 import { validateToolCall, type RawToolCall } from "../../tools/validate-call.js";
-import { actionIdFor, awaitApproval } from "../approval.js";
+import { reviewCall, type CallEdit } from "./review.js";
 import { groupLinkedTasks, runToolGroup, type ToolCallRecord } from "./tool-dag.js";
 import { describeProblem, findRefs, toolRefCode, type PlannedCall, type ToolRefProblem } from "./tool-refs.js";
 import { emit, type AgentHooks } from "../hooks.js";
@@ -85,6 +84,8 @@ interface Finished {
   data?: unknown;
   error?: AgentrtError | { code: string; message: string };
   approvedBy?: string;
+  /** Set when an approver edited the arguments: what ran, and under which action version. */
+  edited?: { args: Record<string, unknown>; edit: CallEdit; actionVersion: number };
   via?: string;
   externalOperationId?: string;
   attempts?: number;
@@ -106,35 +107,27 @@ async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraph
   if (task.invalid !== undefined) return failure("TOOL_ARGS_INVALID", `arguments of ${task.call.name} are not valid JSON: ${task.invalid}`, startedAt);
   const checked = validateToolCall(options.registry, task.call);
   if (!checked.ok) return { status: "failed", error: checked.error, startedAt };
-  const { tool, args } = checked;
-  const decision = evaluatePolicy(policy, { tool, user: task.user, roles: task.roles });
-  if (decision.effect === "deny") {
-    return { status: "denied", error: { code: "PERMISSION_DENIED", message: `permission denied: ${decision.reason}` }, startedAt };
+  const { tool } = checked;
+  const review = reviewCall({ tool, args: checked.args, toolCallId: task.call.id, user: task.user, roles: task.roles }, policy);
+  if (review.kind === "denied") {
+    return { status: "denied", error: { code: "PERMISSION_DENIED", message: `permission denied: ${review.reason}` }, startedAt };
   }
-  let approvedBy: string | undefined;
-  if (decision.effect === "approve") {
-    const resume = awaitApproval({
-      action_id: actionIdFor(task.call.id),
-      tool: tool.name,
-      args,
-      args_hash: argsHash(tool.name, args),
-      reason: decision.reason,
-      approvers: decision.approvers,
-      requested_by: task.user,
-      tool_call_id: task.call.id,
-    });
-    if (resume.decision === "reject") {
-      const why = resume.comment ? `: ${resume.comment}` : "";
-      return { status: "rejected", error: { code: "REJECTED", message: `rejected by ${resume.by}${why}` }, startedAt };
-    }
-    approvedBy = resume.by;
+  if (review.kind === "rejected") {
+    const why = review.comment ? `: ${review.comment}` : "";
+    return { status: "rejected", error: { code: "REJECTED", message: `rejected by ${review.by}${why}` }, startedAt };
   }
+  const { args, approvedBy } = review;
+  const baseVersion = task.actionVersion ?? resolveRunScope(config).actionVersion;
+  const edited = review.edit === undefined ? undefined : { args, edit: review.edit, actionVersion: baseVersion + review.edit.count };
+  if (edited !== undefined) task = { ...task, actionVersion: edited.actionVersion };
+  const decision = evaluatePolicy(policy, { tool, user: task.user, roles: task.roles, args });
   // A side effect that may or may not have happened waits for a person instead of going back to the model.
   const ask = { tool: tool.name, args, toolCallId: task.call.id, user: task.user, approvers: decision.effect === "approve" ? decision.approvers : [task.user] };
   const settled = await settleUnknownOutcome(ask, (confirmed) => runWithFallback(tool, args, task, options, config, confirmed));
-  if (settled.kind === "declined") return { status: "failed", error: { code: "UNKNOWN_OUTCOME", message: settled.message }, approvedBy, startedAt };
+  const editedPart = edited === undefined ? {} : { edited };
+  if (settled.kind === "declined") return { status: "failed", error: { code: "UNKNOWN_OUTCOME", message: settled.message }, approvedBy, ...editedPart, startedAt };
   const { outcome, via } = settled.value;
-  const base = { approvedBy, via, externalOperationId: outcome.externalOperationId, attempts: outcome.attempts, startedAt: outcome.startedAt };
+  const base = { approvedBy, via, externalOperationId: outcome.externalOperationId, attempts: outcome.attempts, startedAt: outcome.startedAt, ...editedPart };
   return outcome.ok ? { ...base, status: "done", data: outcome.result } : { ...base, status: "failed", error: outcome.error };
 }
 
@@ -176,10 +169,12 @@ function record(task: ToolTask, done: Finished, resolved: Resolved, config: Lang
     attempts: done.attempts ?? 0, fallback: done.via ?? null, startedAt: done.startedAt, endedAt,
   };
   const agent = agentOf(config);
+  const version = done.edited?.actionVersion ?? task.actionVersion ?? resolveRunScope(config).actionVersion;
+  const edit = done.edited === undefined ? {} : { edit: { originalArgs: done.edited.edit.originalArgs, by: done.edited.edit.by } };
   emit([resolved.hooks, resolveRunScope(config).hooks], "onToolCall", {
-    tool: task.call.name, toolCallId: task.call.id, args: task.call.args, startedAt: done.startedAt, endedAt,
+    tool: task.call.name, toolCallId: task.call.id, args: done.edited?.args ?? task.call.args, ...edit, startedAt: done.startedAt, endedAt,
     status: done.status, error, externalOperationId: done.externalOperationId, attempts: done.attempts ?? 0,
-    turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, task.actionVersion ?? resolveRunScope(config).actionVersion),
+    turn: task.turn, idempotencyKey: idempotencyKey(task.runId, task.call.id, version),
     resultSize: done.data === undefined ? 0 : (JSON.stringify(done.data)?.length ?? 0),
     redact: resolved.registry.get(task.call.name)?.redact ?? [],
     ...(agent === undefined ? {} : { agent }),

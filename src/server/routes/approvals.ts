@@ -15,12 +15,14 @@ import { DecisionBody } from "../schemas.js";
 /** Approve/reject over HTTP: the runtime's one decision path (the CLI's checks and codes), the caller as decider. */
 async function decide(c: Context<ServerEnv>, deps: RouteDeps, kind: "approve" | "reject"): Promise<Response> {
   const body = await readBody(c, DecisionBody);
+  if (kind === "reject" && body.edited_args !== undefined) throw new HttpError(422, "BAD_INPUT", "edited_args comes with /approve, not /reject");
   const runId = c.req.param("rid") ?? "";
   const caller = c.get("caller");
   const decision: DecisionInput = {
     action_id: body.action_id,
     args_hash: body.args_hash,
-    decision: kind,
+    decision: body.edited_args === undefined ? kind : "edit",
+    ...(body.edited_args === undefined ? {} : { edited_args: body.edited_args }),
     // Without auth the body may name the decider; the runtime defaults it to the run's user.
     ...(caller.authenticated ? { by: caller.id, roles: caller.roles } : { by: body.by, roles: body.roles ?? [] }),
     ...(body.reason === undefined ? {} : { comment: body.reason }),
