@@ -205,9 +205,10 @@ export class SqliteSaver extends BaseCheckpointSaver {
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
       if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
-      blobs.push([channel, version, await this.codec.dump(values[channel])]);
+      const value = values[channel];
+      blobs.push([channel, version, this.codec.dumpNow(value) ?? (await this.codec.dump(value))]);
     }
-    const meta = await this.codec.dumpPlain(metadata);
+    const meta = this.codec.dumpPlainNow(metadata) ?? (await this.codec.dumpPlain(metadata));
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, encodeSkeleton(skeleton), meta.type, metadataColumn(meta)];
     try {
       if (this.group !== undefined) this.group.add(thread, () => this.writes.writePut(row, blobs));
@@ -231,7 +232,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const records: WriteRecord[] = [];
     for (const [index, [channel, value]] of writes.entries()) {
       const special = WRITES_IDX_MAP[channel];
-      records.push({ idx: special ?? index, channel, stored: await this.codec.dump(value), upsert: special !== undefined });
+      records.push({ idx: special ?? index, channel, stored: this.codec.dumpNow(value) ?? (await this.codec.dump(value)), upsert: special !== undefined });
     }
     const thread = String(configurable.thread_id);
     const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
