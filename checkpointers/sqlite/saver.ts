@@ -138,13 +138,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = getCheckpointId(config);
     this.flushPending(thread);
-    const cacheKey = JSON.stringify([thread, ns, id ?? ""]);
-    const stamp = this.tupleCache.stamp();
-    let split = this.tupleCache.get(cacheKey, stamp);
-    if (split === undefined) {
-      const rows = id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns });
-      split = this.tupleCache.set(cacheKey, stamp, splitParts(rows) ?? null);
-    }
+    const split = this.tupleCache.read(`${thread}\u0000${ns}\u0000${id ?? ""}`, () =>
+      splitParts(id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns })) ?? null,
+    );
     if (split === null) return undefined;
     return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined);
   }
