@@ -4,7 +4,8 @@
  * arrive while one microtask wave runs (32 graphs writing at once through one
  * saver, a graph's put beside its tasks' writes) share that transaction, so
  * they pay for one COMMIT instead of one each. A lone sequential writer still
- * commits every call by itself, one microtask later.
+ * commits every call by itself, at once: a call waits for a microtask only once
+ * a second call arrived in the same wave, or the last batch held several.
  * @module
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -48,6 +49,10 @@ export class CommitBatch {
   private queue: Queued[] = [];
   private threads = new Set<string>();
   private scheduled = false;
+  /** A write committed alone during the current microtask wave: a second call in the same wave means writers are concurrent. */
+  private committedThisWave = false;
+  /** Size of the last batch committed: after one of several, calls keep batching. */
+  private lastBatch = 0;
   private readonly runBatch: (batch: Queued[]) => void;
   private readonly savepoint: Statement<[]>;
   private readonly release: Statement<[]>;
@@ -76,7 +81,14 @@ export class CommitBatch {
       this.queue.push({ thread, write, describe, guard, resolve, reject });
       this.threads.add(thread);
       if (this.queue.length >= MAX_BATCH) this.commitQueued();
-      else if (!this.scheduled) {
+      else if (!this.scheduled && !this.committedThisWave && this.lastBatch <= 1) {
+        // No sign of concurrent writers: commit now, as a lone sequential writer always did (no microtask of delay).
+        this.commitQueued();
+        this.committedThisWave = true;
+        queueMicrotask(() => {
+          this.committedThisWave = false;
+        });
+      } else if (!this.scheduled) {
         this.scheduled = true;
         // A microtask, not a macrotask: every call already resumed in this wave queues before it runs.
         queueMicrotask(() => {
@@ -102,6 +114,7 @@ export class CommitBatch {
     const batch = this.queue;
     this.queue = [];
     this.threads = new Set();
+    this.lastBatch = batch.length;
     try {
       this.runBatch(batch);
     } catch (error) {

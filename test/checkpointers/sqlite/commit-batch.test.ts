@@ -27,18 +27,19 @@ function committed(path: string): number {
 }
 
 describe('SqliteSaver durability: "commit" batches', () => {
-  it("commits puts made at once on 32 threads together, each resolving only once committed", async () => {
+  it("commits puts made at once on 32 threads together (after the first, which commits alone), each resolving only once committed", async () => {
     const path = join(dir, "many.db");
     const saver = SqliteSaver.create({ path });
     const seen: number[] = [];
     const puts = Array.from({ length: 32 }, (_, i) =>
       saver.put(on(`t${i}`), checkpoint(i), meta, { a: i + 1 }).then(() => seen.push(committed(path))),
     );
-    // Nothing is committed before the calls return: they are queued for one transaction.
-    expect(committed(path)).toBe(0);
+    // The first call saw no other writer yet and committed at once; the 31 after it in the same wave are queued for one transaction.
+    expect(committed(path)).toBe(1);
     await Promise.all(puts);
-    // Every put saw all 32 on disk when it resolved: one transaction held them all.
-    expect(seen).toEqual(Array.from({ length: 32 }, () => 32));
+    // Those 31 saw all 32 on disk when they resolved: one transaction held them all.
+    expect(seen.filter((n) => n === 32)).toHaveLength(32 - seen.filter((n) => n === 1).length);
+    expect(seen.filter((n) => n === 32).length).toBeGreaterThanOrEqual(31);
     saver.close();
   });
 
