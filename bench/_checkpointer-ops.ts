@@ -128,3 +128,44 @@ export async function measureOps<K extends string>(savers: Record<K, BaseCheckpo
   );
   return each((_, name) => ({ put: put[name], putWrites: putWrites[name], getTuple: getTuple[name], getTupleById: getTupleById[name], list200: list200[name] }));
 }
+
+/** Concurrent writers of {@link concurrentPuts}, and puts each makes per timed call. */
+export const WRITERS = 32;
+const PUTS_PER_WRITER = 8;
+
+/**
+ * Aggregate puts/s with {@link WRITERS} writers at once through one saver: each writer awaits its own
+ * puts on its own thread, the writers interleave on the event loop (as 32 graphs on one server do).
+ * Every put has resolved when a call's time stops, so a saver that resolves a put only after its
+ * commit has every measured write on disk.
+ */
+export async function concurrentPuts<K extends string>(savers: Record<K, BaseCheckpointSaver>, total: number): Promise<Record<K, number>> {
+  const names = Object.keys(savers) as K[];
+  const inputs = Array.from({ length: PUTS_PER_WRITER * 4 }, (_, i) => agentCheckpoint(i + 1));
+  const parents = Object.fromEntries(
+    names.map((n) => [n, Array.from({ length: WRITERS }, (_, w) => ({ configurable: { thread_id: `bench-concurrent-${w}`, checkpoint_ns: "" } }) as RunnableConfig)]),
+  ) as Record<K, RunnableConfig[]>;
+  const perCall = WRITERS * PUTS_PER_WRITER;
+  const calls = await interleaved(
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        (call: number) =>
+          Promise.all(
+            parents[name].map(async (_, w) => {
+              for (let k = 0; k < PUTS_PER_WRITER; k++) {
+                const step = call * PUTS_PER_WRITER + k;
+                const { checkpoint } = inputs[step % inputs.length] ?? agentCheckpoint(step + 1);
+                const fresh = { ...checkpoint, id: uuid6(step * WRITERS + w) };
+                parents[name][w] = await savers[name].put(parents[name][w] ?? {}, fresh, { source: "loop", step, parents: {} }, { messages: step + 1, counter: step + 1 });
+              }
+            }),
+          ),
+      ]),
+    ) as Record<K, (i: number) => Promise<unknown>>,
+    Math.max(10, Math.ceil(total / perCall)),
+    10,
+    Object.fromEntries(names.flatMap((n) => (flushOf(savers[n]) ? [[n, flushOf(savers[n])]] : []))) as Partial<Record<K, () => Promise<void>>>,
+  );
+  return Object.fromEntries(names.map((name) => [name, calls[name] * perCall])) as Record<K, number>;
+}

@@ -1,8 +1,9 @@
 // `npm run bench -- checkpointer`: agentrt's SqliteSaver vs the official
 // @langchain/langgraph-checkpoint-sqlite saver vs MemorySaver, file-backed DBs in a temp dir.
 // Contestants run in interleaved rounds so load on a shared machine hits them alike.
-// "ours" is the default (one commit per put/putWrites); "ours, group" the opt-in
-// `durability: "group"` (one commit per event-loop turn, flushed inside every timed slice).
+// "ours" is the default `durability: "commit"` (each put/putWrites resolves after its commit; calls
+// arriving together share one); "ours, group" the opt-in `durability: "group"` (one commit per
+// event-loop turn, a put resolving before it; flushed inside every timed slice).
 // Both SQLite savers run WAL with synchronous=NORMAL (printed), the official one as it ships.
 // Last line: one JSON object with every figure.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +17,7 @@ import { SqliteSaver } from "../checkpointers/index.js";
 import { fanOutGraph, threeNodeGraph } from "./_checkpointer-graphs.js";
 import { commitFloor } from "./_commit-floor.js";
 import { NullSaver } from "./_checkpointer-null.js";
-import { interleaved, measureOps } from "./_checkpointer-ops.js";
+import { WRITERS, concurrentPuts, interleaved, measureOps } from "./_checkpointer-ops.js";
 import { databaseBytes, runMessageThread } from "./_delta-thread.js";
 
 const OPS = Number(process.env.BENCH_OPS ?? 2000);
@@ -71,6 +72,10 @@ try {
   process.stdout.write(
     `  SQLite's floor here: a bare one-row transaction (1.5 KB row) ${fmt(floor)}/s = ${ratio(floor, ops.official.put).toFixed(2)}x the official put; a saver committing each put stays under it\n`,
   );
+  process.stdout.write(`  ours put = ${ratio(ops.ours.put, floor).toFixed(2)}x that floor, official ${ratio(ops.official.put, floor).toFixed(2)}x\n`);
+  // Fresh files: the writers' threads start empty on every saver.
+  const concurrent = await concurrentPuts(openSavers(), OPS * 4);
+  row(`put, ${WRITERS} writers at once`, concurrent, "puts/s", " (aggregate; ours and official resolve each put after its commit, ours,group flushes at the end of each slice)");
   row("putWrites", pick("putWrites"), "calls/s");
   row("getTuple (latest)", pick("getTuple"), "ops/s");
   row("getTuple (by id, cold)", pick("getTupleById"), "ops/s");
@@ -107,6 +112,10 @@ try {
       ratios: {
         put: ratio(ops.ours.put, ops.official.put),
         putGroup: ratio(ops.group.put, ops.official.put),
+        putOverCommitFloor: ratio(ops.ours.put, floor),
+        officialPutOverCommitFloor: ratio(ops.official.put, floor),
+        concurrentPut: ratio(concurrent.ours, concurrent.official),
+        concurrentPutGroup: ratio(concurrent.group, concurrent.official),
         putWrites: ratio(ops.ours.putWrites, ops.official.putWrites),
         putWritesGroup: ratio(ops.group.putWrites, ops.official.putWrites),
         getTuple: ratio(ops.ours.getTuple, ops.official.getTuple),
@@ -120,6 +129,7 @@ try {
         chainMemoryVsNone: ratio(chain.memory, chain.none),
         chainNothingSaverVsNone: ratio(chain.null, chain.none),
       },
+      concurrentPuts: { writers: WRITERS, ...concurrent },
       chain,
       fanOut: fan,
       deltaStorageRatio: storage,

@@ -2,10 +2,14 @@ import { constants, deflateRawSync, inflateRawSync } from "node:zlib";
 import { JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { StorageError } from "../../src/errors.js";
 
-/** A value as the serde wrote it: its type tag and its bytes. */
+/**
+ * A value as the serde wrote it: its type tag and its bytes. JSON the default serde would write
+ * is kept as text (the same bytes, UTF-8): SQLite stores it as TEXT, and reading it back skips a
+ * Buffer copy and a UTF-8 decode.
+ */
 export interface StoredValue {
   type: string;
-  value: Uint8Array;
+  value: Uint8Array | string;
 }
 
 const LC_MARKER = Buffer.from('"lc"');
@@ -39,29 +43,43 @@ export class Codec {
 
   /** Serializes one value with the serde, deflating it when large and compressible. */
   async dump(value: unknown): Promise<StoredValue> {
-    const primitive = this.plainJsonPrimitive(value);
-    if (primitive !== undefined) return primitive;
-    const [type, bytes] = await this.serde.dumpsTyped(value);
+    return this.dumpNow(value) ?? this.packed(await this.serde.dumpsTyped(value));
+  }
+
+  /**
+   * {@link dump} without a promise when the value is plain JSON and the serde the default one,
+   * whose output for such a value is exactly `JSON.stringify`'s; undefined when the serde must run.
+   */
+  dumpNow(value: unknown): StoredValue | undefined {
+    const text = this.plainJson ? plainJsonText(value) : undefined;
+    if (text === undefined) return undefined;
+    // Length in UTF-16 units is at most the UTF-8 length: below the threshold, no byte count is needed.
+    if (text.length * 3 < COMPRESS_FROM_BYTES) return { type: "json", value: text };
+    return this.packed(["json", Buffer.from(text, "utf8")], text);
+  }
+
+  /** A serde result, deflated when large and compressible; `text` is its JSON as a string when known. */
+  private packed([type, bytes]: [string, Uint8Array], text?: string): StoredValue {
     if (bytes.byteLength >= COMPRESS_FROM_BYTES) {
       const packed = deflateRawSync(bytes, { level: constants.Z_BEST_SPEED });
       if (packed.byteLength <= bytes.byteLength - bytes.byteLength / 8) return { type: DEFLATED + type, value: packed };
     }
-    return { type, value: bytes };
-  }
-
-  /** JsonPlusSerializer writes a string, finite number, boolean or null exactly as JSON.stringify does. */
-  private plainJsonPrimitive(value: unknown): StoredValue | undefined {
-    if (!this.plainJson) return undefined;
-    if (value === null || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value)) || (typeof value === "string" && value.length < COMPRESS_FROM_BYTES / 4)) {
-      return { type: "json", value: Buffer.from(JSON.stringify(value)) };
-    }
-    return undefined;
+    return { type, value: text ?? bytes };
   }
 
   /** Serializes metadata as is (never deflated: SQL filters read it as JSON text). */
   async dumpPlain(value: unknown): Promise<StoredValue> {
-    const [type, bytes] = await this.serde.dumpsTyped(value);
-    return { type, value: bytes };
+    return this.dumpPlainNow(value) ?? this.asStored(await this.serde.dumpsTyped(value));
+  }
+
+  /** {@link dumpPlain} without a promise when the value is plain JSON and the serde the default one. */
+  dumpPlainNow(value: unknown): StoredValue | undefined {
+    const text = this.plainJson ? plainJsonText(value) : undefined;
+    return text === undefined ? undefined : { type: "json", value: text };
+  }
+
+  private asStored([type, value]: [string, Uint8Array]): StoredValue {
+    return { type, value };
   }
 
   /**
@@ -100,5 +118,52 @@ export class Codec {
 
 /** Metadata goes to SQLite as JSON text when the serde made JSON, so `json_extract` can filter it. */
 export function metadataColumn(stored: StoredValue): string | Uint8Array {
-  return stored.type === "json" ? Buffer.from(stored.value.buffer, stored.value.byteOffset, stored.value.byteLength).toString("utf8") : stored.value;
+  const { type, value } = stored;
+  if (type !== "json" || typeof value === "string") return value;
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("utf8");
+}
+
+/** Deeper trees go to the serde: it also handles cycles, which never end this walk otherwise. */
+const MAX_PLAIN_DEPTH = 64;
+
+/**
+ * `JSON.stringify(value)` when that is exactly what JsonPlusSerializer writes for it: a tree of
+ * plain objects, arrays, strings, numbers, booleans and null. Anything its replacer would change
+ * (undefined, array holes, class instances, Uint8Array, Map, Set, Date, an object that looks
+ * like a `Send`, a cycle) returns undefined and goes to the serde.
+ */
+export function plainJsonText(value: unknown): string | undefined {
+  return isPlainJson(value, 0) ? JSON.stringify(value) : undefined;
+}
+
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+    case "number":
+    case "boolean":
+      return true;
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= MAX_PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) {
+      // A hole reads as undefined, which the serde writes as a record.
+      if (!isPlainJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const record = value as Record<string, unknown>;
+  if (record.lg_name === "Send") return false;
+  for (const key in record) {
+    if (!Object.prototype.hasOwnProperty.call(record, key)) return false;
+    if (!isPlainJson(record[key], depth + 1)) return false;
+  }
+  return true;
 }

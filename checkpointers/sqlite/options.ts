@@ -2,8 +2,10 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
 
 /**
- * When a put/putWrites is on disk. `"commit"` (default): its own transaction,
- * committed before the promise resolves. `"group"` (opt-in): queued and
+ * When a put/putWrites is on disk. `"commit"` (default): committed before the
+ * promise resolves; calls made at once (one microtask wave: concurrent graphs
+ * on one saver, a graph's put beside its tasks' writes) share one transaction,
+ * each in its own savepoint, so one refused or failing write fails alone. `"group"` (opt-in): queued and
  * committed with every other write of the same event-loop turn in one
  * transaction (at most 256 per batch); reads see queued writes, but a crash
  * can lose the last batch (never half of one). Call `flush()` to force it.

@@ -20,6 +20,7 @@ import { DeltaHistoryQuery } from "./delta-history.js";
 import { storageError } from "./errors.js";
 import { readPageParts } from "./list-parts.js";
 import { ListQueries, type ListCursor, type ListSelection } from "./list-query.js";
+import { CommitBatch, type WriteGuard } from "./commit-batch.js";
 import { GroupCommit } from "./group-commit.js";
 import type { PruneOptions, SqliteSaverBehaviour, SqliteSaverOptions } from "./options.js";
 import { pruneThread } from "./prune.js";
@@ -29,7 +30,7 @@ import { prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
 import { nextChannelVersion } from "./versions.js";
-import { CheckpointWrites, WriteRefused, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
+import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;
@@ -55,6 +56,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly tupleCache: TupleCache;
   /** Its write paths, each plain (for group commit) and as a transaction. */
   private readonly writes: CheckpointWrites;
+  /** For `durability: "commit"`: writes of one microtask wave, each resolved once their shared transaction commits. */
+  private readonly batch: CommitBatch;
   /** Set for `durability: "group"`: the writes waiting for the end of the event-loop turn. */
   private readonly group: GroupCommit | undefined;
   private readonly beforeWrite: ((config: RunnableConfig) => void | (() => void)) | undefined;
@@ -86,6 +89,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.deltas = new DeltaHistoryQuery(db);
     this.tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
     this.writes = new CheckpointWrites(db, this.statements);
+    this.batch = new CommitBatch(db);
   }
 
   /** Opens (or creates) a database file, or `":memory:"`; same signature as the official saver. */
@@ -128,6 +132,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
    * thread (for every thread when undefined), so every call sees every earlier write.
    */
   private flushPending(thread?: string): void {
+    this.batch.flush(thread);
     this.group?.flush(thread);
   }
 
@@ -138,13 +143,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = getCheckpointId(config);
     this.flushPending(thread);
-    const cacheKey = JSON.stringify([thread, ns, id ?? ""]);
-    const stamp = this.tupleCache.stamp();
-    let split = this.tupleCache.get(cacheKey, stamp);
-    if (split === undefined) {
-      const rows = id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns });
-      split = this.tupleCache.set(cacheKey, stamp, splitParts(rows) ?? null);
-    }
+    const split = this.tupleCache.read(`${thread}\u0000${ns}\u0000${id ?? ""}`, () =>
+      splitParts(id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns })) ?? null,
+    );
     if (split === null) return undefined;
     return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined);
   }
@@ -205,16 +206,20 @@ export class SqliteSaver extends BaseCheckpointSaver {
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
       if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
-      blobs.push([channel, version, await this.codec.dump(values[channel])]);
+      const value = values[channel];
+      blobs.push([channel, version, this.codec.dumpNow(value) ?? (await this.codec.dump(value))]);
     }
-    const meta = await this.codec.dumpPlain(metadata);
+    const meta = this.codec.dumpPlainNow(metadata) ?? (await this.codec.dumpPlain(metadata));
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, encodeSkeleton(skeleton), meta.type, metadataColumn(meta)];
-    try {
-      if (this.group !== undefined) this.group.add(thread, () => this.writes.writePut(row, blobs));
-      else if (this.beforeWrite !== undefined) this.writes.guarded(this.beforeWrite, config, () => this.writes.writePut(row, blobs));
-      else this.writes.putTransaction(row, blobs);
-    } catch (error) {
-      throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
+    const describe = (error: unknown) => storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
+    const write = () => this.writes.writePut(row, blobs);
+    if (this.group === undefined) await this.batch.submit(thread, write, describe, this.guardFor(config));
+    else {
+      try {
+        this.group.add(thread, write);
+      } catch (error) {
+        throw describe(error);
+      }
     }
     return checkpointConfig(thread, ns, checkpoint.id);
   }
@@ -231,17 +236,23 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const records: WriteRecord[] = [];
     for (const [index, [channel, value]] of writes.entries()) {
       const special = WRITES_IDX_MAP[channel];
-      records.push({ idx: special ?? index, channel, stored: await this.codec.dump(value), upsert: special !== undefined });
+      records.push({ idx: special ?? index, channel, stored: this.codec.dumpNow(value) ?? (await this.codec.dump(value)), upsert: special !== undefined });
     }
     const thread = String(configurable.thread_id);
     const key: WriteKey = [thread, String(configurable.checkpoint_ns ?? ""), String(configurable.checkpoint_id), taskId, taskPath ?? ""];
+    const describe = (error: unknown) => storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
+    const write = () => this.writes.writeWrites(key, records);
+    if (this.group === undefined) return this.batch.submit(thread, write, describe, this.guardFor(config));
     try {
-      if (this.group !== undefined) this.group.add(thread, () => this.writes.writeWrites(key, records));
-      else if (this.beforeWrite !== undefined) this.writes.guarded(this.beforeWrite, config, () => this.writes.writeWrites(key, records));
-      else this.writes.writesTransaction(key, records);
+      this.group.add(thread, write);
     } catch (error) {
-      throw error instanceof WriteRefused ? error.reason : storageError(this.db.name, `putWrites for task ${taskId} (thread ${thread})`, error);
+      throw describe(error);
     }
+  }
+
+  /** The `beforeWrite` hook bound to one call's config, if the saver has one. */
+  private guardFor(config: RunnableConfig): { hook: WriteGuard; config: RunnableConfig } | undefined {
+    return this.beforeWrite === undefined ? undefined : { hook: this.beforeWrite, config };
   }
 
   /**

@@ -77,7 +77,7 @@ const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
 export interface Statements {
   insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array]>;
-  upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array, string]>;
+  upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array | string, string]>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
   namespacesOf: Statement<[string, number], string>;
   tupleById: Statement<[TupleKey], PartRow>;

@@ -91,10 +91,12 @@ export async function readTuple(
   }
   checkpoint.channel_values = values;
   if (checkpoint.v < 4 && head.parentId !== null) await migratePendingSends(statements, codec, checkpoint, thread, ns, head.parentId);
+  let metadata = codec.load(head.metadataType, head.metadata);
+  if (isPromise(metadata)) metadata = await metadata;
   const tuple: CheckpointTuple = {
     config: requested !== undefined && getCheckpointId(requested) === head.id ? requested : checkpointConfig(thread, ns, head.id),
     checkpoint,
-    metadata: (await codec.load(head.metadataType, head.metadata)) as CheckpointMetadata,
+    metadata: metadata as CheckpointMetadata,
     pendingWrites,
   };
   if (head.parentId !== null) tuple.parentConfig = checkpointConfig(thread, ns, head.parentId);

@@ -1,9 +1,8 @@
 /**
- * The saver's write paths: a checkpoint row with its changed channel blobs, a task's pending writes
- * and a thread's deletion, each as a plain write (run inside a group commit) and as its own transaction.
+ * The saver's write paths: a checkpoint row with its changed channel blobs and a task's pending writes
+ * as plain writes (run inside a commit batch or a group commit), a thread's deletion and copy as transactions.
  * @module
  */
-import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Statement } from "better-sqlite3";
 import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js";
 import type { StoredValue } from "./codec.js";
@@ -21,15 +20,6 @@ export type BlobRow = [string, string | number, StoredValue];
 /** thread, namespace, checkpoint id, task id, task path. */
 export type WriteKey = [string, string, string, string, string];
 
-/** An error thrown by a saver's `beforeWrite` hook, carried out of the transaction it rolled back. */
-export class WriteRefused extends Error {
-  constructor(readonly reason: unknown) {
-    super("write refused by beforeWrite");
-  }
-}
-
-type WriteHook = (config: RunnableConfig) => void;
-
 /** One pending write of a task; `upsert` for special channels (errors, interrupts), which replace. */
 export interface WriteRecord {
   idx: number;
@@ -40,16 +30,10 @@ export interface WriteRecord {
 
 /** The prepared write paths of one saver connection. */
 export class CheckpointWrites {
-  /** Inserts a checkpoint and its blobs (no transaction of its own: group commit wraps it). */
+  /** Inserts a checkpoint and its blobs (no transaction of its own: a commit batch or group commit wraps it). */
   readonly writePut: (row: CheckpointInsert, blobs: BlobRow[]) => void;
   /** Inserts or upserts a task's writes (no transaction of its own). */
   readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
-  /** {@link writePut} in a transaction. */
-  readonly putTransaction: (row: CheckpointInsert, blobs: BlobRow[]) => void;
-  /** {@link writeWrites} in a transaction. */
-  readonly writesTransaction: (key: WriteKey, records: WriteRecord[]) => void;
-  /** Runs `hook(config)` then `write` in one transaction; a throwing hook rolls it back as {@link WriteRefused}. */
-  private readonly guardedTransaction: (hook: WriteHook, config: RunnableConfig, write: () => void) => void;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
   readonly deleteTransaction: (threadId: string) => void;
   /** Copies a thread's checkpoints, blobs and writes to another thread id in a transaction. */
@@ -84,16 +68,6 @@ export class CheckpointWrites {
         this.cached(this.writeInserts, chunk.length, prepareWriteInsert).run(...params);
       }
     };
-    this.putTransaction = immediateTransaction(db, this.writePut);
-    this.writesTransaction = immediateTransaction(db, this.writeWrites);
-    this.guardedTransaction = immediateTransaction(db, (hook: WriteHook, config: RunnableConfig, write: () => void) => {
-      try {
-        hook(config);
-      } catch (error) {
-        throw new WriteRefused(error);
-      }
-      write();
-    });
     this.copyTransaction = immediateTransaction(db, (to: string, from: string) => {
       st.copyCheckpoints.run(to, from);
       st.copyBlobs.run(to, from);
@@ -104,23 +78,6 @@ export class CheckpointWrites {
       st.deleteBlobs.run(threadId);
       st.deleteCheckpoints.run(threadId);
     });
-  }
-
-  /**
-   * `write` in one BEGIN IMMEDIATE transaction after `hook(config)`: a throwing hook rolls it back as
-   * {@link WriteRefused}; if the transaction fails after the hook, the function the hook returned is called.
-   */
-  guarded(hook: (config: RunnableConfig) => void | (() => void), config: RunnableConfig, write: () => void): void {
-    const ran: { undo?: () => void } = {};
-    try {
-      this.guardedTransaction((c) => {
-        const undo = hook(c);
-        if (typeof undo === "function") ran.undo = undo;
-      }, config, write);
-    } catch (error) {
-      ran.undo?.();
-      throw error;
-    }
   }
 
   /** The prepared multi-row statement for `count` rows, prepared on first use. */
