@@ -153,10 +153,15 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", { timeout: 120_0
     await wait("city_weather", "Weather for Shenzhen");
     await expect.poll(() => page.locator("#run-list .run").count(), { timeout: 30_000 }).toBe((await runs()).length);
 
-    // Edit makes the arguments editable and says what it will do (the API has no edit decision).
+    // Edit makes the arguments editable and sends a real edit: one the tool's schema refuses is shown, nothing runs.
     await page.locator(".approval button.edit").click();
     expect(await page.locator(".approval textarea.args").isEditable()).toBe(true);
-    expect(await page.locator(".approval .note").textContent()).toMatch(/no edit decision/);
+    expect(await page.locator(".approval .note").textContent()).toMatch(/schema and the policy check them again/);
+    const edited = { ...(run.pending[0]!.args as Record<string, unknown>), target_revision: "" };
+    await page.locator(".approval textarea.args").fill(JSON.stringify(edited));
+    await page.locator(".approval button.edit").click();
+    await page.locator(".approval .form-error", { hasText: "EDIT_ARGS_INVALID" }).waitFor();
+    expect((await runs()).find((r) => r.run_id === run.run_id)!.status).toBe("WAITING_APPROVAL");
 
     await page.locator(".approval button.approve").click();
     await page.locator("#run-status", { hasText: "SUCCEEDED" }).waitFor();
@@ -167,7 +172,8 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", { timeout: 120_0
     const widths = await page.locator("#trace .bar.kind-tool_call").evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width));
     expect(Math.max(...widths)).toBeGreaterThan(3);
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: string }).marker)).toBe("same page");
-    expect(failed).toEqual([]);
+    // The one refusal is the edit the schema refused, above.
+    expect(failed).toEqual([expect.stringMatching(new RegExp(`^422 .*/agentrt/runs/${run.run_id}/approve`))]);
     await page.close();
   });
 

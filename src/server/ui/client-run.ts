@@ -71,14 +71,15 @@ function approvalForm(run, action) {
   const reason = el("textarea", { placeholder: "Reason (optional; shown to the model on reject)", rows: 2 });
   const args = el("textarea", { className: "args", value: pretty(action.args), rows: 6, readOnly: true });
   const status = el("span", { className: "form-error" });
+  const editable = (action.allowed_decisions || ["approve", "reject"]).includes("edit");
   const note = el("span", { className: "note", hidden: true,
-    textContent: "agentrt has no edit decision: this rejects the call and tells the model the arguments you want instead; it proposes the call again and you approve that." });
+    textContent: "Approves the call with these arguments: the tool's schema and the policy check them again (a change may need another approver)." });
   const send = async (kind, body, button) => {
     for (const b of box.querySelectorAll("button")) b.disabled = true;
     status.textContent = "";
     try {
       await api("/agentrt/runs/" + run.run_id + "/" + kind + "?wait=false", Object.assign({ action_id: action.action_id, args_hash: action.args_hash }, body));
-      status.textContent = kind === "approve" ? "Approved; the run continues…" : "Rejected; the run continues…";
+      status.textContent = kind === "reject" ? "Rejected; the run continues…" : body.edited_args ? "Approved with your edit; the run continues…" : "Approved; the run continues…";
       status.style.color = "#166534";
       void refreshDetail();
     } catch (error) {
@@ -92,7 +93,8 @@ function approvalForm(run, action) {
     if (args.readOnly) { args.readOnly = false; args.focus(); note.hidden = false; edit.textContent = "Send edited arguments"; return; }
     let edited;
     try { edited = JSON.parse(args.value); } catch (e) { status.textContent = "Arguments are not valid JSON: " + e.message; return; }
-    void send("reject", { reason: "Not approved as proposed. Call " + action.tool + " with these arguments instead: " + JSON.stringify(edited) + (reason.value.trim() ? " (" + reason.value.trim() + ")" : "") });
+    if (edited === null || typeof edited !== "object" || Array.isArray(edited)) { status.textContent = "Arguments must be a JSON object"; return; }
+    void send("approve", Object.assign({ edited_args: edited }, withReason()));
   } });
   const box = el("div", { className: "action approval" },
     el("h4", { textContent: "Approval needed: " + action.tool }),
@@ -100,7 +102,7 @@ function approvalForm(run, action) {
     args, reason,
     el("div", { className: "buttons" },
       el("button", { className: "approve", type: "button", textContent: "Approve", onclick: () => send("approve", withReason()) }),
-      edit,
+      editable ? edit : null,
       el("button", { className: "reject", type: "button", textContent: "Reject", onclick: () => send("reject", withReason()) }),
       note, status));
   return box;
