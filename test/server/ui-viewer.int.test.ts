@@ -15,7 +15,7 @@ const hasChromium = existsSync(CHROMIUM);
 const SHOTS = join(process.env.AGENTRT_UI_SHOTS ?? join(tmpdir(), "agentrt-ui-shots"), "/");
 const GRAPHS = { ops_rollback: graphEntry("ops_rollback"), city_weather: graphEntry("city_weather"), order_delay: graphEntry("order_delay") };
 
-interface RunView { run_id: string; graph: string; status: string; thread_id: string }
+interface RunView { run_id: string; graph: string; status: string; thread_id: string; pending: { args: Record<string, unknown> }[] }
 
 describe.skipIf(!hasChromium)("run viewer at /ui in a browser", { timeout: 120_000 }, () => {
   let server: AgentServer;
