@@ -157,7 +157,7 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", { timeout: 120_0
     await page.locator(".approval button.edit").click();
     expect(await page.locator(".approval textarea.args").isEditable()).toBe(true);
     expect(await page.locator(".approval .note").textContent()).toMatch(/schema and the policy check them again/);
-    const edited = { ...(run.pending[0]!.args as Record<string, unknown>), target_revision: "" };
+    const edited = { ...(run.pending[0]!.args), target_revision: "" };
     await page.locator(".approval textarea.args").fill(JSON.stringify(edited));
     await page.locator(".approval button.edit").click();
     await page.locator(".approval .form-error", { hasText: "EDIT_ARGS_INVALID" }).waitFor();
