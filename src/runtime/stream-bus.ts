@@ -1,20 +1,25 @@
 /**
  * Live LangGraph stream chunks of the runs this process executes, fanned out
- * to whoever listens (the HTTP server's SSE streams). Nothing is buffered:
- * a listener sees chunks from the moment it subscribes (a run started with
- * no listener streams only "values" and "updates", which the executor reads
- * to decide the outcome); durable state stays in the checkpoints.
+ * to whoever listens (the HTTP server's SSE streams). A listener sees chunks
+ * from the moment it subscribes, or, coming back with the number of the last
+ * chunk it saw, the chunks after it first (`StreamReplay`: kept for runs someone
+ * streamed). A run started with no listener streams only "values" and
+ * "updates", which the executor reads to decide the outcome; durable state
+ * stays in the checkpoints.
  * A listener may ask for more: LangGraph's "debug", "tasks" and "checkpoints"
  * modes, and "events" (`streamEvents` v2 events, chunk mode "events").
  * @module
  */
 
 import { StreamOutcome } from "./stream-outcome.js";
+import { StreamReplay } from "./stream-replay.js";
 
 /** One chunk as LangGraph yields it with several stream modes: `[mode, payload]`. */
 export interface StreamChunk {
   mode: string;
   payload: unknown;
+  /** Its number in the run's stream (1, 2, …) when the run is streamed: an SSE event id to resume after. */
+  seq?: number;
 }
 
 /** Receives the chunks of one run; must not throw. */
@@ -48,6 +53,7 @@ export class StreamBus {
   readonly modes: readonly string[];
   private readonly listeners = new Map<string, Set<StreamListener>>();
   private readonly extras = new Map<StreamListener, readonly string[]>();
+  private readonly replay = new StreamReplay();
 
   constructor(options: StreamBusOptions = {}) {
     this.modes = options.modes ?? ["values", "updates", "messages", "custom"];
@@ -79,8 +85,14 @@ export class StreamBus {
     return unwrapEvents(graph.streamEvents(input, { ...options, streamMode, version: "v2" }) as AsyncIterable<StreamEventLike>);
   }
 
-  /** Listens to one run's chunks, optionally asking for extra modes; returns the unsubscribe function. */
-  subscribe(runId: string, listener: StreamListener, modes: readonly string[] = []): () => void {
+  /**
+   * Listens to one run's chunks, optionally asking for extra modes; with `after`, first hands over the kept chunks
+   * numbered after it (a reconnect). Returns the unsubscribe function.
+   */
+  subscribe(runId: string, listener: StreamListener, modes: readonly string[] = [], after?: number): () => void {
+    this.replay.retain(runId);
+    // Handed over and subscribed in one synchronous step: no chunk can fall between the two.
+    if (after !== undefined) for (const chunk of this.replay.after(runId, after)) deliver(listener, chunk);
     let set = this.listeners.get(runId);
     if (set === undefined) {
       set = new Set();
@@ -98,17 +110,25 @@ export class StreamBus {
 
   /** Delivers a raw chunk of `graph.stream(..., { streamMode: [...] })` to the run's listeners. */
   publish(runId: string, raw: unknown): void {
-    const set = this.listeners.get(runId);
-    if (set === undefined || !Array.isArray(raw) || raw.length < 2) return;
+    if (!Array.isArray(raw) || raw.length < 2) return;
     // With subgraphs the chunk is [namespace, mode, payload]; without, [mode, payload].
-    const chunk: StreamChunk = raw.length === 3 ? { mode: String(raw[1]), payload: raw[2] } : { mode: String(raw[0]), payload: raw[1] };
-    for (const listener of [...set]) {
-      try {
-        listener(chunk);
-      } catch {
-        // A broken listener (a closed socket) must never fail the run.
-      }
-    }
+    const plain: StreamChunk = raw.length === 3 ? { mode: String(raw[1]), payload: raw[2] } : { mode: String(raw[0]), payload: raw[1] };
+    // Kept (and numbered) for a run someone streamed, even while nobody listens: they may come back.
+    const chunk = this.replay.append(runId, plain) ?? plain;
+    for (const listener of [...(this.listeners.get(runId) ?? [])]) deliver(listener, chunk);
+  }
+
+  /** Forgets the kept chunks (the server is closing). */
+  close(): void {
+    this.replay.clear();
+  }
+}
+
+function deliver(listener: StreamListener, chunk: StreamChunk): void {
+  try {
+    listener(chunk);
+  } catch {
+    // A broken listener (a closed socket) must never fail the run.
   }
 }
 

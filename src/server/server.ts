@@ -167,6 +167,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
       service.close();
+      bus.close();
       await Promise.all([pool?.stop(), local.stop()]);
       // Runs executing here outside the worker loop (streamed, resumed, waited on) are handed back too.
       await runtime.handBack();

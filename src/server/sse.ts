@@ -4,6 +4,9 @@
  * updates, messages-tuple, custom, debug, tasks, checkpoints, events), then
  * `error` if the run failed. A client that disconnects only stops its own
  * stream and the run goes on, unless it asked for `on_disconnect: "cancel"`.
+ * Each chunk's event carries its number as the SSE `id`; a client that comes
+ * back to `GET …/runs/{run_id}/stream` with `Last-Event-ID` gets the chunks
+ * after it first (from this process's memory of the runs it streamed).
  * @module
  */
 import type { Context } from "hono";
@@ -19,10 +22,17 @@ import { toWire } from "./wire.js";
 interface SseEvent {
   event: string;
   data: unknown;
+  /** The chunk's number in the run's stream: what a reconnect sends back as Last-Event-ID. */
+  id?: number;
 }
 
 /** The SSE event a chunk becomes for a client that asked for `modes`; undefined to skip it. */
 export function eventFor(chunk: StreamChunk, modes: readonly string[]): SseEvent | undefined {
+  const event = eventOf(chunk, modes);
+  return event === undefined || chunk.seq === undefined ? event : { ...event, id: chunk.seq };
+}
+
+function eventOf(chunk: StreamChunk, modes: readonly string[]): SseEvent | undefined {
   switch (chunk.mode) {
     case "values":
     case "updates":
@@ -47,11 +57,22 @@ export function eventFor(chunk: StreamChunk, modes: readonly string[]): SseEvent
 }
 
 /**
+ * The `Last-Event-ID` a reconnecting client sends (an event id of ours: a chunk number), or undefined;
+ * `-1` (what `useStream` sends to mean "from the beginning") replays every chunk kept.
+ */
+export function lastEventIdOf(c: Context<ServerEnv>): number | undefined {
+  const raw = c.req.header("last-event-id")?.trim();
+  const id = raw === undefined || raw === "" ? Number.NaN : Number(raw);
+  return Number.isSafeInteger(id) && id >= -1 ? Math.max(id, 0) : undefined;
+}
+
+/**
  * Answers with the run's SSE stream; `kick` starts the run once the stream listens; `onDisconnect` is
  * called when the client goes away before the run came to rest.
  */
 export function streamRun(
   c: Context<ServerEnv>, deps: RouteDeps, run: RecordLike, modes: readonly string[], kick?: () => void, onDisconnect?: () => void,
+  lastEventId?: number,
 ): Response {
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
   return streamSSE(c, async (stream) => {
@@ -64,7 +85,7 @@ export function streamRun(
       if (event === undefined) return;
       queue.push(event);
       wake?.();
-    }, modes);
+    }, modes, lastEventId);
     stream.onAbort(() => {
       closed = true;
       if (!finished) onDisconnect?.();
@@ -118,7 +139,7 @@ async function writeEvent(stream: SseWriter, event: SseEvent): Promise<void> {
   } catch {
     return; // An unserialisable chunk is skipped rather than ending the stream.
   }
-  await stream.writeSSE({ event: event.event, data });
+  await stream.writeSSE({ event: event.event, data, ...(event.id === undefined ? {} : { id: String(event.id) }) });
 }
 
 /** After the run rests: its values when nothing was streamed live (a late join), and the error if it failed. */

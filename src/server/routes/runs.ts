@@ -10,7 +10,7 @@ import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from ".
 import { HttpError } from "../http-error.js";
 import type { RestingRun } from "../run-service.js";
 import { RunCreate, requestedModes } from "../schemas.js";
-import { streamRun } from "../sse.js";
+import { lastEventIdOf, streamRun } from "../sse.js";
 import { damageOf } from "../thread-damage.js";
 import { runToWire, toWire } from "../wire.js";
 
@@ -135,7 +135,7 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const modes = c.req.queries("stream_mode") ?? ["values"];
     const cancel = flagParam(c.req.query("cancel_on_disconnect"));
     if (cancel) await deps.service.assertMayCancel([run], c.get("caller"));
-    return streamRun(c, deps, run, modes, undefined, cancel ? cancelOnDisconnect(deps, run, c.get("caller")) : undefined);
+    return streamRun(c, deps, run, modes, undefined, cancel ? cancelOnDisconnect(deps, run, c.get("caller")) : undefined, lastEventIdOf(c));
   });
   return app;
 }
