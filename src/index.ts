@@ -32,6 +32,7 @@ export type { AgentTool, ToolContext, ToolRetryPolicy, ToolRisk, ToolSpec } from
 export { definePolicy, defaultPolicy, REQUESTER, whenTainted } from "./policy/index.js";
 export type {
   Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault, TaintOptions,
+  ReviewDecision,
 } from "./policy/index.js";
 export { defineAgent, AgentState, readPendingActions, resumeCommand } from "./graph/index.js";
 export type {

@@ -21,3 +21,6 @@ export {
 } from "../graph/fanout/index.js";
 export type { PlannedCall, ToolCallPlan, ToolRef, ToolRefCode, ToolRefProblem } from "../graph/fanout/index.js";
 export { evaluatePolicy, isApproverAllowed } from "../policy/index.js";
+export { hitlRequestFields, hitlToDecisions, isHitlResponse } from "../graph/hitl.js";
+export type { HitlActionRequest, HitlReviewConfig, HitlRequestFields, HitlDecision, HitlTarget, DecisionFromHitl } from "../graph/hitl.js";
+export type { ApprovalInterrupt } from "../graph/approval.js";
