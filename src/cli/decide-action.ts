@@ -5,6 +5,7 @@
  */
 import { UserInputError } from "../errors.js";
 import type { CommandContext, FlagSpec } from "./command.js";
+import { parseJsonFlag } from "./json-flag.js";
 import { printRun } from "./print-run.js";
 import { withExistingRuntime } from "./runtime-context.js";
 
@@ -27,7 +28,7 @@ export async function decideAction(ctx: CommandContext, command: string, verdict
   if (runId === undefined || extra.length > 0 || actionId === undefined || argsHash === undefined) {
     throw new UserInputError("BAD_INPUT", `usage: agentrt ${command} <run_id> --action <action_id> --args-hash <hash>`);
   }
-  const editedArgs = parseEditArgs(ctx.flags["edit-args"] as string | undefined, verdict === "reject");
+  const editedArgs = parseEditArgs(ctx.flags["edit-args"] as string | undefined);
   const decision = {
     actionId, argsHash, ...(editedArgs === undefined ? {} : { editedArgs }),
     by: ctx.flags.by as string | undefined,
@@ -41,16 +42,10 @@ export async function decideAction(ctx: CommandContext, command: string, verdict
   });
 }
 
-/** `--edit-args`: a JSON object of arguments, with an approval only. */
-function parseEditArgs(raw: string | undefined, reject: boolean): Record<string, unknown> | undefined {
+/** `--edit-args`: a JSON object of arguments (with --reject the runtime refuses it, as every edit on a rejection). */
+function parseEditArgs(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;
-  if (reject) throw new UserInputError("BAD_INPUT", "--edit-args approves with changed arguments: it cannot go with --reject");
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new UserInputError("BAD_INPUT", `--edit-args is not JSON: ${(error as Error).message}`);
-  }
+  const value = parseJsonFlag(raw, "--edit-args");
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new UserInputError("BAD_INPUT", "--edit-args must be a JSON object of the tool's arguments");
   }

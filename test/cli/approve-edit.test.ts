@@ -38,7 +38,7 @@ describe("agentrt approve --edit-args", () => {
     expect(badSchema.err).toContain("EDIT_ARGS_INVALID");
     const notJson = await cli("approve", view.run_id, ...bind, "--edit-args", "{amount: 1}");
     expect(notJson.code).toBe(2);
-    expect(notJson.err).toContain("not JSON");
+    expect(notJson.err).toContain("--edit-args is not valid JSON");
     const withReject = await cli("approve", view.run_id, ...bind, "--reject", "--edit-args", '{"amount": 1, "to": "bob"}');
     expect(withReject.code).toBe(2);
     expect(refunds).toEqual([]);

@@ -2,6 +2,7 @@ import { UserInputError } from "../../errors.js";
 import { assertKnownInputKeys, GraphRegistry } from "../../runtime/index.js";
 import { BUDGET_FLAGS, BUDGET_USAGE, parseBudgetFlags } from "../budget-flags.js";
 import type { Command } from "../command.js";
+import { parseJsonFlag } from "../json-flag.js";
 import { printRun } from "../print-run.js";
 import { withRuntime } from "../runtime-context.js";
 
@@ -39,9 +40,9 @@ export const runCommand: Command = {
     if ((message === undefined) === (rawInput === undefined)) {
       throw new UserInputError("BAD_INPUT", "give exactly one of --message TEXT or --input JSON");
     }
-    const input = rawInput === undefined ? undefined : parseJson(rawInput, "--input");
+    const input = rawInput === undefined ? undefined : parseJsonFlag(rawInput, "--input");
     const rawConfigurable = ctx.flags.configurable as string | undefined;
-    const configurable = rawConfigurable === undefined ? undefined : parseJson(rawConfigurable, "--configurable");
+    const configurable = rawConfigurable === undefined ? undefined : parseJsonFlag(rawConfigurable, "--configurable");
     if (configurable !== undefined && (typeof configurable !== "object" || configurable === null || Array.isArray(configurable))) {
       throw new UserInputError("BAD_INPUT", "--configurable must be a JSON object, e.g. '{\"model\":\"gpt-4o\"}'");
     }
@@ -68,14 +69,6 @@ export const runCommand: Command = {
     });
   },
 };
-
-function parseJson(text: string, flag: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UserInputError("BAD_INPUT", `${flag} is not valid JSON (${(error as Error).message})`);
-  }
-}
 
 /** Parses an optional integer flag; bad values are exit 2. */
 export function parseInteger(value: string | undefined, flag: string): number | undefined {
