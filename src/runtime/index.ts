@@ -2,6 +2,7 @@
 export { Runtime } from "./runtime.js";
 export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView, ResumeOptions } from "./runtime-options.js";
 export type { DecisionInput } from "./decisions.js";
+export { decisionInput } from "./decisions.js";
 export type { CreateRunOptions, CreatedRun } from "./create-run.js";
 export { UNFINISHED } from "./create-run.js";
 export type { MultitaskStrategy } from "./multitask.js";

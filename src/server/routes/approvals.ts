@@ -7,7 +7,7 @@
  */
 import { Hono, type Context } from "hono";
 import { RUN_STATUSES, type RunStatus } from "../../runs/index.js";
-import { toRunView, type DecisionInput } from "../../runtime/index.js";
+import { decisionInput, toRunView } from "../../runtime/index.js";
 import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
 import { DecisionBody } from "../schemas.js";
@@ -15,18 +15,14 @@ import { DecisionBody } from "../schemas.js";
 /** Approve/reject over HTTP: the runtime's one decision path (the CLI's checks and codes), the caller as decider. */
 async function decide(c: Context<ServerEnv>, deps: RouteDeps, kind: "approve" | "reject"): Promise<Response> {
   const body = await readBody(c, DecisionBody);
-  if (kind === "reject" && body.edited_args !== undefined) throw new HttpError(422, "BAD_INPUT", "edited_args comes with /approve, not /reject");
   const runId = c.req.param("rid") ?? "";
   const caller = c.get("caller");
-  const decision: DecisionInput = {
-    action_id: body.action_id,
-    args_hash: body.args_hash,
-    decision: body.edited_args === undefined ? kind : "edit",
-    ...(body.edited_args === undefined ? {} : { edited_args: body.edited_args }),
-    // Without auth the body may name the decider; the runtime defaults it to the run's user.
+  // The CLI's decision, built the same way (an edit on /reject is refused there); without auth the body may name
+  // the decider, and the runtime defaults it to the run's user.
+  const decision = decisionInput({
+    actionId: body.action_id, argsHash: body.args_hash, reason: body.reason, editedArgs: body.edited_args,
     ...(caller.authenticated ? { by: caller.id, roles: caller.roles } : { by: body.by, roles: body.roles ?? [] }),
-    ...(body.reason === undefined ? {} : { comment: body.reason }),
-  };
+  }, kind);
   const prepared = await deps.service.decide(runId, [decision]);
   prepared.kick();
   const wait = c.req.query("wait") !== "false";
