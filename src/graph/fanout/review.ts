@@ -12,9 +12,12 @@ import { actionIdFor, awaitApproval } from "../approval.js";
 import { argsJsonSchema } from "../edit-args.js";
 import { hitlRequestFields } from "../hitl.js";
 
-/** What the review let through: the arguments to run with, or why the call does not run. */
+/**
+ * What the review let through: the arguments to run with (and who may settle them if their outcome turns out
+ * unknown: the approvers policy named, else the requester), or why the call does not run.
+ */
 export type ReviewOutcome =
-  | { kind: "run"; args: Record<string, unknown>; approvedBy?: string; edit?: CallEdit }
+  | { kind: "run"; args: Record<string, unknown>; approvedBy?: string; edit?: CallEdit; approvers: string[] }
   | { kind: "denied"; reason: string }
   | { kind: "rejected"; by: string; comment?: string };
 
@@ -49,8 +52,9 @@ export function reviewCall(subject: ReviewSubject, policy: Policy): ReviewOutcom
     if (decision.effect === "deny") return { kind: "denied", reason: decision.reason };
     // An edit is the editor's approval of the new arguments when policy would accept them from the editor.
     const editorMayApprove = edit !== undefined && isApproverAllowed(decision.approvers, { by: edit.by, roles: editorRoles });
+    const approvers = decision.effect === "approve" ? decision.approvers : [user];
     if (decision.effect === "allow" || editorMayApprove) {
-      return { kind: "run", args, ...(edit === undefined ? {} : { approvedBy: edit.by, edit }) };
+      return { kind: "run", args, approvers, ...(edit === undefined ? {} : { approvedBy: edit.by, edit }) };
     }
     const schema = argsJsonSchema(tool.schema);
     const request = {
@@ -64,7 +68,7 @@ export function reviewCall(subject: ReviewSubject, policy: Policy): ReviewOutcom
       return parsed.success ? undefined : `edited arguments refused by ${tool.name}'s schema: ${parsed.error.issues.map((i) => i.message).join("; ")}`;
     });
     if (resume.decision === "reject") return { kind: "rejected", by: resume.by, ...(resume.comment === undefined ? {} : { comment: resume.comment }) };
-    if (resume.decision === "approve") return { kind: "run", args, approvedBy: resume.by, ...(edit === undefined ? {} : { edit }) };
+    if (resume.decision === "approve") return { kind: "run", args, approvers, approvedBy: resume.by, ...(edit === undefined ? {} : { edit }) };
     args = tool.schema.parse(resume.edited_args) as Record<string, unknown>;
     edit = { by: resume.by, originalArgs: edit?.originalArgs ?? subject.args, count: (edit?.count ?? 0) + 1 };
     editorRoles = resume.roles ?? [];

@@ -116,13 +116,12 @@ async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraph
     const why = review.comment ? `: ${review.comment}` : "";
     return { status: "rejected", error: { code: "REJECTED", message: `rejected by ${review.by}${why}` }, startedAt };
   }
-  const { args, approvedBy } = review;
+  const { args, approvedBy, approvers } = review;
   const baseVersion = task.actionVersion ?? resolveRunScope(config).actionVersion;
   const edited = review.edit === undefined ? undefined : { args, edit: review.edit, actionVersion: baseVersion + review.edit.count };
   if (edited !== undefined) task = { ...task, actionVersion: edited.actionVersion };
-  const decision = evaluatePolicy(policy, { tool, user: task.user, roles: task.roles, args });
   // A side effect that may or may not have happened waits for a person instead of going back to the model.
-  const ask = { tool: tool.name, args, toolCallId: task.call.id, user: task.user, approvers: decision.effect === "approve" ? decision.approvers : [task.user] };
+  const ask = { tool: tool.name, args, toolCallId: task.call.id, user: task.user, approvers };
   const settled = await settleUnknownOutcome(ask, (confirmed) => runWithFallback(tool, args, task, options, config, confirmed));
   const editedPart = edited === undefined ? {} : { edited };
   if (settled.kind === "declined") return { status: "failed", error: { code: "UNKNOWN_OUTCOME", message: settled.message }, approvedBy, ...editedPart, startedAt };
