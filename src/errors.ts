@@ -36,6 +36,10 @@ export type AgentrtErrorCode =
   | "DB_SCHEMA_TOO_NEW"
   | "DB_READ_ONLY"
   | "DB_WRITE_FAILED"
+  | "DB_URL_INVALID"
+  | "DB_UNREACHABLE"
+  | "DB_AUTH_FAILED"
+  | "DB_CONNECTION_LOST"
   | "STORAGE_FULL"
   | "STORAGE_IO_ERROR"
   // model behaviour

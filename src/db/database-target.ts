@@ -1,0 +1,74 @@
+/**
+ * What `--db`, `Runtime.open({ db })` and `AGENTRT_DATABASE_URL` name: a SQLite file (a path, or nothing) or a
+ * PostgreSQL server (a `postgres://` or `postgresql://` URL, its `schema` parameter choosing the schema).
+ * @module
+ */
+import { StorageError } from "../errors.js";
+
+/** A SQLite file. */
+export interface SqliteTarget {
+  kind: "sqlite";
+  path: string;
+}
+
+/** A PostgreSQL database and the schema agentrt's tables live in. */
+export interface PostgresTarget {
+  kind: "postgres";
+  /** The URL as the driver takes it: the `schema` parameter removed, the password kept. */
+  connectionString: string;
+  /** The schema every table is created in; created when missing. @default "public" */
+  schema: string;
+  /** `user@host:port/database` for messages: never the password. */
+  server: string;
+}
+
+/** Where agentrt keeps its state. */
+export type DatabaseTarget = SqliteTarget | PostgresTarget;
+
+/** The SQLite file used when nothing is named. */
+export const DEFAULT_SQLITE_PATH = "./agentrt.db";
+
+// Unquoted PostgreSQL identifiers fold to lower case; allowing only these keeps every statement's schema literal safe.
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** True when `value` is a PostgreSQL URL rather than a file path. */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(value);
+}
+
+/**
+ * The target `value` names; nothing means `AGENTRT_DATABASE_URL` when set, else `./agentrt.db`.
+ * A malformed URL or schema name is DB_URL_INVALID (exit 2), naming the server but never the password.
+ */
+export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = process.env): DatabaseTarget {
+  const named = value ?? nonEmpty(env.AGENTRT_DATABASE_URL) ?? DEFAULT_SQLITE_PATH;
+  if (!isPostgresUrl(named)) return { kind: "sqlite", path: named };
+  let url: URL;
+  try {
+    url = new URL(named);
+  } catch {
+    throw new StorageError("DB_URL_INVALID", `not a valid PostgreSQL URL: ${withoutPassword(named)}`);
+  }
+  const schema = url.searchParams.get("schema") ?? "public";
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: schema "${schema}" is not a lower-case identifier (a-z, 0-9, _; at most 63 characters)`);
+  }
+  url.searchParams.delete("schema");
+  return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url) };
+}
+
+/** `user@host:port/database` of a URL, with libpq's defaults filled in. */
+function serverOf(url: URL): string {
+  const user = decodeURIComponent(url.username) || "postgres";
+  const host = url.hostname || "localhost";
+  const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || user;
+  return `${user}@${host}:${url.port || "5432"}/${database}`;
+}
+
+function withoutPassword(text: string): string {
+  return text.replace(/(\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}

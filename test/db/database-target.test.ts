@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { parseDatabaseTarget } from "../../src/db/database-target.js";
+
+describe("parseDatabaseTarget", () => {
+  it("treats a path or nothing as SQLite, and AGENTRT_DATABASE_URL as the default", () => {
+    expect(parseDatabaseTarget("./x.db", {})).toEqual({ kind: "sqlite", path: "./x.db" });
+    expect(parseDatabaseTarget(undefined, {})).toEqual({ kind: "sqlite", path: "./agentrt.db" });
+    expect(parseDatabaseTarget(undefined, { AGENTRT_DATABASE_URL: "" })).toEqual({ kind: "sqlite", path: "./agentrt.db" });
+    expect(parseDatabaseTarget(undefined, { AGENTRT_DATABASE_URL: "postgres://db.internal/prod" })).toMatchObject({ kind: "postgres", server: "postgres@db.internal:5432/prod" });
+    // A named target wins over the environment.
+    expect(parseDatabaseTarget("./x.db", { AGENTRT_DATABASE_URL: "postgres://h/d" })).toEqual({ kind: "sqlite", path: "./x.db" });
+  });
+
+  it("takes the schema parameter out of the URL the driver sees", () => {
+    const target = parseDatabaseTarget("postgresql://alice:s3cret@127.0.0.1:6543/test?schema=shop&sslmode=disable", {});
+    expect(target).toEqual({
+      kind: "postgres",
+      connectionString: "postgresql://alice:s3cret@127.0.0.1:6543/test?sslmode=disable",
+      schema: "shop",
+      server: "alice@127.0.0.1:6543/test",
+    });
+    expect(parseDatabaseTarget("postgres://127.0.0.1/test", {})).toMatchObject({ schema: "public", server: "postgres@127.0.0.1:5432/test" });
+  });
+
+  it("refuses a schema that is not a plain identifier, without echoing the password", () => {
+    const attempt = () => parseDatabaseTarget("postgres://bob:hunter2@h/d?schema=Robert');DROP", {});
+    expect(attempt).toThrow(expect.objectContaining({ code: "DB_URL_INVALID" }));
+    expect(attempt).toThrow(/bob@h:5432\/d: schema/);
+    expect(attempt).not.toThrow(/hunter2/);
+    expect(() => parseDatabaseTarget("postgres://bob:hunter2@[bad/d", {})).toThrow(/bob:\*\*\*@/);
+  });
+});

@@ -1,0 +1,63 @@
+// Each test file gets its own PostgreSQL schema on the machine's server, dropped afterwards. A server that cannot
+// be reached fails the file (never skips it): CI starts PostgreSQL in .ci/run.
+import { randomBytes } from "node:crypto";
+import { basename } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
+
+/** The server the tests use: AGENTRT_TEST_PG_URL, else the machine's own (trust auth, database `test`). */
+export const TEST_PG_URL = process.env.AGENTRT_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/** A schema of the test server, unique to this test file and run. */
+export interface TestSchema {
+  /** The schema's name. */
+  readonly name: string;
+  /** A `postgres://…?schema=<name>` URL for `--db` / `Runtime.open`. */
+  readonly url: string;
+  /** A further fresh schema (dropped with this one) for a test that needs an empty one. */
+  fresh(label?: string): { name: string; url: string };
+}
+
+/** Registers beforeAll/afterAll hooks giving this file its own schema(s); call at the top level of a test file. */
+export function useTestSchema(file: string): TestSchema {
+  const stem = basename(file).replace(/\..*$/, "").replace(/[^a-z0-9]+/gi, "_").toLowerCase().slice(0, 30);
+  const made: string[] = [];
+  const make = (label: string) => {
+    const name = `t_${stem}_${label}_${randomBytes(4).toString("hex")}`.slice(0, 63);
+    made.push(name);
+    return { name, url: urlFor(name) };
+  };
+  const main = make("m");
+  beforeAll(async () => {
+    await withClient(async (client) => {
+      await client.query(`CREATE SCHEMA ${main.name}`);
+    });
+  });
+  afterAll(async () => {
+    await withClient(async (client) => {
+      for (const name of made) await client.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
+    });
+  });
+  return { ...main, fresh: (label = "f") => make(label) };
+}
+
+/** Runs `work` on one connection to the test server, failing with a clear reason when it is down. */
+export async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_PG_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(`PostgreSQL test server ${TEST_PG_URL} unreachable (${String(error)}); start it (see .ci/run)`);
+  }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function urlFor(schema: string): string {
+  const url = new URL(TEST_PG_URL);
+  url.searchParams.set("schema", schema);
+  return url.toString();
+}
