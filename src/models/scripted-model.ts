@@ -12,8 +12,9 @@ import {
   type BaseChatModelParams,
   type BindToolsInput,
 } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, type InvalidToolCall, type ToolCall } from "@langchain/core/messages";
-import type { ChatResult } from "@langchain/core/outputs";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import { AIMessage, AIMessageChunk, type BaseMessage, type InvalidToolCall, type ToolCall, type ToolCallChunk } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
 
 /** One tool call a script asks for. `args` may be a raw string to simulate malformed JSON. */
 export interface ScriptedToolCall {
@@ -133,6 +134,38 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 
   async _generate(messages: BaseMessage[], _options: BaseChatModelCallOptions): Promise<ChatResult> {
+    const message = await this.#reply(messages);
+    return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }] };
+  }
+
+  /**
+   * The same reply, word by word, as a streaming model sends it (LangGraph's "messages" stream mode asks for
+   * this): the text first, then one chunk with the tool calls, usage and finish reason.
+   */
+  override async *_streamResponseChunks(
+    messages: BaseMessage[], _options: BaseChatModelCallOptions, runManager?: CallbackManagerForLLMRun,
+  ): AsyncGenerator<ChatGenerationChunk> {
+    const message = await this.#reply(messages);
+    const text = typeof message.content === "string" ? message.content : "";
+    for (const piece of text.match(/\s*\S+/g) ?? []) {
+      const chunk = new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
+      yield chunk;
+      await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, { chunk });
+    }
+    const last = new ChatGenerationChunk({
+      text: "",
+      message: new AIMessageChunk({
+        content: "",
+        tool_call_chunks: toolCallChunks(message),
+        usage_metadata: message.usage_metadata,
+        response_metadata: message.response_metadata,
+      }),
+    });
+    yield last;
+    await runManager?.handleLLMNewToken("", undefined, undefined, undefined, undefined, { chunk: last });
+  }
+
+  async #reply(messages: BaseMessage[]): Promise<AIMessage> {
     if (this.#latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#latencyMs));
     const tools = [...this.boundToolNames];
     const turn = messages.filter((m) => m.getType() === "ai").length + 1;
@@ -140,7 +173,7 @@ export class ScriptedChatModel extends BaseChatModel {
     const transcript = messages.map(messageText).join("\n");
     const message = this.#buildMessage(reply, transcript);
     this.#shared.calls.push({ turn, tools, messageCount: messages.length, reply: message });
-    return { generations: [{ text: typeof message.content === "string" ? message.content : "", message }] };
+    return message;
   }
 
   #buildMessage(reply: ScriptedReply, transcript: string): AIMessage {
@@ -168,6 +201,13 @@ export class ScriptedChatModel extends BaseChatModel {
       },
     });
   }
+}
+
+/** The message's tool calls (valid and invalid, in order) as the chunks a streaming model sends. */
+function toolCallChunks(message: AIMessage): ToolCallChunk[] {
+  const valid = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: JSON.stringify(call.args) }));
+  const invalid = (message.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: call.args }));
+  return [...valid, ...invalid].map((call, index) => ({ ...call, index, type: "tool_call_chunk" }));
 }
 
 function parseArgs(args: ScriptedToolCall["args"]):

@@ -1,4 +1,5 @@
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { ScriptedChatModel as FromRoot } from "agentrt";
 import { estimateTokens, ScriptedChatModel, type ChatScript } from "agentrt/testing";
@@ -59,5 +60,48 @@ describe("ScriptedChatModel", () => {
     expect(reply.tool_calls?.map((c) => [c.name, c.args])).toEqual([["nope", {}], ["a", { x: 1 }]]);
     expect(reply.invalid_tool_calls?.map((c) => c.args)).toEqual(["{oops", "[1]"]);
     expect(reply.invalid_tool_calls?.every((c) => typeof c.id === "string" && c.error)).toBe(true);
+  });
+});
+
+describe("ScriptedChatModel streaming", () => {
+  const reply = { content: "Rolling payments back to v41 needs your approval.", toolCalls: [{ name: "rollback", args: { service: "payments" } }] };
+
+  it("streams the reply word by word and the chunks add up to the invoked message", async () => {
+    const model = new ScriptedChatModel({ script: () => reply });
+    const chunks = [];
+    for await (const chunk of await model.stream([new HumanMessage("go")])) chunks.push(chunk);
+    expect(chunks.length).toBeGreaterThan(5);
+    expect(chunks.map((c) => c.text).join("")).toBe(reply.content);
+    const whole = chunks.reduce((a, b) => a.concat(b));
+    const invoked = (await model.invoke([new HumanMessage("go")])) as AIMessage;
+    expect(whole.tool_calls).toEqual(invoked.tool_calls);
+    expect(whole.usage_metadata).toMatchObject(invoked.usage_metadata!);
+    expect(whole.response_metadata).toMatchObject({ model_name: "scripted", finish_reason: "tool_calls" });
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it("streams tokens through a graph's messages mode, and the state keeps the whole reply", async () => {
+    const model = new ScriptedChatModel({ script: () => ({ content: reply.content }) });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+      .addEdge(START, "agent")
+      .compile();
+    const tokens: string[] = [];
+    let final: BaseMessage[] = [];
+    for await (const [mode, payload] of await graph.stream({ messages: [new HumanMessage("go")] }, { streamMode: ["messages", "values"] })) {
+      if (mode === "messages") tokens.push((payload as [BaseMessage, unknown])[0].text);
+      else final = (payload as { messages: BaseMessage[] }).messages;
+    }
+    expect(tokens.filter((t) => t !== "")).toEqual(reply.content.match(/\s*\S+/g));
+    expect(final.at(-1)?.content).toBe(reply.content);
+  });
+
+  it("keeps malformed calls invalid when streamed", async () => {
+    const model = new ScriptedChatModel({ script: () => ({ toolCalls: [{ name: "a", args: "{oops" }, { name: "a", args: '{"x":1}' }] }) });
+    const chunks = [];
+    for await (const chunk of await model.stream([new HumanMessage("go")])) chunks.push(chunk);
+    const whole = chunks.reduce((a, b) => a.concat(b));
+    expect(whole.tool_calls?.map((c) => [c.name, c.args])).toEqual([["a", { x: 1 }]]);
+    expect(whole.invalid_tool_calls?.map((c) => c.args)).toEqual(["{oops"]);
   });
 });
