@@ -1,0 +1,13 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { App } from "./App.js";
+import { chatSettings } from "./settings.js";
+import "./styles.css";
+
+const root = document.getElementById("root");
+if (root === null) throw new Error("index.html has no #root");
+createRoot(root).render(
+  <StrictMode>
+    <App {...chatSettings(new URL(window.location.href))} />
+  </StrictMode>,
+);
