@@ -18,7 +18,7 @@ export type FlagSpec = Record<string, CommandOption>;
 
 /** What every command receives: the global flags and where to write. */
 export interface CommandContext {
-  /** Path of the SQLite file (`--db`, default `./agentrt.db`). */
+  /** A SQLite file's path or a postgres:// URL (`--db`, default AGENTRT_DATABASE_URL, else `./agentrt.db`). */
   db: string;
   /** `--json`: print exactly one JSON object on stdout and nothing else. */
   json: boolean;

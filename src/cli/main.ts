@@ -3,6 +3,7 @@ import { AgentrtError, isUserInputError } from "../errors.js";
 import { packageVersion } from "../version.js";
 import type { Command, CommandContext, FlagSpec } from "./command.js";
 import { commands } from "./commands/index.js";
+import { defaultDatabase } from "./default-database.js";
 import { commandHelp, globalHelp } from "./help-text.js";
 import { asksForHelp, parseCommandLine } from "./parse-command-line.js";
 
@@ -13,7 +14,10 @@ export interface CliIo {
 }
 
 const GLOBAL_FLAGS: FlagSpec = {
-  db: { type: "string", default: "./agentrt.db", value: "PATH", description: "The SQLite file that holds the runs, checkpoints, traces and the simulated world." },
+  db: {
+    type: "string", value: "PATH|URL",
+    description: "Where runs, checkpoints, traces and the simulated world live: a SQLite file, or a postgres:// URL (?schema=NAME). Default: AGENTRT_DATABASE_URL, else ./agentrt.db.",
+  },
   json: { type: "boolean", default: false, description: "Print exactly one JSON object on stdout and nothing else (for scripts)." },
   help: { type: "boolean", short: "h", default: false, description: "Show the command's options and examples instead of running it." },
 };
@@ -47,7 +51,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     const parsed = parseCommandLine(name, rest, { ...GLOBAL_FLAGS, ...command.flags });
     const { db, json, help: _help, ...flags } = parsed.values;
-    const ctx: CommandContext = { db: String(db), json: json === true, args: parsed.positionals, flags, out: io.out, err: io.err };
+    const ctx: CommandContext = { db: typeof db === "string" ? db : defaultDatabase(), json: json === true, args: parsed.positionals, flags, out: io.out, err: io.err };
     return await command.run(ctx);
   } catch (error) {
     return reportError(name, error, io);

@@ -6,6 +6,7 @@
  */
 import type { RunView } from "../runtime/index.js";
 import type { CommandContext } from "./command.js";
+import { defaultDatabase } from "./default-database.js";
 
 // A script checking `$?` must not read an expired or canceled run as done.
 const UNSUCCESSFUL: ReadonlySet<string> = new Set(["FAILED", "EXPIRED", "CANCELED"]);
@@ -50,9 +51,9 @@ export function answerText(result: unknown): string {
   return typeof result === "string" ? result : JSON.stringify(result);
 }
 
-/** ` --db PATH` when the file is not the default one, for commands printed to be copied. */
+/** ` --db PATH` when the database is not the one a command finds without it, for commands printed to be copied. */
 export function dbFlag(ctx: CommandContext): string {
-  return ctx.db === "./agentrt.db" ? "" : ` --db ${ctx.db}`;
+  return ctx.db === defaultDatabase() ? "" : ` --db ${ctx.db}`;
 }
 
 /** What an unsuccessful run did that stays done, and what it may have done (issued, outcome not recorded). */
