@@ -5,7 +5,8 @@
  * @module
  */
 import { AgentrtError, StorageError, isNotPerformed } from "../errors.js";
-import type { LedgerBeginInput, ToolLedger } from "./ledger.js";
+import type { LedgerBeginInput } from "./ledger.js";
+import type { SqliteToolLedger } from "./sqlite-ledger.js";
 
 /** What the wrapped call returns: its result and the external system's operation id. */
 export interface LedgerCallResult {
@@ -89,7 +90,7 @@ function write<T>(what: string, fn: () => T): T {
  *   (key) => deploy.rollback(args, { idempotencyKey: key }));
  */
 export async function callThroughLedger(
-  ledger: ToolLedger,
+  ledger: SqliteToolLedger,
   input: LedgerBeginInput,
   call: (key: string, attempt: number) => Promise<LedgerCallResult>,
   options: LedgerCallOptions = {},

@@ -10,15 +10,16 @@ import { AgentrtError, ToolError } from "../errors.js";
 import { argsHash } from "../tools/args-hash.js";
 import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
 import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
-import { ledgerKey, ToolLedger, unknownOutcomeError, type LedgerBeginInput } from "./ledger.js";
+import { ledgerKey, unknownOutcomeError, type LedgerBeginInput } from "./ledger.js";
+import { SqliteToolLedger } from "./sqlite-ledger.js";
 
-const ledgers = new WeakMap<SqliteDatabase, ToolLedger>();
+const ledgers = new WeakMap<SqliteDatabase, SqliteToolLedger>();
 
 /** The ledger on a connection, opened (and migrated) once per connection. */
-export function ledgerFor(db: SqliteDatabase): ToolLedger {
+export function ledgerFor(db: SqliteDatabase): SqliteToolLedger {
   let ledger = ledgers.get(db);
   if (ledger === undefined) {
-    ledger = ToolLedger.open(db);
+    ledger = SqliteToolLedger.open(db);
     ledgers.set(db, ledger);
   }
   return ledger;

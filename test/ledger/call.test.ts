@@ -5,9 +5,10 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { NotPerformedError, ToolError } from "../../src/errors.js";
 import { callThroughLedger, isDefiniteFailure } from "../../src/ledger/call.js";
-import { ToolLedger, type LedgerBeginInput } from "../../src/ledger/ledger.js";
+import type { LedgerBeginInput } from "../../src/ledger/ledger.js";
+import { SqliteToolLedger } from "../../src/ledger/sqlite-ledger.js";
 
-const ledger = () => ToolLedger.open(openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-lcall-")), "l.db")));
+const ledger = () => SqliteToolLedger.open(openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-lcall-")), "l.db")));
 const input = (idempotent: boolean): LedgerBeginInput => ({ runId: "run_1", toolCallId: "call_1", tool: "send_message", argsHash: "h", idempotent });
 
 /** An external system that counts performed operations and dedupes on the key when asked to. */

@@ -4,13 +4,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { ToolError } from "../../src/errors.js";
-import { ToolLedger } from "../../src/ledger/ledger.js";
+import { SqliteToolLedger } from "../../src/ledger/sqlite-ledger.js";
 
 const open = () => {
   const db = openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-ledger-doc-")), "ledger.db"));
-  return { db, ledger: ToolLedger.open(db) };
+  return { db, ledger: SqliteToolLedger.open(db) };
 };
-const begin = (ledger: ToolLedger) =>
+const begin = (ledger: SqliteToolLedger) =>
   ledger.begin({ runId: "run_1", toolCallId: "call_1", actionVersion: 1, tool: "send_message", argsHash: "sha256:a", idempotent: false }).key;
 
 describe("the ledger's error_json document", () => {

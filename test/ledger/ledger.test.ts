@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { StorageError, ToolError } from "../../src/errors.js";
-import { ToolLedger, ledgerKey, type LedgerBeginInput } from "../../src/ledger/ledger.js";
+import { ledgerKey, type LedgerBeginInput } from "../../src/ledger/ledger.js";
+import { SqliteToolLedger } from "../../src/ledger/sqlite-ledger.js";
 
 const dbPath = () => join(mkdtempSync(join(tmpdir(), "agentrt-ledger-")), "ledger.db");
 
@@ -30,9 +31,9 @@ function fakeTool() {
   };
 }
 
-describe("ToolLedger", () => {
+describe("SqliteToolLedger", () => {
   it("new: writes an intent with the key the tool receives", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const begun = ledger.begin(call());
     expect(begun).toEqual({ kind: "new", key: "run_1:call_1:1", attempt: 1 });
     expect(ledgerKey({ runId: "run_1", toolCallId: "call_1" })).toBe(begun.key);
@@ -42,18 +43,18 @@ describe("ToolLedger", () => {
   it("replay-result: a completed call returns its recorded result without calling the tool again", () => {
     const path = dbPath();
     const tool = fakeTool();
-    const first = ToolLedger.open(openDatabase(path));
+    const first = SqliteToolLedger.open(openDatabase(path));
     const begun = first.begin(call());
     first.complete(begun.key, tool.invoke(begun.key));
     // Recovery in another process: the same call is begun again.
-    const second = ToolLedger.open(openDatabase(path));
+    const second = SqliteToolLedger.open(openDatabase(path));
     const replay = second.begin(call());
     expect(replay).toEqual({ kind: "replay-result", key: begun.key, result: { ok: true, n: 1 }, externalOperationId: "op_1" });
     expect(tool.calls).toEqual([begun.key]);
   });
 
   it("reissue: an intent without result is re-issued with the same key when the tool is idempotent", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const begun = ledger.begin(call());
     // The process dies here: no complete().
     const again = ledger.begin(call());
@@ -63,7 +64,7 @@ describe("ToolLedger", () => {
   });
 
   it("unknown-outcome: an intent without result is not re-issued when the tool cannot dedupe", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const begun = ledger.begin(call({ idempotent: false, tool: "send_message" }));
     const again = ledger.begin(call({ idempotent: false, tool: "send_message" }));
     expect(again.kind).toBe("unknown-outcome");
@@ -75,7 +76,7 @@ describe("ToolLedger", () => {
   });
 
   it("a timeout leaves the outcome unknown; a definite failure allows a fresh call", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const key = ledger.begin(call({ idempotent: false })).key;
     ledger.fail(key, new ToolError("TOOL_TIMEOUT", "timed out"), { definite: false });
     expect(ledger.get(key)).toMatchObject({ status: "pending", error: { name: "ToolError", code: "TOOL_TIMEOUT" } });
@@ -85,7 +86,7 @@ describe("ToolLedger", () => {
   });
 
   it("the first recorded result wins", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const { key } = ledger.begin(call());
     ledger.complete(key, { result: 1, externalOperationId: "op_a" });
     ledger.complete(key, { result: 2, externalOperationId: "op_b" });
@@ -94,20 +95,20 @@ describe("ToolLedger", () => {
   });
 
   it("refuses the same key with other arguments", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     ledger.begin(call());
     expect(() => ledger.begin(call({ argsHash: "sha256:other" }))).toThrow(expect.objectContaining({ code: "ARGS_HASH_MISMATCH" }));
   });
 
   it("a new action version is a new call", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const v1 = ledger.begin(call());
     ledger.complete(v1.key, { result: "v1" });
     expect(ledger.begin(call({ actionVersion: 2 }))).toEqual({ kind: "new", key: "run_1:call_1:2", attempt: 1 });
   });
 
   it("lists a run's calls in order and its done side effects", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const a = ledger.begin(call({ toolCallId: "a" }));
     ledger.begin(call({ toolCallId: "b" }));
     ledger.begin(call({ toolCallId: "c", runId: "run_2" }));
@@ -117,7 +118,7 @@ describe("ToolLedger", () => {
   });
 
   it("a guard (the caller's lease check) runs first and refuses without writing", () => {
-    const ledger = ToolLedger.open(openDatabase(dbPath()));
+    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
     const lost = new Error("lease lost");
     expect(() => ledger.begin(call({ guard: () => { throw lost; } }))).toThrow(lost);
     expect(ledger.list("run_1")).toEqual([]);
@@ -127,8 +128,8 @@ describe("ToolLedger", () => {
   it("refuses a file whose ledger schema is newer", () => {
     const path = dbPath();
     const db = openDatabase(path);
-    ToolLedger.open(db);
+    SqliteToolLedger.open(db);
     db.prepare("UPDATE agentrt_schema SET version = 42 WHERE module = 'ledger'").run();
-    expect(() => ToolLedger.open(openDatabase(path))).toThrow(StorageError);
+    expect(() => SqliteToolLedger.open(openDatabase(path))).toThrow(StorageError);
   });
 });

@@ -1,0 +1,107 @@
+/**
+ * The side-effect ledger on SQLite: the `tool_ledger` table of the run's database file.
+ * @module
+ */
+import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
+import { SystemError } from "../errors.js";
+import { assertSameAction, ledgerKey, unknownOutcomeError, type LedgerBegin, type LedgerBeginInput } from "./ledger.js";
+import { encodeLedgerError, LEDGER_SCHEMA, rowToLedgerEntry, type LedgerEntry, type LedgerStatus } from "./schema.js";
+
+/** Durable intents and results of side-effecting tool calls. */
+export class SqliteToolLedger {
+  readonly db: SqliteDatabase;
+  private readonly clock: () => number;
+
+  private constructor(db: SqliteDatabase, clock: () => number) {
+    this.db = db;
+    this.clock = clock;
+  }
+
+  /**
+   * Migrates the ledger table and returns a ledger over `db`.
+   * @example const ledger = SqliteToolLedger.open(db);
+   */
+  static open(db: SqliteDatabase, options: { clock?: () => number } = {}): SqliteToolLedger {
+    migrate(db, LEDGER_SCHEMA);
+    return new SqliteToolLedger(db, options.clock ?? Date.now);
+  }
+
+  /** Writes the intent (or reads the previous one) and says whether to call the tool. */
+  begin(input: LedgerBeginInput): LedgerBegin {
+    const key = ledgerKey(input);
+    const run = immediateTransaction(this.db, (): LedgerBegin => {
+      input.guard?.();
+      const now = this.clock();
+      const existing = this.get(key);
+      if (existing === undefined) {
+        this.db
+          .prepare(
+            `INSERT INTO tool_ledger (idempotency_key, run_id, tool_call_id, action_version, tool, args_hash, idempotent,
+               status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 1, ?, ?)`,
+          )
+          .run(key, input.runId, input.toolCallId, input.actionVersion ?? 1, input.tool, input.argsHash, input.idempotent ? 1 : 0, now, now);
+        return { kind: "new", key, attempt: 1 };
+      }
+      assertSameAction(existing, input);
+      if (existing.status === "done") {
+        return { kind: "replay-result", key, result: existing.result, externalOperationId: existing.externalOperationId };
+      }
+      // Only the attempt count the person saw: a replay of an older confirmation does not re-issue again.
+      if (existing.status === "pending" && !input.idempotent && input.confirmedReissue !== existing.attempts) {
+        return { kind: "unknown-outcome", key, entry: existing, error: unknownOutcomeError(existing) };
+      }
+      this.db
+        .prepare("UPDATE tool_ledger SET status = 'pending', attempts = attempts + 1, updated_at = ? WHERE idempotency_key = ?")
+        .run(now, key);
+      const attempt = existing.attempts + 1;
+      return existing.status === "failed" ? { kind: "new", key, attempt } : { kind: "reissue", key, attempt };
+    });
+    return run();
+  }
+
+  /** Records the result and the external operation id; the first recorded result wins. */
+  complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): LedgerEntry {
+    const now = this.clock();
+    this.db
+      .prepare(
+        `UPDATE tool_ledger SET status = 'done', result_json = ?, external_operation_id = ?, updated_at = ?, completed_at = ?
+         WHERE idempotency_key = ? AND status != 'done'`,
+      )
+      .run(JSON.stringify(outcome.result ?? null), outcome.externalOperationId ?? null, now, now, key);
+    return this.require(key);
+  }
+
+  /**
+   * Records a failure. `definite` (default) means the side effect surely did
+   * not happen, so a later begin() may call again; pass `definite: false` for
+   * timeouts and aborts, which leave the outcome unknown.
+   */
+  fail(key: string, error: unknown, options: { definite?: boolean } = {}): LedgerEntry {
+    const status: LedgerStatus = options.definite === false ? "pending" : "failed";
+    this.db
+      .prepare("UPDATE tool_ledger SET status = ?, error_json = ?, updated_at = ? WHERE idempotency_key = ? AND status != 'done'")
+      .run(status, encodeLedgerError(error), this.clock(), key);
+    return this.require(key);
+  }
+
+  /** The entry for a key, if any. */
+  get(key: string): LedgerEntry | undefined {
+    const row = this.db.prepare("SELECT * FROM tool_ledger WHERE idempotency_key = ?").get(key);
+    return row === undefined ? undefined : rowToLedgerEntry(row);
+  }
+
+  /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */
+  list(runId: string, options: { status?: LedgerStatus } = {}): LedgerEntry[] {
+    const rows =
+      options.status === undefined
+        ? this.db.prepare("SELECT * FROM tool_ledger WHERE run_id = ? ORDER BY rowid").all(runId)
+        : this.db.prepare("SELECT * FROM tool_ledger WHERE run_id = ? AND status = ? ORDER BY rowid").all(runId, options.status);
+    return rows.map(rowToLedgerEntry);
+  }
+
+  private require(key: string): LedgerEntry {
+    const entry = this.get(key);
+    if (entry === undefined) throw new SystemError("INTERNAL", `tool ledger: no intent recorded for ${key}`);
+    return entry;
+  }
+}
