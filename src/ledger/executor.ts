@@ -95,7 +95,7 @@ export function withLedger(inner: ToolExecutor): ToolExecutor {
       if (last === undefined || last.ok || error !== last.error) throw error instanceof AgentrtError ? error : new LedgerWriteError("run the call", error);
       // A canceled run keeps its own error: recovery finds the pending intent and asks then.
       if (tool.idempotent || isDefiniteFailure(last.error) || scope.signal?.aborted) return last;
-      const entry = ledger.get(ledgerKey(input));
+      const entry = await ledger.get(ledgerKey(input));
       return entry === undefined ? last : { ...last, error: unknownOutcomeError(entry, last.error) };
     }
   };

@@ -5,7 +5,7 @@
  */
 export { ledgerKey, unknownOutcomeError } from "./ledger.js";
 export { SqliteToolLedger } from "./sqlite-ledger.js";
-export type { LedgerBegin, LedgerBeginInput, LedgerKeyParts, LedgerEntry, LedgerStatus } from "./ledger.js";
+export type { LedgerBegin, LedgerBeginInput, LedgerKeyParts, LedgerEntry, LedgerStatus, LedgerTransaction, ToolLedger } from "./ledger.js";
 export { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
 export type { LedgerCallOptions, LedgerCallOutcome, LedgerCallResult } from "./call.js";
 export { ledgerFor, isUnknownOutcome, unknownOutcomeOf, withLedger } from "./executor.js";

@@ -5,9 +5,11 @@
  * whether a call happened.
  * @module
  */
+import type { SqliteDatabase } from "../db/index.js";
+import type { PgQueryable } from "../db/postgres/index.js";
 import { SystemError, ToolError } from "../errors.js";
 import { idempotencyKey } from "../tools/execute-tool.js";
-import type { LedgerEntry } from "./schema.js";
+import type { LedgerEntry, LedgerStatus } from "./schema.js";
 
 export type { LedgerEntry, LedgerStatus } from "./schema.js";
 
@@ -19,7 +21,13 @@ export interface LedgerKeyParts {
   actionVersion?: number;
 }
 
-/** What {@link SqliteToolLedger.begin} records about the call. */
+/**
+ * The transaction a begin guard runs in, so a fence it checks there commits, or refuses, together with the
+ * intent: the SQLite connection inside its write transaction, or the PostgreSQL transaction's client.
+ */
+export type LedgerTransaction = { backend: "sqlite"; db: SqliteDatabase } | { backend: "postgres"; client: PgQueryable };
+
+/** What {@link ToolLedger.begin} records about the call. */
 export interface LedgerBeginInput extends LedgerKeyParts {
   tool: string;
   /** sha256 of the canonical JSON arguments; a replay with other arguments is refused. */
@@ -27,11 +35,12 @@ export interface LedgerBeginInput extends LedgerKeyParts {
   /** Whether the external system dedupes on the key, so a re-issue is safe. */
   idempotent: boolean;
   /**
-   * Runs inside the same transaction before anything is written; throw to
-   * refuse, e.g. `() => lease.check()` so a worker whose lease was taken over
-   * cannot record a new intent. @default none
+   * Runs inside the same transaction before anything is written; throw (or reject) to refuse, e.g.
+   * `() => lease.assertHeld()` so a worker whose lease was taken over cannot record a new intent. On SQLite it
+   * must be synchronous (the transaction cannot span an await; a returned Promise is refused as INTERNAL); on
+   * PostgreSQL it may await queries on `tx.client`, the transaction's own client. @default none
    */
-  guard?: () => void;
+  guard?: (tx: LedgerTransaction) => void | Promise<void>;
   /**
    * A person confirmed re-issuing a call whose outcome is unknown after this
    * many attempts: a pending intent of a tool that cannot dedupe is then
@@ -51,13 +60,49 @@ export type LedgerBegin =
   /** An earlier attempt has no outcome and the tool cannot dedupe: a person must decide. */
   | { kind: "unknown-outcome"; key: string; entry: LedgerEntry; error: ToolError };
 
+/**
+ * Durable intents and results of side-effecting tool calls; each method is one atomic unit of its backend
+ * (`SqliteToolLedger` on the run's SQLite file, `PostgresToolLedger` on a PostgreSQL schema).
+ */
+export interface ToolLedger {
+  /** Writes the intent (or reads the previous one) and says whether to call the tool. */
+  begin(input: LedgerBeginInput): Promise<LedgerBegin>;
+  /** Records the result and the external operation id; the first recorded result wins. */
+  complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): Promise<LedgerEntry>;
+  /**
+   * Records a failure. `definite` (default) means the side effect surely did not happen, so a later begin()
+   * may call again; pass `definite: false` for timeouts and aborts, which leave the outcome unknown.
+   */
+  fail(key: string, error: unknown, options?: { definite?: boolean }): Promise<LedgerEntry>;
+  /** The entry for a key, if any. */
+  get(key: string): Promise<LedgerEntry | undefined>;
+  /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */
+  list(runId: string, options?: { status?: LedgerStatus }): Promise<LedgerEntry[]>;
+}
+
 /** The key a tool receives as `ctx.idempotencyKey` (same function the executor uses). */
 export function ledgerKey(parts: LedgerKeyParts): string {
   return idempotencyKey(parts.runId, parts.toolCallId, parts.actionVersion ?? 1);
 }
 
+/**
+ * What begin() answers for a key that already has an entry: its result, UNKNOWN_OUTCOME, or "write" when the
+ * intent is written again (after a definite failure, or as a re-issue the tool dedupes or a person confirmed).
+ */
+export function decideExisting(existing: LedgerEntry, input: LedgerBeginInput): Extract<LedgerBegin, { kind: "replay-result" | "unknown-outcome" }> | "write" {
+  assertSameAction(existing, input);
+  if (existing.status === "done") {
+    return { kind: "replay-result", key: existing.key, result: existing.result, externalOperationId: existing.externalOperationId };
+  }
+  // Only the attempt count the person saw: a replay of an older confirmation does not re-issue again.
+  if (existing.status === "pending" && !input.idempotent && input.confirmedReissue !== existing.attempts) {
+    return { kind: "unknown-outcome", key: existing.key, entry: existing, error: unknownOutcomeError(existing) };
+  }
+  return "write";
+}
+
 /** Refuses a key begun before as another tool or with other arguments (ARGS_HASH_MISMATCH). */
-export function assertSameAction(existing: LedgerEntry, input: LedgerBeginInput): void {
+function assertSameAction(existing: LedgerEntry, input: LedgerBeginInput): void {
   if (existing.tool === input.tool && existing.argsHash === input.argsHash) return;
   throw new SystemError(
     "ARGS_HASH_MISMATCH",

@@ -1,20 +1,23 @@
 /**
- * The side-effect ledger on SQLite: the `tool_ledger` table of the run's database file.
+ * The side-effect ledger on SQLite: the `tool_ledger` table of the run's database file. The methods are the
+ * synchronous better-sqlite3 code they always were, behind the async {@link ToolLedger} interface.
  * @module
  */
 import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError } from "../errors.js";
-import { assertSameAction, ledgerKey, unknownOutcomeError, type LedgerBegin, type LedgerBeginInput } from "./ledger.js";
+import { decideExisting, ledgerKey, type LedgerBegin, type LedgerBeginInput, type LedgerTransaction, type ToolLedger } from "./ledger.js";
 import { encodeLedgerError, LEDGER_SCHEMA, rowToLedgerEntry, type LedgerEntry, type LedgerStatus } from "./schema.js";
 
-/** Durable intents and results of side-effecting tool calls. */
-export class SqliteToolLedger {
+/** Durable intents and results of side-effecting tool calls in a SQLite file. */
+export class SqliteToolLedger implements ToolLedger {
   readonly db: SqliteDatabase;
   private readonly clock: () => number;
+  private readonly tx: LedgerTransaction;
 
   private constructor(db: SqliteDatabase, clock: () => number) {
     this.db = db;
     this.clock = clock;
+    this.tx = { backend: "sqlite", db };
   }
 
   /**
@@ -26,13 +29,16 @@ export class SqliteToolLedger {
     return new SqliteToolLedger(db, options.clock ?? Date.now);
   }
 
-  /** Writes the intent (or reads the previous one) and says whether to call the tool. */
-  begin(input: LedgerBeginInput): LedgerBegin {
+  /**
+   * Writes the intent (or reads the previous one) and says whether to call the tool. The guard runs
+   * synchronously inside the BEGIN IMMEDIATE transaction of the intent, so the fence and the write are atomic.
+   */
+  async begin(input: LedgerBeginInput): Promise<LedgerBegin> {
     const key = ledgerKey(input);
     const run = immediateTransaction(this.db, (): LedgerBegin => {
-      input.guard?.();
+      this.runGuard(input);
       const now = this.clock();
-      const existing = this.get(key);
+      const existing = this.getNow(key);
       if (existing === undefined) {
         this.db
           .prepare(
@@ -42,14 +48,8 @@ export class SqliteToolLedger {
           .run(key, input.runId, input.toolCallId, input.actionVersion ?? 1, input.tool, input.argsHash, input.idempotent ? 1 : 0, now, now);
         return { kind: "new", key, attempt: 1 };
       }
-      assertSameAction(existing, input);
-      if (existing.status === "done") {
-        return { kind: "replay-result", key, result: existing.result, externalOperationId: existing.externalOperationId };
-      }
-      // Only the attempt count the person saw: a replay of an older confirmation does not re-issue again.
-      if (existing.status === "pending" && !input.idempotent && input.confirmedReissue !== existing.attempts) {
-        return { kind: "unknown-outcome", key, entry: existing, error: unknownOutcomeError(existing) };
-      }
+      const decided = decideExisting(existing, input);
+      if (decided !== "write") return decided;
       this.db
         .prepare("UPDATE tool_ledger SET status = 'pending', attempts = attempts + 1, updated_at = ? WHERE idempotency_key = ?")
         .run(now, key);
@@ -60,7 +60,7 @@ export class SqliteToolLedger {
   }
 
   /** Records the result and the external operation id; the first recorded result wins. */
-  complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): LedgerEntry {
+  async complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): Promise<LedgerEntry> {
     const now = this.clock();
     this.db
       .prepare(
@@ -76,7 +76,7 @@ export class SqliteToolLedger {
    * not happen, so a later begin() may call again; pass `definite: false` for
    * timeouts and aborts, which leave the outcome unknown.
    */
-  fail(key: string, error: unknown, options: { definite?: boolean } = {}): LedgerEntry {
+  async fail(key: string, error: unknown, options: { definite?: boolean } = {}): Promise<LedgerEntry> {
     const status: LedgerStatus = options.definite === false ? "pending" : "failed";
     this.db
       .prepare("UPDATE tool_ledger SET status = ?, error_json = ?, updated_at = ? WHERE idempotency_key = ? AND status != 'done'")
@@ -85,13 +85,20 @@ export class SqliteToolLedger {
   }
 
   /** The entry for a key, if any. */
-  get(key: string): LedgerEntry | undefined {
-    const row = this.db.prepare("SELECT * FROM tool_ledger WHERE idempotency_key = ?").get(key);
-    return row === undefined ? undefined : rowToLedgerEntry(row);
+  async get(key: string): Promise<LedgerEntry | undefined> {
+    return this.getNow(key);
   }
 
   /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */
-  list(runId: string, options: { status?: LedgerStatus } = {}): LedgerEntry[] {
+  async list(runId: string, options: { status?: LedgerStatus } = {}): Promise<LedgerEntry[]> {
+    return this.listNow(runId, options);
+  }
+
+  /**
+   * {@link list}, synchronously: for the SQLite-only views that are not async yet (a run's side effects in
+   * `Runtime.get`/`cancel` and `RunReader`); new callers use the interface.
+   */
+  listNow(runId: string, options: { status?: LedgerStatus } = {}): LedgerEntry[] {
     const rows =
       options.status === undefined
         ? this.db.prepare("SELECT * FROM tool_ledger WHERE run_id = ? ORDER BY rowid").all(runId)
@@ -99,8 +106,24 @@ export class SqliteToolLedger {
     return rows.map(rowToLedgerEntry);
   }
 
+  private getNow(key: string): LedgerEntry | undefined {
+    const row = this.db.prepare("SELECT * FROM tool_ledger WHERE idempotency_key = ?").get(key);
+    return row === undefined ? undefined : rowToLedgerEntry(row);
+  }
+
+  /** Runs the begin guard in the open transaction; an async guard is refused, as its fence would not be atomic. */
+  private runGuard(input: LedgerBeginInput): void {
+    const returned: unknown = input.guard?.(this.tx);
+    if (returned === undefined) return;
+    if (typeof (returned as { then?: unknown }).then === "function") {
+      // Its own failure has nobody to report to: the refusal below is what the caller sees.
+      (returned as Promise<unknown>).then(undefined, () => undefined);
+      throw new SystemError("INTERNAL", "tool ledger: on SQLite the begin guard must be synchronous (it runs inside the intent's transaction)");
+    }
+  }
+
   private require(key: string): LedgerEntry {
-    const entry = this.get(key);
+    const entry = this.getNow(key);
     if (entry === undefined) throw new SystemError("INTERNAL", `tool ledger: no intent recorded for ${key}`);
     return entry;
   }

@@ -42,7 +42,7 @@ describe("callThroughLedger", () => {
   it("after a crash between call and record, re-issues an idempotent call with the same key", async () => {
     const l = ledger();
     const system = externalSystem(true);
-    const { key } = l.begin(input(true));
+    const { key } = await l.begin(input(true));
     await system.perform(key); // performed, then the process died before complete()
     const recovered = await callThroughLedger(l, input(true), (k) => system.perform(k));
     expect(recovered).toMatchObject({ externalOperationId: "op_1", replayed: false, attempt: 2 });
@@ -52,7 +52,7 @@ describe("callThroughLedger", () => {
   it("after a crash, refuses to re-issue a call that cannot be deduped", async () => {
     const l = ledger();
     const system = externalSystem(false);
-    l.begin(input(false));
+    await l.begin(input(false));
     const error = await callThroughLedger(l, input(false), (k) => system.perform(k)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect(error).toMatchObject({ code: "UNKNOWN_OUTCOME" });
@@ -89,6 +89,6 @@ describe("callThroughLedger", () => {
     expect(isDefiniteFailure(Object.assign(new Error("aborted"), { name: "AbortError", performed: false }))).toBe(true);
     const l = ledger();
     await expect(callThroughLedger(l, input(false), async () => Promise.reject(notPerformed))).rejects.toBe(notPerformed);
-    expect(l.list("run_1")).toMatchObject([{ status: "failed" }]);
+    expect(await l.list("run_1")).toMatchObject([{ status: "failed" }]);
   });
 });
