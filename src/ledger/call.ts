@@ -68,9 +68,9 @@ export function isDefiniteFailure(error: unknown): boolean {
 }
 
 /** Runs a ledger read/write; anything but an agentrt error (a refusal) becomes a {@link LedgerWriteError}. */
-function write<T>(what: string, fn: () => T): T {
+async function write<T>(what: string, fn: () => Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (error) {
     if (error instanceof AgentrtError) throw error;
     throw new LedgerWriteError(what, error);
@@ -94,7 +94,7 @@ export async function callThroughLedger(
   call: (key: string, attempt: number) => Promise<LedgerCallResult>,
   options: LedgerCallOptions = {},
 ): Promise<LedgerCallOutcome> {
-  const begun = write("record the intent", () => ledger.begin(input));
+  const begun = await write("record the intent", () => ledger.begin(input));
   if (begun.kind === "replay-result") {
     return { result: begun.result, externalOperationId: begun.externalOperationId, replayed: true, attempt: 0 };
   }
@@ -104,10 +104,10 @@ export async function callThroughLedger(
     done = await call(begun.key, begun.attempt);
   } catch (error) {
     const definite = (options.isDefiniteFailure ?? isDefiniteFailure)(error);
-    write("record the failure", () => ledger.fail(begun.key, error, { definite }));
+    await write("record the failure", () => ledger.fail(begun.key, error, { definite }));
     throw error;
   }
-  const entry = write("record the result", () => ledger.complete(begun.key, done));
+  const entry = await write("record the result", () => ledger.complete(begun.key, done));
   // complete() keeps the first recorded result; return what the ledger holds so every caller sees the same.
   return { result: entry.result, externalOperationId: entry.externalOperationId, replayed: false, attempt: begun.attempt };
 }

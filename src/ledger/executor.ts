@@ -10,15 +10,16 @@ import { AgentrtError, ToolError } from "../errors.js";
 import { argsHash } from "../tools/args-hash.js";
 import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
 import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
-import { ledgerKey, ToolLedger, unknownOutcomeError, type LedgerBeginInput } from "./ledger.js";
+import { ledgerKey, unknownOutcomeError, type LedgerBeginInput } from "./ledger.js";
+import { SqliteToolLedger } from "./sqlite-ledger.js";
 
-const ledgers = new WeakMap<SqliteDatabase, ToolLedger>();
+const ledgers = new WeakMap<SqliteDatabase, SqliteToolLedger>();
 
 /** The ledger on a connection, opened (and migrated) once per connection. */
-export function ledgerFor(db: SqliteDatabase): ToolLedger {
+export function ledgerFor(db: SqliteDatabase): SqliteToolLedger {
   let ledger = ledgers.get(db);
   if (ledger === undefined) {
-    ledger = ToolLedger.open(db);
+    ledger = SqliteToolLedger.open(db);
     ledgers.set(db, ledger);
   }
   return ledger;
@@ -94,7 +95,7 @@ export function withLedger(inner: ToolExecutor): ToolExecutor {
       if (last === undefined || last.ok || error !== last.error) throw error instanceof AgentrtError ? error : new LedgerWriteError("run the call", error);
       // A canceled run keeps its own error: recovery finds the pending intent and asks then.
       if (tool.idempotent || isDefiniteFailure(last.error) || scope.signal?.aborted) return last;
-      const entry = ledger.get(ledgerKey(input));
+      const entry = await ledger.get(ledgerKey(input));
       return entry === undefined ? last : { ...last, error: unknownOutcomeError(entry, last.error) };
     }
   };

@@ -5,10 +5,11 @@
  * whether a call happened.
  * @module
  */
-import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
+import type { SqliteDatabase } from "../db/index.js";
+import type { PgQueryable } from "../db/postgres/index.js";
 import { SystemError, ToolError } from "../errors.js";
 import { idempotencyKey } from "../tools/execute-tool.js";
-import { encodeLedgerError, LEDGER_SCHEMA, rowToLedgerEntry, type LedgerEntry, type LedgerStatus } from "./schema.js";
+import type { LedgerEntry, LedgerStatus } from "./schema.js";
 
 export type { LedgerEntry, LedgerStatus } from "./schema.js";
 
@@ -20,6 +21,12 @@ export interface LedgerKeyParts {
   actionVersion?: number;
 }
 
+/**
+ * The transaction a begin guard runs in, so a fence it checks there commits, or refuses, together with the
+ * intent: the SQLite connection inside its write transaction, or the PostgreSQL transaction's client.
+ */
+export type LedgerTransaction = { backend: "sqlite"; db: SqliteDatabase } | { backend: "postgres"; client: PgQueryable };
+
 /** What {@link ToolLedger.begin} records about the call. */
 export interface LedgerBeginInput extends LedgerKeyParts {
   tool: string;
@@ -28,11 +35,12 @@ export interface LedgerBeginInput extends LedgerKeyParts {
   /** Whether the external system dedupes on the key, so a re-issue is safe. */
   idempotent: boolean;
   /**
-   * Runs inside the same transaction before anything is written; throw to
-   * refuse, e.g. `() => lease.check()` so a worker whose lease was taken over
-   * cannot record a new intent. @default none
+   * Runs inside the same transaction before anything is written; throw (or reject) to refuse, e.g.
+   * `() => lease.assertHeld()` so a worker whose lease was taken over cannot record a new intent. On SQLite it
+   * must be synchronous (the transaction cannot span an await; a returned Promise is refused as INTERNAL); on
+   * PostgreSQL it may await queries on `tx.client`, the transaction's own client. @default none
    */
-  guard?: () => void;
+  guard?: (tx: LedgerTransaction) => void | Promise<void>;
   /**
    * A person confirmed re-issuing a call whose outcome is unknown after this
    * many attempts: a pending intent of a tool that cannot dedupe is then
@@ -52,110 +60,48 @@ export type LedgerBegin =
   /** An earlier attempt has no outcome and the tool cannot dedupe: a person must decide. */
   | { kind: "unknown-outcome"; key: string; entry: LedgerEntry; error: ToolError };
 
+/**
+ * Durable intents and results of side-effecting tool calls; each method is one atomic unit of its backend
+ * (`SqliteToolLedger` on the run's SQLite file, `PostgresToolLedger` on a PostgreSQL schema).
+ */
+export interface ToolLedger {
+  /** Writes the intent (or reads the previous one) and says whether to call the tool. */
+  begin(input: LedgerBeginInput): Promise<LedgerBegin>;
+  /** Records the result and the external operation id; the first recorded result wins. */
+  complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): Promise<LedgerEntry>;
+  /**
+   * Records a failure. `definite` (default) means the side effect surely did not happen, so a later begin()
+   * may call again; pass `definite: false` for timeouts and aborts, which leave the outcome unknown.
+   */
+  fail(key: string, error: unknown, options?: { definite?: boolean }): Promise<LedgerEntry>;
+  /** The entry for a key, if any. */
+  get(key: string): Promise<LedgerEntry | undefined>;
+  /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */
+  list(runId: string, options?: { status?: LedgerStatus }): Promise<LedgerEntry[]>;
+}
+
 /** The key a tool receives as `ctx.idempotencyKey` (same function the executor uses). */
 export function ledgerKey(parts: LedgerKeyParts): string {
   return idempotencyKey(parts.runId, parts.toolCallId, parts.actionVersion ?? 1);
 }
 
-/** Durable intents and results of side-effecting tool calls. */
-export class ToolLedger {
-  readonly db: SqliteDatabase;
-  private readonly clock: () => number;
-
-  private constructor(db: SqliteDatabase, clock: () => number) {
-    this.db = db;
-    this.clock = clock;
+/**
+ * What begin() answers for a key that already has an entry: its result, UNKNOWN_OUTCOME, or "write" when the
+ * intent is written again (after a definite failure, or as a re-issue the tool dedupes or a person confirmed).
+ */
+export function decideExisting(existing: LedgerEntry, input: LedgerBeginInput): Extract<LedgerBegin, { kind: "replay-result" | "unknown-outcome" }> | "write" {
+  assertSameAction(existing, input);
+  if (existing.status === "done") {
+    return { kind: "replay-result", key: existing.key, result: existing.result, externalOperationId: existing.externalOperationId };
   }
-
-  /**
-   * Migrates the ledger table and returns a ledger over `db`.
-   * @example const ledger = ToolLedger.open(db);
-   */
-  static open(db: SqliteDatabase, options: { clock?: () => number } = {}): ToolLedger {
-    migrate(db, LEDGER_SCHEMA);
-    return new ToolLedger(db, options.clock ?? Date.now);
+  // Only the attempt count the person saw: a replay of an older confirmation does not re-issue again.
+  if (existing.status === "pending" && !input.idempotent && input.confirmedReissue !== existing.attempts) {
+    return { kind: "unknown-outcome", key: existing.key, entry: existing, error: unknownOutcomeError(existing) };
   }
-
-  /** Writes the intent (or reads the previous one) and says whether to call the tool. */
-  begin(input: LedgerBeginInput): LedgerBegin {
-    const key = ledgerKey(input);
-    const run = immediateTransaction(this.db, (): LedgerBegin => {
-      input.guard?.();
-      const now = this.clock();
-      const existing = this.get(key);
-      if (existing === undefined) {
-        this.db
-          .prepare(
-            `INSERT INTO tool_ledger (idempotency_key, run_id, tool_call_id, action_version, tool, args_hash, idempotent,
-               status, attempts, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 1, ?, ?)`,
-          )
-          .run(key, input.runId, input.toolCallId, input.actionVersion ?? 1, input.tool, input.argsHash, input.idempotent ? 1 : 0, now, now);
-        return { kind: "new", key, attempt: 1 };
-      }
-      assertSameAction(existing, input);
-      if (existing.status === "done") {
-        return { kind: "replay-result", key, result: existing.result, externalOperationId: existing.externalOperationId };
-      }
-      // Only the attempt count the person saw: a replay of an older confirmation does not re-issue again.
-      if (existing.status === "pending" && !input.idempotent && input.confirmedReissue !== existing.attempts) {
-        return { kind: "unknown-outcome", key, entry: existing, error: unknownOutcomeError(existing) };
-      }
-      this.db
-        .prepare("UPDATE tool_ledger SET status = 'pending', attempts = attempts + 1, updated_at = ? WHERE idempotency_key = ?")
-        .run(now, key);
-      const attempt = existing.attempts + 1;
-      return existing.status === "failed" ? { kind: "new", key, attempt } : { kind: "reissue", key, attempt };
-    });
-    return run();
-  }
-
-  /** Records the result and the external operation id; the first recorded result wins. */
-  complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): LedgerEntry {
-    const now = this.clock();
-    this.db
-      .prepare(
-        `UPDATE tool_ledger SET status = 'done', result_json = ?, external_operation_id = ?, updated_at = ?, completed_at = ?
-         WHERE idempotency_key = ? AND status != 'done'`,
-      )
-      .run(JSON.stringify(outcome.result ?? null), outcome.externalOperationId ?? null, now, now, key);
-    return this.require(key);
-  }
-
-  /**
-   * Records a failure. `definite` (default) means the side effect surely did
-   * not happen, so a later begin() may call again; pass `definite: false` for
-   * timeouts and aborts, which leave the outcome unknown.
-   */
-  fail(key: string, error: unknown, options: { definite?: boolean } = {}): LedgerEntry {
-    const status: LedgerStatus = options.definite === false ? "pending" : "failed";
-    this.db
-      .prepare("UPDATE tool_ledger SET status = ?, error_json = ?, updated_at = ? WHERE idempotency_key = ? AND status != 'done'")
-      .run(status, encodeLedgerError(error), this.clock(), key);
-    return this.require(key);
-  }
-
-  /** The entry for a key, if any. */
-  get(key: string): LedgerEntry | undefined {
-    const row = this.db.prepare("SELECT * FROM tool_ledger WHERE idempotency_key = ?").get(key);
-    return row === undefined ? undefined : rowToLedgerEntry(row);
-  }
-
-  /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */
-  list(runId: string, options: { status?: LedgerStatus } = {}): LedgerEntry[] {
-    const rows =
-      options.status === undefined
-        ? this.db.prepare("SELECT * FROM tool_ledger WHERE run_id = ? ORDER BY rowid").all(runId)
-        : this.db.prepare("SELECT * FROM tool_ledger WHERE run_id = ? AND status = ? ORDER BY rowid").all(runId, options.status);
-    return rows.map(rowToLedgerEntry);
-  }
-
-  private require(key: string): LedgerEntry {
-    const entry = this.get(key);
-    if (entry === undefined) throw new SystemError("INTERNAL", `tool ledger: no intent recorded for ${key}`);
-    return entry;
-  }
+  return "write";
 }
 
+/** Refuses a key begun before as another tool or with other arguments (ARGS_HASH_MISMATCH). */
 function assertSameAction(existing: LedgerEntry, input: LedgerBeginInput): void {
   if (existing.tool === input.tool && existing.argsHash === input.argsHash) return;
   throw new SystemError(

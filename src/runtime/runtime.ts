@@ -209,7 +209,7 @@ export class Runtime {
   async cancelAndWait(runId: string, options: { by?: string; reason?: string; timeoutMs?: number } = {}): Promise<CanceledRunView> {
     const status = this.current(runId).status;
     // Read before the cancel: one executing here reports (aborts) right after it.
-    const inFlight = status === "RUNNING" || status === "RETRYING" ? inFlightCalls(this.db, runId) : [];
+    const inFlight = status === "RUNNING" || status === "RETRYING" ? await inFlightCalls(this.db, runId) : [];
     const canceled = this.cancel(runId, options);
     if (inFlight.length === 0) return canceled;
     return { ...canceled, side_effects: await settledSideEffects(this.db, runId, inFlight, options.timeoutMs) };

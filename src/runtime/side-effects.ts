@@ -25,7 +25,7 @@ export interface SideEffectView {
 /** The run's side effects that happened or may have happened, in the order they were begun. */
 export function listSideEffects(db: SqliteDatabase, runId: string): SideEffectView[] {
   return ledgerFor(db)
-    .list(runId)
+    .listNow(runId)
     .filter((entry) => entry.status !== "failed")
     .map((entry) => ({
       tool: entry.tool,
@@ -40,7 +40,7 @@ export function listSideEffects(db: SqliteDatabase, runId: string): SideEffectVi
 export const SETTLE_MS = 5 * LEASE_WATCH_MS;
 
 /** The run's calls without a recorded outcome, as they are now: what {@link settledSideEffects} waits on. */
-export function inFlightCalls(db: SqliteDatabase, runId: string): LedgerEntry[] {
+export function inFlightCalls(db: SqliteDatabase, runId: string): Promise<LedgerEntry[]> {
   return ledgerFor(db).list(runId, { status: "pending" });
 }
 
@@ -58,11 +58,13 @@ export async function settledSideEffects(
   while (waiting.length > 0 && Date.now() < end) {
     await sleep(50);
     // Every report of the call (a result, a failure, an abort) rewrites its entry.
-    waiting = waiting.filter((before) => {
-      const now = ledger.get(before.key);
-      return now !== undefined && now.status === "pending" && now.updatedAt === before.updatedAt && now.attempts === before.attempts
-        && JSON.stringify(now.error) === JSON.stringify(before.error);
-    });
+    const still: LedgerEntry[] = [];
+    for (const before of waiting) {
+      const now = await ledger.get(before.key);
+      if (now !== undefined && now.status === "pending" && now.updatedAt === before.updatedAt && now.attempts === before.attempts
+        && JSON.stringify(now.error) === JSON.stringify(before.error)) still.push(before);
+    }
+    waiting = still;
   }
   return listSideEffects(db, runId);
 }

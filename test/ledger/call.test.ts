@@ -5,9 +5,10 @@ import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { NotPerformedError, ToolError } from "../../src/errors.js";
 import { callThroughLedger, isDefiniteFailure } from "../../src/ledger/call.js";
-import { ToolLedger, type LedgerBeginInput } from "../../src/ledger/ledger.js";
+import type { LedgerBeginInput } from "../../src/ledger/ledger.js";
+import { SqliteToolLedger } from "../../src/ledger/sqlite-ledger.js";
 
-const ledger = () => ToolLedger.open(openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-lcall-")), "l.db")));
+const ledger = () => SqliteToolLedger.open(openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-lcall-")), "l.db")));
 const input = (idempotent: boolean): LedgerBeginInput => ({ runId: "run_1", toolCallId: "call_1", tool: "send_message", argsHash: "h", idempotent });
 
 /** An external system that counts performed operations and dedupes on the key when asked to. */
@@ -41,7 +42,7 @@ describe("callThroughLedger", () => {
   it("after a crash between call and record, re-issues an idempotent call with the same key", async () => {
     const l = ledger();
     const system = externalSystem(true);
-    const { key } = l.begin(input(true));
+    const { key } = await l.begin(input(true));
     await system.perform(key); // performed, then the process died before complete()
     const recovered = await callThroughLedger(l, input(true), (k) => system.perform(k));
     expect(recovered).toMatchObject({ externalOperationId: "op_1", replayed: false, attempt: 2 });
@@ -51,7 +52,7 @@ describe("callThroughLedger", () => {
   it("after a crash, refuses to re-issue a call that cannot be deduped", async () => {
     const l = ledger();
     const system = externalSystem(false);
-    l.begin(input(false));
+    await l.begin(input(false));
     const error = await callThroughLedger(l, input(false), (k) => system.perform(k)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect(error).toMatchObject({ code: "UNKNOWN_OUTCOME" });
@@ -88,6 +89,6 @@ describe("callThroughLedger", () => {
     expect(isDefiniteFailure(Object.assign(new Error("aborted"), { name: "AbortError", performed: false }))).toBe(true);
     const l = ledger();
     await expect(callThroughLedger(l, input(false), async () => Promise.reject(notPerformed))).rejects.toBe(notPerformed);
-    expect(l.list("run_1")).toMatchObject([{ status: "failed" }]);
+    expect(await l.list("run_1")).toMatchObject([{ status: "failed" }]);
   });
 });

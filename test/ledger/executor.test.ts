@@ -38,13 +38,13 @@ describe("createResilientExecutor with a run database", () => {
     expect(first).toMatchObject({ ok: true, result: { sent: 1 }, externalOperationId: "op_1" });
     expect(again).toMatchObject({ ok: true, result: { sent: 1 }, externalOperationId: "op_1", attempts: 0 });
     expect(keys).toEqual(["run_1:call_1:1"]);
-    expect(ledgerFor(database).list("run_1")).toMatchObject([{ status: "done", externalOperationId: "op_1" }]);
+    expect(await ledgerFor(database).list("run_1")).toMatchObject([{ status: "done", externalOperationId: "op_1" }]);
   });
 
   it("re-issues an intent without result with the same key for an idempotent tool", async () => {
     const database = db();
     const { tool, keys } = counted(true);
-    ledgerFor(database).begin({ runId: "run_1", toolCallId: "call_1", tool: "send", argsHash: argsHash("send", { to: "a" }), idempotent: true });
+    await ledgerFor(database).begin({ runId: "run_1", toolCallId: "call_1", tool: "send", argsHash: argsHash("send", { to: "a" }), idempotent: true });
     const outcome = await createResilientExecutor()(tool, { to: "a" }, scope(database));
     expect(outcome).toMatchObject({ ok: true });
     expect(keys).toEqual(["run_1:call_1:1"]);
@@ -53,7 +53,7 @@ describe("createResilientExecutor with a run database", () => {
   it("reports UNKNOWN_OUTCOME for a tool that cannot dedupe, without calling it; a confirmed re-issue calls once with the same key", async () => {
     const database = db();
     const { tool, keys } = counted(false);
-    ledgerFor(database).begin({ runId: "run_1", toolCallId: "call_1", tool: "send", argsHash: argsHash("send", { to: "a" }), idempotent: false });
+    await ledgerFor(database).begin({ runId: "run_1", toolCallId: "call_1", tool: "send", argsHash: argsHash("send", { to: "a" }), idempotent: false });
     const outcome = await createResilientExecutor()(tool, { to: "a" }, scope(database));
     expect(outcome).toMatchObject({ ok: false, error: { code: "UNKNOWN_OUTCOME", details: { key: "run_1:call_1:1", attempts: 1 } }, attempts: 0 });
     expect(keys).toEqual([]);
@@ -61,7 +61,7 @@ describe("createResilientExecutor with a run database", () => {
     expect(await createResilientExecutor()(tool, { to: "a" }, { ...scope(database), confirmedReissue: 2 })).toMatchObject({ error: { code: "UNKNOWN_OUTCOME" } });
     expect(await createResilientExecutor()(tool, { to: "a" }, { ...scope(database), confirmedReissue: 1 })).toMatchObject({ ok: true, result: { sent: 1 } });
     expect(keys).toEqual(["run_1:call_1:1"]);
-    expect(ledgerFor(database).list("run_1")).toMatchObject([{ status: "done", attempts: 2 }]);
+    expect(await ledgerFor(database).list("run_1")).toMatchObject([{ status: "done", attempts: 2 }]);
   });
 
   it("a timeout of a tool that cannot dedupe comes back as UNKNOWN_OUTCOME (not a plain failure); an idempotent one keeps its error", async () => {
@@ -75,7 +75,7 @@ describe("createResilientExecutor with a run database", () => {
     expect(paid.ok ? undefined : paid.error.message).toMatch(/did not report back \(pay timed out/);
     const put = await createResilientExecutor()(hang(true), {}, { ...scope(database), toolCallId: "call_2" });
     expect(put).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" } });
-    expect(ledgerFor(database).list("run_1").map((e) => e.status)).toEqual(["pending", "pending"]);
+    expect((await ledgerFor(database).list("run_1")).map((e) => e.status)).toEqual(["pending", "pending"]);
   });
 
   it("a plain Error with a network code keeps the outcome unknown (the wrapped code is not lost)", async () => {
@@ -88,7 +88,7 @@ describe("createResilientExecutor with a run database", () => {
     const outcome = await createResilientExecutor()(reset, {}, scope(database));
     expect(outcome).toMatchObject({ ok: false, error: { code: "UNKNOWN_OUTCOME" } });
     expect(calls).toBe(1);
-    expect(ledgerFor(database).list("run_1")).toMatchObject([{ status: "pending", error: { code: "TOOL_FAILED" } }]);
+    expect(await ledgerFor(database).list("run_1")).toMatchObject([{ status: "pending", error: { code: "TOOL_FAILED" } }]);
   });
 
   it("a definite failure is recorded as failed and may be called again", async () => {
@@ -98,7 +98,7 @@ describe("createResilientExecutor with a run database", () => {
       execute: () => { throw new Error("400 bad request"); },
     });
     expect(await createResilientExecutor()(refused, {}, scope(database))).toMatchObject({ ok: false, error: { code: "TOOL_FAILED" } });
-    expect(ledgerFor(database).list("run_1")).toMatchObject([{ status: "failed" }]);
+    expect(await ledgerFor(database).list("run_1")).toMatchObject([{ status: "failed" }]);
   });
 
   it("a ledger that cannot be written is a run-level storage error, not a tool failure", async () => {

@@ -60,7 +60,7 @@ function open() {
   runtimeInternals(rt).db.exec("CREATE TABLE IF NOT EXISTS crash_probe (id INTEGER PRIMARY KEY, pid INTEGER, kind TEXT)");
   const probes = (kind: string) => (runtimeInternals(rt).db.prepare("SELECT count(*) AS n FROM crash_probe WHERE kind = ?").get(kind) as { n: number }).n;
   const world = () => openWorld({ db: runtimeInternals(rt).db }).snapshot();
-  const rollback = () => ledgerFor(runtimeInternals(rt).db).list(rt.list()[0]?.run_id ?? "").find((e) => e.tool === "rollback_deployment");
+  const rollback = () => ledgerFor(runtimeInternals(rt).db).listNow(rt.list()[0]?.run_id ?? "").find((e) => e.tool === "rollback_deployment");
   return { db, rt, probes, world, rollback };
 }
 

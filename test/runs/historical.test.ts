@@ -4,16 +4,16 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { RunStore, Scheduler } from "../../src/runs/index.js";
-import { ToolLedger } from "../../src/ledger/ledger.js";
+import { SqliteToolLedger } from "../../src/ledger/sqlite-ledger.js";
 import { tempDbPath } from "./helpers.js";
 
 const V1 = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "historical", "runs-ledger-v1.sqlite");
 
 describe("a database written by schema version 1", () => {
-  it("is read, unchanged, through a read-only connection", () => {
+  it("is read, unchanged, through a read-only connection", async () => {
     const db = openDatabase(V1, { readonly: true });
     const store = RunStore.open(db);
-    const ledger = ToolLedger.open(db);
+    const ledger = SqliteToolLedger.open(db);
     expect(store.list().map((r) => [r.runId, r.status])).toEqual([
       ["run_queued", "QUEUED"],
       ["run_waiting", "WAITING_APPROVAL"],
@@ -30,24 +30,24 @@ describe("a database written by schema version 1", () => {
     });
     expect(store.get("run_done")).toMatchObject({ result: { answer: "sunny" }, metadata: { source: "fixture" } });
     expect(store.events("run_waiting").map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "WAITING_APPROVAL"]);
-    expect(ledger.list("run_waiting", { status: "done" })).toMatchObject([{ tool: "get_deployment", externalOperationId: "op_deploy_1" }]);
-    expect(ledger.list("run_done")).toMatchObject([{ tool: "send_message", status: "pending" }]);
+    expect(await ledger.list("run_waiting", { status: "done" })).toMatchObject([{ tool: "get_deployment", externalOperationId: "op_deploy_1" }]);
+    expect(await ledger.list("run_done")).toMatchObject([{ tool: "send_message", status: "pending" }]);
     db.close();
   });
 
-  it("carries on with today's code: resume, claim, replay", () => {
+  it("carries on with today's code: resume, claim, replay", async () => {
     const path = tempDbPath();
     copyFileSync(V1, path);
     const db = openDatabase(path);
     // The fixture's clock: its waiting run has a deadline one day after it was written.
     const store = RunStore.open(db, { clock: () => 1_764_000_010_000 });
-    const ledger = ToolLedger.open(db);
+    const ledger = SqliteToolLedger.open(db);
     const claimed = new Scheduler(store).claimRun("run_waiting", { workerId: "w", leaseMs: 1000, resume: { approved: true } })!;
     expect(claimed.run).toMatchObject({ status: "RUNNING", attempts: 1, fencingToken: 2, resume: { approved: true } });
-    expect(ledger.begin({ runId: "run_waiting", toolCallId: "call_get", tool: "get_deployment", argsHash: "sha256:aa", idempotent: true }).kind).toBe(
+    expect((await ledger.begin({ runId: "run_waiting", toolCallId: "call_get", tool: "get_deployment", argsHash: "sha256:aa", idempotent: true })).kind).toBe(
       "replay-result",
     );
-    expect(ledger.begin({ runId: "run_done", toolCallId: "call_msg", tool: "send_message", argsHash: "sha256:cc", idempotent: false }).kind).toBe(
+    expect((await ledger.begin({ runId: "run_done", toolCallId: "call_msg", tool: "send_message", argsHash: "sha256:cc", idempotent: false })).kind).toBe(
       "unknown-outcome",
     );
   });

@@ -76,7 +76,7 @@ async function waitingRollback(): Promise<{ rt: Runtime; db: string; view: RunVi
 }
 
 function rollbackEntry(rt: Runtime, runId: string) {
-  return ledgerFor(runtimeInternals(rt).db).list(runId).find((entry) => entry.tool === "rollback_deployment");
+  return ledgerFor(runtimeInternals(rt).db).listNow(runId).find((entry) => entry.tool === "rollback_deployment");
 }
 
 function rollbacksPerformed(rt: Runtime): number {

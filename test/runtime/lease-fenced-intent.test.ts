@@ -41,6 +41,6 @@ describe("side-effect intents are fenced by the run's lease", () => {
     await expect(stale).rejects.toBeInstanceOf(LeaseLostError);
     expect(first.lease.signal.aborted).toBe(true);
     expect(sent).toEqual(["a"]);
-    expect(ledgerFor(db).list(run.runId).map((e) => e.toolCallId)).toEqual(["call_1"]);
+    expect((await ledgerFor(db).list(run.runId)).map((e) => e.toolCallId)).toEqual(["call_1"]);
   });
 });
