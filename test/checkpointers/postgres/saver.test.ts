@@ -1,0 +1,70 @@
+// agentrt's PostgresSaver: the shared saver conformance, plus what is PostgreSQL's own (storage of changed
+// channels only, several savers on one schema).
+import { describe, expect, it } from "vitest";
+import { PostgresSaver } from "agentrt/checkpointers";
+import { useTestSchema } from "../../helpers/postgres.js";
+import { checkpoint, describeSaverConformance } from "../conformance/saver.js";
+
+const schema = useTestSchema(import.meta.url);
+
+const countRows = async (saver: PostgresSaver, table: string, where = "true") =>
+  Number((await saver.db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`)).rows[0]?.n);
+
+describeSaverConformance("PostgresSaver", async () => {
+  const saver = PostgresSaver.fromConnString(schema.fresh("c").url);
+  await saver.setup();
+  return { saver, count: (table, where) => countRows(saver, table, where), close: () => saver.close() };
+});
+
+describe("PostgresSaver", () => {
+  it("stores only the channels in newVersions; a checkpoint finds the others by its channel_versions", async () => {
+    const saver = PostgresSaver.fromConnString(schema.fresh("n").url);
+    try {
+      const meta = { source: "loop" as const, step: 0, parents: {} };
+      const first = await saver.put({ configurable: { thread_id: "t" } }, checkpoint({ a: "A1", b: "B1", c: "C1" }, { a: 1, b: 1, c: 1 }), meta, { a: 1, b: 1, c: 1 });
+      // Only b changed: a and c stay the first checkpoint's rows. A channel named in newVersions but absent
+      // from channel_values (an emptied channel, a DeltaChannel between snapshots) stores nothing.
+      const second = await saver.put(first, checkpoint({ a: "A1", b: "B2", c: "C1" }, { a: 1, b: 2, c: 1, d: 1 }), meta, { b: 2, d: 1 });
+      expect(await countRows(saver, "checkpoint_blobs")).toBe(4);
+      expect(await countRows(saver, "checkpoint_blobs", "channel = 'b'")).toBe(2);
+      expect(await countRows(saver, "checkpoint_blobs", "channel = 'd'")).toBe(0);
+      expect((await saver.getTuple(second))?.checkpoint.channel_values).toEqual({ a: "A1", b: "B2", c: "C1" });
+      expect((await saver.getTuple(first))?.checkpoint.channel_values).toEqual({ a: "A1", b: "B1", c: "C1" });
+    } finally {
+      await saver.close();
+    }
+  });
+
+  it("takes concurrent puts and writes from two savers (two pools) on one schema, migrating it once", async () => {
+    const url = schema.fresh("two").url;
+    const savers = [PostgresSaver.fromConnString(url), PostgresSaver.fromConnString(url)];
+    try {
+      const meta = { source: "loop" as const, step: 0, parents: {} };
+      // Both savers' first calls race to create the tables; then 2 × 20 puts on one shared thread and one each.
+      await Promise.all(
+        savers.flatMap((saver, s) =>
+          Array.from({ length: 20 }, async (_, i) => {
+            const shared = checkpoint({ shared: "same value", own: `${s}-${i}` }, { shared: 1, own: 100 * s + i + 1 });
+            const config = await saver.put({ configurable: { thread_id: "shared" } }, shared, meta, { shared: 1, own: 100 * s + i + 1 });
+            await saver.putWrites(config, [["own", i]], `task-${s}`);
+            await saver.put({ configurable: { thread_id: `own-${s}` } }, checkpoint({ n: i }, { n: i + 1 }), meta, { n: i + 1 });
+          }),
+        ),
+      );
+      expect(await countRows(savers[0]!, "checkpoints", "thread_id = 'shared'")).toBe(40);
+      // The value both wrote under the same (channel, version) is one row; every checkpoint reads it.
+      expect(await countRows(savers[0]!, "checkpoint_blobs", "channel = 'shared'")).toBe(1);
+      expect(await countRows(savers[1]!, "checkpoint_writes")).toBe(40);
+      for (const s of [0, 1]) expect(await countRows(savers[0]!, "checkpoints", `thread_id = 'own-${s}'`)).toBe(20);
+      let seen = 0;
+      for await (const tuple of savers[1]!.list({ configurable: { thread_id: "shared" } })) {
+        expect(tuple.checkpoint.channel_values.shared).toBe("same value");
+        expect(tuple.pendingWrites).toHaveLength(1);
+        seen += 1;
+      }
+      expect(seen).toBe(40);
+    } finally {
+      await Promise.all(savers.map((saver) => saver.close()));
+    }
+  });
+});
