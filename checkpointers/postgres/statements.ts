@@ -92,6 +92,8 @@ export interface TupleRow {
  * Whole tuples of the checkpoint rows `selection` picks (a SELECT of `checkpoints` rows), newest first. Values
  * come through the skeleton's `channel_versions`; writes in `writesSortKey` order (task path, task id, idx;
  * code point order through the "C" collation); a pre-v4 checkpoint also gets its parent's TASKS writes.
+ * The blob lookup is a LATERAL subquery with LIMIT 1 so it stays one primary-key probe per channel: joined
+ * plainly, the planner (guessing 100 rows from jsonb_each_text) hashes and scans every blob of the table.
  */
 export function tupleSql(selection: string): string {
   return `WITH c AS (${selection})
@@ -102,10 +104,13 @@ export function tupleSql(selection: string): string {
            s.types AS send_types, s.vals AS send_values
       FROM c
       LEFT JOIN LATERAL (
-        SELECT array_agg(bl.channel) AS channels, array_agg(bl.type) AS types, array_agg(bl.value) AS vals
+        SELECT array_agg(v.channel) AS channels, array_agg(bl.type) AS types, array_agg(bl.value) AS vals
           FROM jsonb_each_text(c.checkpoint -> 'channel_versions') AS v(channel, version)
-          JOIN checkpoint_blobs bl ON bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns
-           AND bl.channel = v.channel AND bl.version = v.version
+          CROSS JOIN LATERAL (
+            SELECT bl.type, bl.value FROM checkpoint_blobs bl
+             WHERE bl.thread_id = c.thread_id AND bl.checkpoint_ns = c.checkpoint_ns AND bl.channel = v.channel AND bl.version = v.version
+             LIMIT 1
+          ) bl
       ) b ON true
       LEFT JOIN LATERAL (
         SELECT array_agg(x.task_id ORDER BY x.task_path, x.task_id, x.idx) AS tasks,
