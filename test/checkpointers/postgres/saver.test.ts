@@ -1,5 +1,6 @@
 // agentrt's PostgresSaver: the shared saver conformance, plus what is PostgreSQL's own (storage of changed
 // channels only, several savers on one schema).
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresSaver } from "agentrt/checkpointers";
 import { useTestSchema } from "../../helpers/postgres.js";
@@ -16,7 +17,46 @@ describeSaverConformance("PostgresSaver", async () => {
   return { saver, count: (table, where) => countRows(saver, table, where), close: () => saver.close() };
 });
 
+/** Queries sent by any pg client while `work` runs: each is one round trip to the server. */
+async function roundTrips(work: () => Promise<unknown>): Promise<number> {
+  const original = pg.Client.prototype.query;
+  let count = 0;
+  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
+    count += 1;
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await work();
+    return count;
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+}
+
 describe("PostgresSaver", () => {
+  it("costs one round trip per put, putWrites, getTuple and short list; with beforeWrite, BEGIN + the hook's + one + COMMIT", async () => {
+    const url = schema.fresh("rt").url;
+    const saver = PostgresSaver.fromConnString(url);
+    const fenced = new PostgresSaver(saver.db, undefined, { beforeWrite: (client) => client.query("SELECT 1").then(() => undefined) });
+    try {
+      await saver.setup();
+      await fenced.setup();
+      const meta = { source: "loop" as const, step: 0, parents: {} };
+      const values = { a: 1, b: "two", c: [3] };
+      let config = await saver.put({ configurable: { thread_id: "t" } }, checkpoint(values, { a: 1, b: 1, c: 1 }), meta, { a: 1, b: 1, c: 1 });
+      expect(await roundTrips(async () => (config = await saver.put(config, checkpoint(values, { a: 2, b: 2, c: 1 }), meta, { a: 2, b: 2 })))).toBe(1);
+      expect(await roundTrips(() => saver.putWrites(config, [["a", 1], ["b", 2], ["__error__", "x"]], "task"))).toBe(1);
+      expect(await roundTrips(() => saver.getTuple({ configurable: { thread_id: "t" } }))).toBe(1);
+      expect(await roundTrips(() => saver.getTuple(config))).toBe(1);
+      expect(await roundTrips(async () => { for await (const _ of saver.list({ configurable: { thread_id: "t" } })) void _; })).toBe(1);
+      expect(await roundTrips(() => saver.getDeltaChannelHistory({ config, channels: ["a"] }))).toBe(1);
+      expect(await roundTrips(async () => (config = await fenced.put(config, checkpoint(values, { a: 3, b: 2, c: 1 }), meta, { a: 3 })))).toBe(4);
+      expect(await roundTrips(() => fenced.putWrites(config, [["a", 1]], "task"))).toBe(4);
+    } finally {
+      await saver.close();
+    }
+  });
+
   it("stores only the channels in newVersions; a checkpoint finds the others by its channel_versions", async () => {
     const saver = PostgresSaver.fromConnString(schema.fresh("n").url);
     try {
