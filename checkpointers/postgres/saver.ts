@@ -251,9 +251,12 @@ function withSchema(url: string, schema: string): PostgresTarget {
   return parseDatabaseTarget(named.toString()) as PostgresTarget;
 }
 
-/** Metadata as JSONB text when the serde wrote JSON that JSONB can hold (it refuses `\u0000`), else null. */
+/** JSON escapes JSONB refuses: `\u0000`, and a lone surrogate (JSON.stringify escapes only unpaired ones). */
+const NOT_JSONB = /\\u(0000|d[89a-f])/i;
+
+/** Metadata as JSONB text when the serde wrote JSON that JSONB can hold, else null (it goes to `metadata_bytes`). */
 function jsonbText(stored: StoredValue): string | null {
   if (stored.type !== "json") return null;
   const text = typeof stored.value === "string" ? stored.value : Buffer.from(stored.value).toString("utf8");
-  return text.includes("\\u0000") ? null : text;
+  return NOT_JSONB.test(text) ? null : text;
 }

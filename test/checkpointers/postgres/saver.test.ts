@@ -75,6 +75,21 @@ describe("PostgresSaver", () => {
     }
   });
 
+  it("keeps metadata JSONB cannot hold (a NUL, a lone surrogate) as bytes: it reads back whole, only SQL filters skip it", async () => {
+    const saver = PostgresSaver.fromConnString(schema.fresh("m").url);
+    try {
+      const odd = { source: "loop" as const, step: 1, parents: {}, note: "nul \u0000 and lone \ud800" };
+      const config = await saver.put({ configurable: { thread_id: "t" } }, checkpoint({ a: 1 }, { a: 1 }), odd, { a: 1 });
+      await saver.put(config, checkpoint({ a: 2 }, { a: 2 }), { source: "loop", step: 2, parents: {} }, { a: 2 });
+      expect((await saver.getTuple(config))?.metadata).toEqual(odd);
+      const steps: unknown[] = [];
+      for await (const tuple of saver.list({ configurable: { thread_id: "t" } }, { filter: { source: "loop" } })) steps.push(tuple.metadata?.step);
+      expect(steps).toEqual([2]);
+    } finally {
+      await saver.close();
+    }
+  });
+
   it("takes concurrent puts and writes from two savers (two pools) on one schema, migrating it once", async () => {
     const url = schema.fresh("two").url;
     const savers = [PostgresSaver.fromConnString(url), PostgresSaver.fromConnString(url)];
