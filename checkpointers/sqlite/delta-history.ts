@@ -1,7 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import type { CheckpointPendingWrite, DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
 import type { SqliteDatabase } from "../../src/db/index.js";
-import type { Codec } from "./codec.js";
+import type { Codec } from "../shared/codec.js";
 
 interface HistoryRow {
   kind: "seed" | "write";

@@ -1,6 +1,6 @@
 import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import type { BlobRow, CheckpointRow, PartRow, Statements } from "./statements.js";
-import { parseSkeleton } from "./skeleton-format.js";
+import { parseSkeleton } from "../shared/skeleton-format.js";
 import { sortWrites } from "./tuple.js";
 
 /** One `list()` page: each row's parsed skeleton, and its values and writes in `readTuple` order. */

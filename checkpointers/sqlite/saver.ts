@@ -15,7 +15,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { MEMORY_PATH, migrate, openDatabase, type SqliteDatabase } from "../../src/db/index.js";
 import { UserInputError } from "../../src/errors.js";
-import { Codec, metadataColumn } from "./codec.js";
+import { Codec, metadataColumn } from "../shared/codec.js";
 import { DeltaHistoryQuery } from "./delta-history.js";
 import { storageError } from "./errors.js";
 import { readPageParts } from "./list-parts.js";
@@ -25,11 +25,11 @@ import { GroupCommit } from "./group-commit.js";
 import type { PruneOptions, SqliteSaverBehaviour, SqliteSaverOptions } from "./options.js";
 import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
-import { encodeSkeleton } from "./skeleton-format.js";
+import { encodeSkeleton } from "../shared/skeleton-format.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
-import { nextChannelVersion } from "./versions.js";
+import { nextChannelVersion } from "../shared/versions.js";
 import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */

@@ -8,10 +8,10 @@ import {
   type CheckpointTuple,
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { Codec } from "./codec.js";
-import { parseSkeleton } from "./skeleton-format.js";
+import type { Codec } from "../shared/codec.js";
+import { parseSkeleton } from "../shared/skeleton-format.js";
 import type { CheckpointRow, PartRow, Statements } from "./statements.js";
-import { nextChannelVersion } from "./versions.js";
+import { nextChannelVersion } from "../shared/versions.js";
 
 const EMPTY = new Uint8Array();
 

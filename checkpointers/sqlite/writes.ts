@@ -5,7 +5,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js";
-import type { StoredValue } from "./codec.js";
+import type { StoredValue } from "../shared/codec.js";
 import { prepareBlobInsert, prepareWriteInsert, type Statements } from "./statements.js";
 
 /** Rows per multi-row blob insert: 6 parameters each stays far under SQLite's 32,766. */

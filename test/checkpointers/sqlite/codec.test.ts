@@ -4,7 +4,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { SqliteSaver } from "agentrt/checkpointers";
 import { openDatabase } from "../../../src/db/index.js";
-import { plainJsonText } from "../../../checkpointers/sqlite/codec.js";
+import { plainJsonText } from "../../../checkpointers/shared/codec.js";
 
 const serde = new JsonPlusSerializer();
 const serdeText = async (value: unknown) => new TextDecoder().decode((await serde.dumpsTyped(value))[1]);

@@ -65,6 +65,11 @@ export function parseSkeleton(text: string, checkpointId: string): Checkpoint {
   } catch (error) {
     throw new StorageError("DB_CORRUPT", `checkpoint ${checkpointId}: its skeleton is not JSON`, { cause: error, details: { checkpointId } });
   }
+  return readSkeleton(doc, checkpointId);
+}
+
+/** {@link parseSkeleton} for a document already parsed (a JSONB column); the document becomes the checkpoint. */
+export function readSkeleton(doc: unknown, checkpointId: string): Checkpoint {
   const format = typeof doc === "object" && doc !== null && "$v" in doc ? (doc).$v : 0;
   if ((format === SKELETON_FORMAT || format === 0) && isSkeleton(doc)) {
     // The shape zod would accept (checked by hand: a zod parse costs more than the whole JSON.parse); zod runs only to word a refusal.

@@ -4,7 +4,7 @@ import { StorageError } from "../../src/errors.js";
 
 /**
  * A value as the serde wrote it: its type tag and its bytes. JSON the default serde would write
- * is kept as text (the same bytes, UTF-8): SQLite stores it as TEXT, and reading it back skips a
+ * is kept as text (the same bytes, UTF-8): SQLite stores it as TEXT (PostgreSQL as BYTEA), and reading it back skips a
  * Buffer copy and a UTF-8 decode.
  */
 export interface StoredValue {
