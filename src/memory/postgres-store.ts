@@ -87,20 +87,16 @@ export class PostgresStore extends BaseStore implements MemoryStore {
     await this.setup();
     const now = this.#options.now();
     const puts = new Map<string, TtlPutOperation>();
-    const reads: ((q: PgQueryable) => Promise<unknown>)[] = [];
-    const slots: number[] = [];
-    operations.forEach((op, i) => {
+    const reads: { slot: number; run: (q: PgQueryable) => Promise<unknown> }[] = [];
+    operations.forEach((op, slot) => {
       if ("value" in op) puts.set(`${namespacePath(op.namespace)}\u0000${op.key}`, op);
-      else {
-        slots.push(i);
-        if ("namespacePrefix" in op) reads.push((q) => this.#search(q, op, now));
-        else if ("key" in op) reads.push((q) => this.#get(q, op, now));
-        else reads.push((q) => this.#listNamespaces(q, op, now));
-      }
+      else if ("namespacePrefix" in op) reads.push({ slot, run: (q) => this.#search(q, op, now) });
+      else if ("key" in op) reads.push({ slot, run: (q) => this.#get(q, op, now) });
+      else reads.push({ slot, run: (q) => this.#listNamespaces(q, op, now) });
     });
     const work = async (q: PgQueryable) => {
       const results: unknown[] = operations.map(() => undefined);
-      for (const [n, read] of reads.entries()) results[slots[n] ?? 0] = await read(q);
+      for (const read of reads) results[read.slot] = await read.run(q);
       if (puts.size > 0) await this.#write(q, [...puts.values()], now);
       return results;
     };
