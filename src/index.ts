@@ -68,3 +68,6 @@ export { SqliteSaver } from "../checkpointers/index.js";
 export type { SqliteSaverOptions, SqliteDurability } from "../checkpointers/index.js";
 export { SqliteStore } from "./memory/sqlite-store.js";
 export type { SqliteStoreOptions, SqlitePutOperation } from "./memory/sqlite-store.js";
+export { PostgresStore } from "./memory/postgres-store.js";
+export type { PostgresStoreOptions } from "./memory/postgres-store.js";
+export type { MemoryStore, MemoryStoreOptions } from "./memory/memory-store.js";

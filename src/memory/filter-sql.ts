@@ -40,16 +40,22 @@ export function compileFilter(filter: Record<string, unknown> | undefined, colum
 }
 
 /** Most fields of a filter, and values of one $in/$nin. */
-const MAX_FILTER_TERMS = 200;
+export const MAX_FILTER_TERMS = 200;
 
-function isOperatorObject(value: unknown): value is Record<string, unknown> {
+/** True for `{ $op: operand, … }` (every key an operator); anything else is a value to compare for equality. */
+export function isOperatorObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const keys = Object.keys(value);
   return keys.length > 0 && keys.every((k) => OPERATORS.has(k));
 }
 
-function jsonPath(field: string): string {
+/** Refuses a field name no stored value can have. */
+export function checkFieldName(field: string): void {
   if (field === "") throw new UserInputError("BAD_INPUT", "store filter: empty field name");
+}
+
+function jsonPath(field: string): string {
+  checkFieldName(field);
   // SQLite decodes JSON string escapes in a quoted label: a backslash or quote in the name must be escaped.
   return `$.${JSON.stringify(field)}`;
 }

@@ -15,22 +15,16 @@ import {
   type SearchOperation,
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
-import { immediateTransaction, MAX_JSON_DEPTH, migrate, nestedDeeperThan, openDatabase, type SqliteDatabase } from "../db/index.js";
-import { UserInputError } from "../errors.js";
+import { immediateTransaction, migrate, openDatabase, type SqliteDatabase } from "../db/index.js";
 import { compileFilter } from "./filter-sql.js";
 import { queryTerms, scoreExpression, searchText } from "./lexical-query.js";
-import { checkNamespace, matchCondition, namespacePath, prefixRange, truncatedNamespace } from "./namespace-sql.js";
+import { matchCondition, namespacePath, prefixRange, truncatedNamespace } from "./namespace-sql.js";
+import type { MemoryStore, MemoryStoreOptions } from "./memory-store.js";
 import { memorySchema } from "./schema.js";
+import { validateOperation } from "./validate-operation.js";
 
 /** How a {@link SqliteStore} keeps time and expires items. */
-export interface SqliteStoreOptions {
-  /** Time to live of items put without their own; undefined keeps them forever. @default undefined */
-  defaultTtlMs?: number;
-  /** Whether reading an item (get or search) restarts its time to live. @default true */
-  refreshOnRead?: boolean;
-  /** Clock in epoch milliseconds; injectable for TTL tests. @default Date.now */
-  now?: () => number;
-}
+export type SqliteStoreOptions = MemoryStoreOptions;
 
 /** A put that may carry its own time to live (null: never expires). */
 export interface SqlitePutOperation extends PutOperation {
@@ -57,7 +51,7 @@ const ALIVE = "(expires_at IS NULL OR expires_at > ?)";
  * const graph = builder.compile({ checkpointer, store });
  * // in a node: await config.store?.put(["users", userId, "prefs"], "language", { value: "Chinese" });
  */
-export class SqliteStore extends BaseStore {
+export class SqliteStore extends BaseStore implements MemoryStore {
   readonly db: SqliteDatabase;
   readonly #ownsDb: boolean;
   readonly #options: Required<Omit<SqliteStoreOptions, "defaultTtlMs">> & Pick<SqliteStoreOptions, "defaultTtlMs">;
@@ -114,8 +108,8 @@ export class SqliteStore extends BaseStore {
     await this.batch([op]);
   }
 
-  /** Deletes expired items now (they are already invisible to reads); returns how many. */
-  sweepExpired(): number {
+  /** Deletes expired items now (they are already invisible to reads); resolves to how many. */
+  async sweepExpired(): Promise<number> {
     return this.#sweep(this.#options.now());
   }
 
@@ -208,25 +202,6 @@ export class SqliteStore extends BaseStore {
 
   #sweep(now: number): number {
     return this.db.prepare("DELETE FROM store_items WHERE expires_at IS NOT NULL AND expires_at <= ?").run(now).changes;
-  }
-}
-
-function validateOperation(op: Operation): void {
-  if ("namespacePrefix" in op) {
-    checkNamespace(op.namespacePrefix, true);
-    return;
-  }
-  if (!("namespace" in op)) return;
-  checkNamespace(op.namespace);
-  if ("value" in op && op.value !== null && (typeof op.value !== "object" || Array.isArray(op.value))) {
-    throw new UserInputError("BAD_INPUT", "store put: value must be a JSON object or null");
-  }
-  if ("value" in op && op.value !== null && nestedDeeperThan(op.value)) {
-    throw new UserInputError("BAD_INPUT", `store put: value is nested deeper than ${MAX_JSON_DEPTH} levels`);
-  }
-  const ttl = (op as SqlitePutOperation).ttlMs;
-  if (ttl !== undefined && ttl !== null && !(ttl > 0)) {
-    throw new UserInputError("BAD_INPUT", `store put: ttlMs must be positive, got ${ttl}`);
   }
 }
 

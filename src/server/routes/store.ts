@@ -1,6 +1,6 @@
 /**
  * The Agent Server's store endpoints — the SDK's `client.store`, Studio's
- * memory view — on the SqliteStore the runtime gives every graph as
+ * memory view — on the memory store the runtime gives every graph as
  * `config.store`: an item put here is what a node reads, and what a node
  * saved is listed here. Items carry `created_at`/`updated_at`; a missing
  * item is `null`, as on the official server.
@@ -8,7 +8,7 @@
  */
 import { InvalidNamespaceError, validateNamespace, type Item } from "@langchain/langgraph-checkpoint";
 import { Hono, type Context } from "hono";
-import type { SqliteStore } from "../../memory/sqlite-store.js";
+import type { MemoryStore } from "../../memory/memory-store.js";
 import { readBody, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
 import { StoreDeleteItem, StoreListNamespaces, StorePutItem, StoreSearchItems } from "../schemas.js";
@@ -40,7 +40,7 @@ function queryNamespace(c: Context<ServerEnv>): string[] {
 }
 
 /** Routes under /store. */
-export function storeRoutes(store: SqliteStore): Hono<ServerEnv> {
+export function storeRoutes(store: MemoryStore): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
   app.put("/store/items", async (c) => {
     const body = await readBody(c, StorePutItem);
