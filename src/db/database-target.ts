@@ -14,8 +14,10 @@ export interface SqliteTarget {
 /** A PostgreSQL database and the schema agentrt's tables live in. */
 export interface PostgresTarget {
   kind: "postgres";
-  /** The URL as the driver takes it: the `schema` parameter removed, the password kept. */
+  /** The URL as the driver takes it: the `schema` and `options` parameters removed, the password kept. */
   connectionString: string;
+  /** The URL's `options` parameter (server settings such as `-c synchronous_commit=off`), passed on beside agentrt's own. */
+  options?: string;
   /** The schema every table is created in; created when missing. @default "public" */
   schema: string;
   /** `user@host:port/database` for messages: never the password. */
@@ -54,7 +56,10 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
     throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: schema "${schema}" is not a lower-case identifier (a-z, 0-9, _; at most 63 characters)`);
   }
   url.searchParams.delete("schema");
-  return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url) };
+  // The driver lets a URL's options replace the pool's: kept apart so the schema's search_path is never lost.
+  const options = url.searchParams.get("options") ?? undefined;
+  url.searchParams.delete("options");
+  return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url), ...(options === undefined ? {} : { options }) };
 }
 
 /** `user@host:port/database` of a URL, with libpq's defaults filled in. */

@@ -19,6 +19,9 @@ describe("parseDatabaseTarget", () => {
       schema: "shop",
       server: "alice@127.0.0.1:6543/test",
     });
+    expect(parseDatabaseTarget("postgres://h/d?schema=s&options=-c%20synchronous_commit%3Doff", {})).toEqual({
+      kind: "postgres", connectionString: "postgres://h/d", schema: "s", server: "postgres@h:5432/d", options: "-c synchronous_commit=off",
+    });
     expect(parseDatabaseTarget("postgres://127.0.0.1/test", {})).toMatchObject({ schema: "public", server: "postgres@127.0.0.1:5432/test" });
   });
 

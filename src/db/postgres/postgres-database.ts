@@ -39,7 +39,7 @@ export class PostgresDatabase implements PgQueryable {
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       // Every connection starts in the schema: no statement names it, and no extra round trip sets it.
-      options: `-c search_path=${target.schema}`,
+      options: `-c search_path=${target.schema}${target.options === undefined ? "" : ` ${target.options}`}`,
       application_name: "agentrt",
     });
     // An idle client's connection dropping (a server restart) must not crash the process; the next query reconnects.

@@ -34,6 +34,14 @@ describe("PostgresDatabase", () => {
     expect(where.rowCount).toBe(1);
   });
 
+  it("passes the URL's options on to the server and keeps the schema's search_path", async () => {
+    const fresh = schema.fresh("opts");
+    const db = open(`${fresh.url}&options=${encodeURIComponent("-c synchronous_commit=off")}`);
+    await migratePostgres(db, NOTES);
+    expect((await db.query("SHOW synchronous_commit")).rows[0]).toEqual({ synchronous_commit: "off" });
+    expect((await db.query("SELECT current_schema() AS s")).rows[0]).toEqual({ s: fresh.name });
+  });
+
   it("migrates once when many connections open a fresh schema at the same moment", async () => {
     const fresh = schema.fresh("race");
     const versions = await Promise.all(Array.from({ length: 6 }, () => migratePostgres(open(fresh.url), NOTES)));
