@@ -44,14 +44,14 @@ export function openWorld(options: OpenWorldOptions = {}): SimWorld {
   const raw = options.path ?? env.AGENTRT_DB ?? "./agentrt.db";
   const key = raw === MEMORY_PATH || raw === "" ? MEMORY_PATH : resolve(raw);
   const cached = byPath.get(key);
-  if (cached !== undefined && cached.db.open) return cached;
+  if (cached !== undefined && cached.open) return cached;
   const world = SimWorld.open(openDatabase(key), { env });
   byPath.set(key, world);
   return world;
 }
 
 /** Closes the connections {@link openWorld} opened by path (not those handed in). */
-export function closeWorlds(): void {
+export async function closeWorlds(): Promise<void> {
   for (const world of byPath.values()) if (world.db.open) world.db.close();
   byPath.clear();
 }
