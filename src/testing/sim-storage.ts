@@ -4,6 +4,7 @@
  * @module
  */
 import type { SqliteDatabase } from "../db/index.js";
+import type { PostgresDatabase } from "../db/postgres/index.js";
 import type { SimCallResult, SimEffectContext, SimSnapshot, SimSystem } from "./sim-world.js";
 
 /** A call as the storage performs it: which system and tool, and the key side effects are deduped on. */
@@ -18,7 +19,7 @@ export interface SimStoredCall {
 /** The simulated world's tables, behind async methods; each method is one atomic unit. */
 export interface SimStorage {
   /** The connection the tables live on. */
-  readonly db: SqliteDatabase;
+  readonly db: SqliteDatabase | PostgresDatabase;
   /** False once the connection is closed (a cached world is then opened again). */
   readonly open: boolean;
   /** Counts one attempt at `tool` and, when it is among the first `faults`, a failure; returns the attempt's number. */

@@ -6,8 +6,10 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { SqliteDatabase } from "../db/index.js";
+import { PostgresDatabase } from "../db/postgres/index.js";
 import { abortError, SimulatedFaultError } from "./sim-fault.js";
 import { simFaults, simLatencyMs } from "./sim-env.js";
+import { PostgresSimStorage } from "./postgres-sim-storage.js";
 import type { SimState } from "./sim-state.js";
 import type { SimStorage } from "./sim-storage.js";
 import { SqliteSimStorage } from "./sqlite-sim-storage.js";
@@ -66,19 +68,22 @@ export interface SimWorldOptions {
 
 /** The simulated world over one database connection: SQLite's or PostgreSQL's. */
 export class SimWorld {
-  readonly db: SqliteDatabase;
+  readonly db: SqliteDatabase | PostgresDatabase;
   private readonly env: NodeJS.ProcessEnv;
   private readonly storage: SimStorage;
 
-  private constructor(db: SqliteDatabase, storage: SimStorage, options: SimWorldOptions) {
-    this.db = db;
+  private constructor(storage: SimStorage, options: SimWorldOptions) {
+    this.db = storage.db;
     this.env = options.env ?? process.env;
     this.storage = storage;
   }
 
-  /** Creates or migrates the `sim_*` tables and returns the world on `db`. */
-  static open(db: SqliteDatabase, options: SimWorldOptions = {}): SimWorld {
-    return new SimWorld(db, SqliteSimStorage.open(db), options);
+  /**
+   * The world on `db`. A SQLite file's `sim_*` tables are created or migrated now; a PostgreSQL schema's at
+   * the world's first call, so opening stays synchronous on both.
+   */
+  static open(db: SqliteDatabase | PostgresDatabase, options: SimWorldOptions = {}): SimWorld {
+    return new SimWorld(db instanceof PostgresDatabase ? new PostgresSimStorage(db) : SqliteSimStorage.open(db), options);
   }
 
   /** False once its connection is closed. */
