@@ -18,7 +18,7 @@ import { decisionsFrom } from "./resume-decisions.js";
 import { RunWakes, type RestReport } from "./run-wakes.js";
 import { StorageStalls, type StorageStall } from "./storage-stalls.js";
 import type { ThreadStateReader } from "./thread-state.js";
-import type { ThreadStore } from "./thread-store.js";
+import type { SqliteThreadStore } from "./sqlite-thread-store.js";
 
 /**
  * How long a waiter that saw its run finish (another connection's commit) waits for the worker process that
@@ -76,7 +76,7 @@ export class RunService {
 
   constructor(
     readonly runtime: Runtime,
-    readonly threads: ThreadStore,
+    readonly threads: SqliteThreadStore,
     readonly states: ThreadStateReader,
     private readonly log: (line: string) => void,
     private readonly handoff?: RunHandoff,

@@ -14,7 +14,7 @@ import { HttpError } from "../http-error.js";
 import { HistoryQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
 import { damagedState, damageOf, type StateDamage } from "../thread-damage.js";
 import { newThreadMetadata, threadPatchMetadata } from "../thread-graph.js";
-import type { ThreadRow } from "../thread-store.js";
+import type { ThreadRow } from "../sqlite-thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
 
 /** The API's thread status, from the thread's newest run. */

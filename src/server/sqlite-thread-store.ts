@@ -21,7 +21,7 @@ CREATE INDEX server_threads_by_created ON server_threads (created_at);
 /** The server module's schema; migration i brings version i to i + 1. */
 export const SERVER_SCHEMA: ModuleSchema = { module: "server", tables: ["server_threads"], migrations: [V1] };
 
-/** What {@link ThreadStore.search} selects and how it orders them. */
+/** What {@link SqliteThreadStore.search} selects and how it orders them. */
 export interface ThreadFilter {
   metadata?: Record<string, unknown>;
   ids?: string[];
@@ -51,7 +51,7 @@ function fromRow(row: Row): ThreadRow {
 }
 
 /** Threads of the HTTP API over one database. */
-export class ThreadStore {
+export class SqliteThreadStore {
   private readonly statements = new Map<string, Statement<unknown[]>>();
 
   private constructor(private readonly db: SqliteDatabase) {}
@@ -72,9 +72,9 @@ export class ThreadStore {
   }
 
   /** Migrates the table and returns the store. */
-  static open(db: SqliteDatabase): ThreadStore {
+  static open(db: SqliteDatabase): SqliteThreadStore {
     migrate(db, SERVER_SCHEMA);
-    return new ThreadStore(db);
+    return new SqliteThreadStore(db);
   }
 
   /** Creates a thread; an existing id is returned unchanged when `ifExists` is "do_nothing", else 409. */
