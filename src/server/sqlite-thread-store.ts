@@ -1,12 +1,12 @@
 /**
- * Threads as the Agent Server API knows them: an id, metadata and times,
- * kept in SQLite next to runs and checkpoints so a thread created without
- * any run still exists after a restart. Values come from the checkpoints.
+ * The HTTP API's threads in the run database's SQLite file (table `server_threads`, module "server"), on the
+ * connection the checkpoints use, so a thread's copy and its checkpoints are one commit.
  * @module
  */
 import type { Statement } from "better-sqlite3";
 import { immediateTransaction, migrate, type ModuleSchema, type SqliteDatabase } from "../db/index.js";
 import { HttpError } from "./http-error.js";
+import type { ThreadFilter, ThreadRow, ThreadStore } from "./thread-store.js";
 
 const V1 = `
 CREATE TABLE server_threads (
@@ -21,24 +21,6 @@ CREATE INDEX server_threads_by_created ON server_threads (created_at);
 /** The server module's schema; migration i brings version i to i + 1. */
 export const SERVER_SCHEMA: ModuleSchema = { module: "server", tables: ["server_threads"], migrations: [V1] };
 
-/** What {@link SqliteThreadStore.search} selects and how it orders them. */
-export interface ThreadFilter {
-  metadata?: Record<string, unknown>;
-  ids?: string[];
-  sortBy?: "thread_id" | "created_at";
-  sortOrder?: "asc" | "desc";
-  limit: number;
-  offset: number;
-}
-
-/** A stored thread. */
-export interface ThreadRow {
-  threadId: string;
-  metadata: Record<string, unknown>;
-  createdAt: number;
-  updatedAt: number;
-}
-
 interface Row {
   thread_id: string;
   metadata_json: string;
@@ -51,7 +33,7 @@ function fromRow(row: Row): ThreadRow {
 }
 
 /** Threads of the HTTP API over one database. */
-export class SqliteThreadStore {
+export class SqliteThreadStore implements ThreadStore {
   private readonly statements = new Map<string, Statement<unknown[]>>();
 
   private constructor(private readonly db: SqliteDatabase) {}
@@ -66,11 +48,6 @@ export class SqliteThreadStore {
     return statement;
   }
 
-  /** Runs `fn` in one BEGIN IMMEDIATE transaction of the store's connection (the checkpoints' too). */
-  transaction<T>(fn: () => T): T {
-    return immediateTransaction(this.db, fn)();
-  }
-
   /** Migrates the table and returns the store. */
   static open(db: SqliteDatabase): SqliteThreadStore {
     migrate(db, SERVER_SCHEMA);
@@ -78,8 +55,12 @@ export class SqliteThreadStore {
   }
 
   /** Creates a thread; an existing id is returned unchanged when `ifExists` is "do_nothing", else 409. */
-  create(threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing" = "raise"): ThreadRow {
-    const existing = this.find(threadId);
+  async create(threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing" = "raise"): Promise<ThreadRow> {
+    return this.createNow(threadId, metadata, ifExists);
+  }
+
+  private createNow(threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing"): ThreadRow {
+    const existing = this.findNow(threadId);
     if (existing !== undefined) {
       if (ifExists === "do_nothing") return existing;
       throw new HttpError(409, "THREAD_EXISTS", `thread ${threadId} already exists (if_exists: "do_nothing" returns it)`);
@@ -90,33 +71,34 @@ export class SqliteThreadStore {
     return { threadId, metadata, createdAt: now, updatedAt: now };
   }
 
-  /** The thread or undefined. */
-  find(threadId: string): ThreadRow | undefined {
+  async find(threadId: string): Promise<ThreadRow | undefined> {
+    return this.findNow(threadId);
+  }
+
+  private findNow(threadId: string): ThreadRow | undefined {
     const row = this.stmt("SELECT * FROM server_threads WHERE thread_id = ?").get(threadId) as Row | undefined;
     return row === undefined ? undefined : fromRow(row);
   }
 
-  /** The thread or a 404. */
-  get(threadId: string): ThreadRow {
-    const thread = this.find(threadId);
+  async get(threadId: string): Promise<ThreadRow> {
+    return this.getNow(threadId);
+  }
+
+  private getNow(threadId: string): ThreadRow {
+    const thread = this.findNow(threadId);
     if (thread === undefined) throw new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${threadId}`);
     return thread;
   }
 
-  /** Merges metadata keys into the thread's metadata and touches it. */
-  patch(threadId: string, metadata: Record<string, unknown>): ThreadRow {
-    const thread = this.get(threadId);
+  async patch(threadId: string, metadata: Record<string, unknown>): Promise<ThreadRow> {
+    const thread = this.getNow(threadId);
     const merged = { ...thread.metadata, ...metadata };
     const now = Date.now();
     this.stmt("UPDATE server_threads SET metadata_json = ?, updated_at = ? WHERE thread_id = ?").run(JSON.stringify(merged), now, threadId);
     return { ...thread, metadata: merged, updatedAt: now };
   }
 
-  /**
-   * Threads whose metadata contains every given key with an equal (JSON) value, and whose id is one of `ids`
-   * when given; newest created first unless `sortBy`/`sortOrder` say otherwise.
-   */
-  search(filter: ThreadFilter): ThreadRow[] {
+  async search(filter: ThreadFilter): Promise<ThreadRow[]> {
     const where: string[] = [];
     const args: unknown[] = [];
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
@@ -136,8 +118,17 @@ export class SqliteThreadStore {
     return rows.map(fromRow);
   }
 
-  /** Removes the thread row; true when it existed. */
-  delete(threadId: string): boolean {
+  async delete(threadId: string): Promise<boolean> {
     return this.stmt("DELETE FROM server_threads WHERE thread_id = ?").run(threadId).changes > 0;
+  }
+
+  async copy(threadId: string, metadata: Record<string, unknown>, copyState: (threadId: string) => void | Promise<void>): Promise<ThreadRow> {
+    return immediateTransaction(this.db, () => {
+      const created = this.createNow(threadId, metadata, "raise");
+      const copying = copyState(threadId);
+      // A promise would settle after the commit: the copy and its state must be one transaction here.
+      if (copying instanceof Promise) throw new TypeError("SqliteThreadStore.copy: copyState must copy synchronously, in the thread row's transaction");
+      return created;
+    })();
   }
 }
