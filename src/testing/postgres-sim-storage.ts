@@ -1,8 +1,8 @@
 /**
- * The simulated world's tables in a PostgreSQL schema. A call is one transaction that first locks its system's
- * row (so calls on one system run one at a time, as SQLite's write lock makes them), then reads the dedupe key,
- * the next operation id and the system's whole state in one statement, runs the effect in memory and writes
- * its changes, operation and count in one more: four round trips besides BEGIN/COMMIT.
+ * The simulated world's tables in a PostgreSQL schema. A call is one transaction that takes its system's lock
+ * (so calls on one system run one at a time, as SQLite's write lock makes them), then seeds a new system and
+ * reads the dedupe key, the next operation id and the system's whole state in one statement, runs the effect in
+ * memory and writes its changes, operation and count in one more: three round trips besides BEGIN/COMMIT.
  * @module
  */
 import { migratePostgres, type PgQueryable, type PostgresDatabase } from "../db/postgres/index.js";
@@ -11,28 +11,38 @@ import { PG_SIM_SCHEMA } from "./postgres-sim-schema.js";
 import type { SimStorage, SimStoredCall } from "./sim-storage.js";
 import type { SimCallResult, SimEffectContext, SimSnapshot, SimSystem } from "./sim-world.js";
 
-// Seeds a new system and locks its row: ON CONFLICT DO UPDATE takes the row lock an existing system needs too.
-const SEED_AND_LOCK = `
-WITH sys AS (
-  INSERT INTO sim_systems (system, seeded_at) VALUES ($1, $2)
-  ON CONFLICT (system) DO UPDATE SET seeded_at = sim_systems.seeded_at
-  RETURNING (xmax = 0) AS inserted
-)
-INSERT INTO sim_state (system, key, value)
-SELECT $1, seed.key, seed.value FROM sys, unnest($3::text[], $4::text[]) AS seed(key, value) WHERE sys.inserted
-ON CONFLICT (system, key) DO UPDATE SET value = excluded.value`;
+// Calls on one system run one at a time, as SQLite's write lock makes them. An advisory lock writes nothing, so
+// a replay commits without a WAL flush (a row lock would need one).
+const LOCK = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
 
-// A statement after the lock: its snapshot sees every call committed before. The sequence moves only for a new side effect.
-const LOOKUP = `
-WITH found AS (
+// After the lock, so its snapshot sees every call committed before. A system this statement seeds has exactly its
+// seed as state (reset empties every table together), which the caller uses: the statement cannot read its own
+// inserts. The sequence moves only for a new side effect.
+const SEED_AND_LOOKUP = `
+WITH sys AS (
+  INSERT INTO sim_systems (system, seeded_at) VALUES ($1, $5) ON CONFLICT (system) DO NOTHING RETURNING system
+), seeded AS (
+  INSERT INTO sim_state (system, key, value)
+  SELECT $1, seed.key, seed.value FROM sys, unnest($6::text[], $7::text[]) AS seed(key, value)
+  ON CONFLICT (system, key) DO UPDATE SET value = excluded.value
+), found AS (
   SELECT operation_id, result FROM sim_operations WHERE tool = $2 AND idempotency_key = $3
 ), seq AS (
   INSERT INTO sim_sequences (system, value) SELECT $1, 1 WHERE $4::boolean AND NOT EXISTS (SELECT 1 FROM found)
   ON CONFLICT (system) DO UPDATE SET value = sim_sequences.value + 1 RETURNING value
 )
-SELECT (SELECT operation_id FROM found) AS operation_id, (SELECT result FROM found) AS result, (SELECT value FROM seq) AS seq,
+SELECT EXISTS (SELECT 1 FROM sys) AS seeded, (SELECT operation_id FROM found) AS operation_id, (SELECT result FROM found) AS result,
+       (SELECT value FROM seq) AS seq,
        ARRAY(SELECT key FROM sim_state WHERE system = $1 ORDER BY key COLLATE "C") AS keys,
        ARRAY(SELECT value FROM sim_state WHERE system = $1 ORDER BY key COLLATE "C") AS values`;
+
+const SEED = `
+WITH sys AS (
+  INSERT INTO sim_systems (system, seeded_at) VALUES ($1, $2) ON CONFLICT (system) DO NOTHING RETURNING system
+)
+INSERT INTO sim_state (system, key, value)
+SELECT $1, seed.key, seed.value FROM sys, unnest($3::text[], $4::text[]) AS seed(key, value)
+ON CONFLICT (system, key) DO UPDATE SET value = excluded.value`;
 
 const RECORD = `
 WITH state AS (
@@ -61,6 +71,7 @@ WITH calls AS (DELETE FROM sim_calls), operations AS (DELETE FROM sim_operations
 DELETE FROM sim_systems`;
 
 interface LookupRow {
+  seeded: boolean;
   operation_id: string | null;
   result: string | null;
   seq: number | null;
@@ -89,16 +100,17 @@ export class PostgresSimStorage implements SimStorage {
     await this.migrated();
     const system = call.system.name;
     const key = call.sideEffect ? call.idempotencyKey : undefined;
+    const [seedKeys, seedValues] = seedRows(call.system);
     return this.db.transaction(async (client): Promise<SimCallResult<Result>> => {
-      await seed(client, call.system);
-      const found = await client.query<LookupRow>(LOOKUP, [system, call.tool, key ?? null, call.sideEffect]);
+      await this.lock(client, system);
+      const found = await client.query<LookupRow>(SEED_AND_LOOKUP, [system, call.tool, key ?? null, call.sideEffect, Date.now(), seedKeys, seedValues]);
       const row = found.rows[0];
       if (row === undefined) throw new Error("the sim lookup returned no row");
       if (row.operation_id !== null) {
         return { result: JSON.parse(row.result ?? "null") as Result, operationId: row.operation_id, replayed: true };
       }
       const operationId = call.sideEffect ? `op_${system}_${String(row.seq)}` : undefined;
-      const state = new LoadedSimState(row.keys, row.values);
+      const state = row.seeded ? new LoadedSimState(seedKeys, seedValues) : new LoadedSimState(row.keys, row.values);
       const result = effect({ state, operationId });
       await client.query(RECORD, [
         system, [...state.changed.keys()], [...state.changed.values()], call.tool, key ?? operationId ?? null,
@@ -110,7 +122,10 @@ export class PostgresSimStorage implements SimStorage {
 
   async register(system: SimSystem): Promise<void> {
     await this.migrated();
-    await seed(this.db, system);
+    await this.db.transaction(async (client) => {
+      await this.lock(client, system.name);
+      await client.query(SEED, [system.name, Date.now(), ...seedRows(system)]);
+    });
   }
 
   async snapshot(): Promise<SimSnapshot> {
@@ -132,6 +147,11 @@ export class PostgresSimStorage implements SimStorage {
     await this.db.query(RESET);
   }
 
+  /** Holds `system`'s lock until the transaction ends. */
+  private async lock(client: PgQueryable, system: string): Promise<void> {
+    await client.query(LOCK, [`agentrt_sim:${this.db.schema}`, system]);
+  }
+
   private migrated(): Promise<unknown> {
     this.#migrated ??= migratePostgres(this.db, PG_SIM_SCHEMA).catch((error: unknown) => {
       this.#migrated = undefined;
@@ -141,8 +161,8 @@ export class PostgresSimStorage implements SimStorage {
   }
 }
 
-/** Writes a new system's seed rows; inside a call's transaction it also holds the system's row lock until commit. */
-async function seed(queryable: PgQueryable, system: SimSystem): Promise<void> {
+/** A system's seed as parallel key and JSON-text arrays. */
+function seedRows(system: SimSystem): [string[], string[]] {
   const rows = Object.entries(system.seed);
-  await queryable.query(SEED_AND_LOCK, [system.name, Date.now(), rows.map(([key]) => key), rows.map(([, value]) => JSON.stringify(value ?? null))]);
+  return [rows.map(([key]) => key), rows.map(([, value]) => JSON.stringify(value ?? null))];
 }
