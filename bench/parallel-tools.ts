@@ -34,7 +34,7 @@ for (let i = 0; i < rounds; i++) {
 }
 
 // Baseline: the same three simulated calls, one after another, through the same world.
-const world = openWorld({ db: runtimeInternals(runtime).db });
+const world = await openWorld({ db: runtimeInternals(runtime).db });
 const sequential: number[] = [];
 for (let i = 0; i < rounds; i++) {
   const started = performance.now();

@@ -18,10 +18,10 @@ export const SIM_SYSTEMS: readonly SimSystem[] = [deploySystem, logsSystem, orde
  * Opens the world on a connection or file (default `AGENTRT_DB` or `./agentrt.db`)
  * and seeds every system.
  * @example
- * const { calls } = openWorld({ path: "./agentrt.db" }).snapshot();
+ * const { calls } = await (await openWorld({ path: "./agentrt.db" })).snapshot();
  */
-export function openWorld(options: OpenWorldOptions = {}): SimWorld {
+export async function openWorld(options: OpenWorldOptions = {}): Promise<SimWorld> {
   const world = openBareWorld(options);
-  for (const system of SIM_SYSTEMS) world.register(system);
+  for (const system of SIM_SYSTEMS) await world.register(system);
   return world;
 }

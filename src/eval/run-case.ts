@@ -52,7 +52,7 @@ export async function runCase(evalCase: EvalCase, options: RunCaseOptions): Prom
     const notes: string[] = [];
     const submitted = await runtime.submit({ graph: options.graph, ...caseInput(evalCase), user: evalCase.user });
     const view = await decideApprovals(runtime, submitted, evalCase.approvals ?? [], { decisions, requested, notes });
-    return observe(runtime, evalCase, view, { decisions, requested, notes, statuses, env, latencyMs: performance.now() - started });
+    return await observe(runtime, evalCase, view, { decisions, requested, notes, statuses, env, latencyMs: performance.now() - started });
   } catch (error) {
     const code = error instanceof AgentrtError ? error.code : "INTERNAL";
     const message = error instanceof Error ? error.message.split("\n")[0] ?? "" : String(error);
@@ -110,7 +110,7 @@ interface Seen extends DecisionLog {
   latencyMs: number;
 }
 
-function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen): CaseObservation {
+async function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen): Promise<CaseObservation> {
   runtime.trace.flush();
   const approved = new Map(seen.decisions.filter((d) => d.decision === "approve").map((d) => [d.actionId, d.by]));
   const spans = runtime.trace.spans(view.run_id).filter((span) => span.kind === "tool_call" && span.tool !== null);
@@ -126,7 +126,7 @@ function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen
         approvedBy: approved.get(actionIdFor(toolCallId)) ?? null,
       };
     });
-  const world = openWorld({ db: runtimeInternals(runtime).db }).snapshot();
+  const world = await openWorld({ db: runtimeInternals(runtime).db }).snapshot();
   return emptyObservation(evalCase.id, {
     runId: view.run_id,
     status: view.status,

@@ -114,10 +114,10 @@ export class RunService {
    * The graph a thread runs: its latest run's (whose checkpoints it holds), else its metadata's `graph_id`
    * (a copy, or a thread created with a graph id); undefined for a fresh thread.
    */
-  graphOfThread(threadId: string): string | undefined {
+  async graphOfThread(threadId: string): Promise<string | undefined> {
     const fromRuns = this.runtime.records.list({ threadId, order: "newest", limit: 1 })[0]?.graphId;
     if (fromRuns !== undefined) return fromRuns;
-    const fromMeta = this.threads.find(threadId)?.metadata.graph_id;
+    const fromMeta = (await this.threads.find(threadId))?.metadata.graph_id;
     return typeof fromMeta === "string" ? fromMeta : undefined;
   }
 
@@ -136,7 +136,7 @@ export class RunService {
     // Read only if a key fails on an empty channel; a thread of another graph is refused below.
     const current = threadValues(graph, pathThreadId);
     await validateGraphInput(graph, graphId, body.input, {
-      current: async () => (pathThreadId !== undefined && this.graphOfThread(pathThreadId) === graphId ? current?.() : undefined),
+      current: async () => (pathThreadId !== undefined && (await this.graphOfThread(pathThreadId)) === graphId ? current?.() : undefined),
     });
     const config = validateGraphConfig(graphConfigOf(body.config));
     const spec = {
@@ -146,18 +146,20 @@ export class RunService {
     };
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     if (pathThreadId === undefined && body.command?.resume === undefined && checkpointId === undefined) {
-      // Stateless: the thread made for it and the run in one commit.
-      const { run } = this.runtime.createRun({ ...spec, thread: () => this.threads.create(newThreadId(), { graph_id: graphId }).threadId });
+      // Stateless: the thread made for it, then the run (thread store and runs are separate modules): a crash
+      // between leaves an empty thread nobody was told of, never a run without its thread.
+      const { threadId } = await this.threads.create(newThreadId(), { graph_id: graphId });
+      const { run } = this.runtime.createRun({ ...spec, thread: threadId });
       return { run, kick: (at) => this.launch(run.runId, at) };
     }
     if (checkpointId !== undefined) {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
-      if (pathThreadId === undefined || this.threads.find(pathThreadId) === undefined) {
+      if (pathThreadId === undefined || (await this.threads.find(pathThreadId)) === undefined) {
         throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
       }
       await this.assertNewest(graphId, pathThreadId, checkpointId);
     }
-    const threadId = this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
+    const threadId = await this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, body.command.resume, caller, where);
     const strategy = (body.multitask_strategy ?? "reject") as MultitaskStrategy;
     // Interrupting cancels them: refused whole, before any is canceled, unless the caller may cancel each.
@@ -315,18 +317,18 @@ export class RunService {
     }
   }
 
-  private threadFor(pathThreadId: string | undefined, ifNotExists: "create" | "reject", graphId: string): string {
-    if (pathThreadId === undefined) return this.threads.create(newThreadId(), { graph_id: graphId }).threadId;
-    const thread = this.threads.find(pathThreadId);
+  private async threadFor(pathThreadId: string | undefined, ifNotExists: "create" | "reject", graphId: string): Promise<string> {
+    if (pathThreadId === undefined) return (await this.threads.create(newThreadId(), { graph_id: graphId })).threadId;
+    const thread = await this.threads.find(pathThreadId);
     if (thread === undefined) {
       if (ifNotExists !== "create") throw new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${pathThreadId}`);
-      return this.threads.create(pathThreadId, { graph_id: graphId }).threadId;
+      return (await this.threads.create(pathThreadId, { graph_id: graphId })).threadId;
     }
-    const owner = this.graphOfThread(pathThreadId);
+    const owner = await this.graphOfThread(pathThreadId);
     // Its checkpoints are another graph's state: running this graph on them would mix two schemas.
     if (owner !== undefined && owner !== graphId) throw new HttpError(422, "BAD_INPUT", `thread ${pathThreadId} belongs to graph ${owner}, not ${graphId}: use another thread`);
     // Bound to its first run's graph (also repairs a graph_id an older version let a client overwrite).
-    if (thread.metadata.graph_id !== graphId) this.threads.patch(pathThreadId, { graph_id: graphId });
+    if (thread.metadata.graph_id !== graphId) await this.threads.patch(pathThreadId, { graph_id: graphId });
     return pathThreadId;
   }
 

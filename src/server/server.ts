@@ -21,7 +21,7 @@ import { originPolicy } from "./origin-check.js";
 import { FallbackWorker } from "./fallback-worker.js";
 import { RunService } from "./run-service.js";
 import { ThreadStateReader } from "./thread-state.js";
-import { ThreadStore } from "./thread-store.js";
+import { SqliteThreadStore } from "./sqlite-thread-store.js";
 import { WorkerPool, workerCount, type WorkerInfo } from "./worker-pool.js";
 
 /** Options of {@link startServer}. */
@@ -121,7 +121,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   try {
     // The server's own tables and its checkpoint reader live on the runtime's connection (one file, one writer lock).
     const { db } = runtimeInternals(runtime);
-    service = new RunService(runtime, ThreadStore.open(db), new ThreadStateReader(runtime.registry, new SqliteSaver(db)), log, pool);
+    service = new RunService(runtime, SqliteThreadStore.open(db), new ThreadStateReader(runtime.registry, new SqliteSaver(db)), log, pool);
   } catch (error) {
     runtime.close();
     throw error;

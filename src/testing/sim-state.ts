@@ -1,6 +1,6 @@
 /**
- * Row-level access to the `sim_*` tables. Every method expects to run inside
- * a transaction opened by {@link SimWorld}.
+ * Row-level access to the `sim_*` tables of a SQLite file. Every method expects to run inside
+ * a transaction opened by {@link SqliteSimStorage}.
  * @module
  */
 import type { Statement } from "better-sqlite3";

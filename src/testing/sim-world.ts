@@ -1,15 +1,18 @@
 /**
- * A deterministic simulated outside world kept in the run database, so tests
+ * A deterministic simulated outside world kept in the run database (SQLite or PostgreSQL), so tests
  * and benchmarks can count side effects ("how many rollbacks really happened?")
  * across processes, and inject latency and faults through the environment.
  * @module
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
+import type { SqliteDatabase } from "../db/index.js";
+import { PostgresDatabase } from "../db/postgres/index.js";
 import { abortError, SimulatedFaultError } from "./sim-fault.js";
 import { simFaults, simLatencyMs } from "./sim-env.js";
-import { SIM_SCHEMA } from "./sim-schema.js";
-import { SimStateStore, type SimState } from "./sim-state.js";
+import { PostgresSimStorage } from "./postgres-sim-storage.js";
+import type { SimState } from "./sim-state.js";
+import type { SimStorage } from "./sim-storage.js";
+import { SqliteSimStorage } from "./sqlite-sim-storage.js";
 
 /** One simulated external system: a name and the state it starts from. */
 export interface SimSystem {
@@ -63,64 +66,56 @@ export interface SimWorldOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The simulated world over one database connection. */
+/** The simulated world over one database connection: SQLite's or PostgreSQL's. */
 export class SimWorld {
-  readonly db: SqliteDatabase;
+  readonly db: SqliteDatabase | PostgresDatabase;
   private readonly env: NodeJS.ProcessEnv;
-  private readonly store: SimStateStore;
+  private readonly storage: SimStorage;
 
-  private constructor(db: SqliteDatabase, options: SimWorldOptions) {
-    this.db = db;
+  private constructor(storage: SimStorage, options: SimWorldOptions) {
+    this.db = storage.db;
     this.env = options.env ?? process.env;
-    this.store = new SimStateStore(db);
-  }
-
-  /** Creates or migrates the `sim_*` tables and returns the world on `db`. */
-  static open(db: SqliteDatabase, options: SimWorldOptions = {}): SimWorld {
-    migrate(db, SIM_SCHEMA);
-    return new SimWorld(db, options);
+    this.storage = storage;
   }
 
   /**
-   * Performs one call: latency (abortable) → injected fault → idempotency
-   * dedupe → effect, counted and recorded in one IMMEDIATE transaction so
-   * concurrent processes never perform the same keyed side effect twice.
+   * The world on `db`. A SQLite file's `sim_*` tables are created or migrated now; a PostgreSQL schema's at
+   * the world's first call, so opening stays synchronous on both.
+   */
+  static open(db: SqliteDatabase | PostgresDatabase, options: SimWorldOptions = {}): SimWorld {
+    return new SimWorld(db instanceof PostgresDatabase ? new PostgresSimStorage(db) : SqliteSimStorage.open(db), options);
+  }
+
+  /** False once its connection is closed. */
+  get open(): boolean {
+    return this.storage.open;
+  }
+
+  /**
+   * Performs one call: latency (abortable) → injected fault → idempotency dedupe → effect, counted and
+   * recorded atomically (one transaction, one call at a time per system) so concurrent processes never
+   * perform the same keyed side effect twice.
    */
   async perform<Result>(call: SimCall, effect: (ctx: SimEffectContext) => Result): Promise<SimCallResult<Result>> {
     await this.delay(call.signal, call.tool);
-    this.injectFault(call.tool);
+    await this.injectFault(call.tool);
     if (call.signal?.aborted === true) throw abortError(call.signal, call.tool);
-    const run = immediateTransaction(this.db, (): SimCallResult<Result> => {
-      this.store.ensureSeeded(call.system);
-      const key = call.sideEffect ? call.idempotencyKey : undefined;
-      if (key !== undefined) {
-        const stored = this.store.findOperation<Result>(call.tool, key);
-        if (stored !== undefined) return { ...stored, replayed: true };
-      }
-      const operationId = call.sideEffect ? this.store.nextOperationId(call.system.name) : undefined;
-      const result = effect({ state: this.store.stateOf(call.system), operationId });
-      if (operationId !== undefined) {
-        this.store.recordOperation({ tool: call.tool, key: key ?? operationId, system: call.system.name, operationId, result });
-      }
-      this.store.bump(call.tool, "performed");
-      return { result, operationId, replayed: false };
-    });
-    return run();
+    return this.storage.perform({ system: call.system, tool: call.tool, sideEffect: call.sideEffect, idempotencyKey: call.idempotencyKey }, effect);
   }
 
   /** Writes a system's seed now (normally done lazily at its first call), so snapshots show it. */
-  register(system: SimSystem): void {
-    immediateTransaction(this.db, () => this.store.ensureSeeded(system))();
+  register(system: SimSystem): Promise<void> {
+    return this.storage.register(system);
   }
 
   /** Calls, injected failures and every system's state. */
-  snapshot(): SimSnapshot {
-    return this.store.snapshot();
+  snapshot(): Promise<SimSnapshot> {
+    return this.storage.snapshot();
   }
 
   /** Forgets every call, operation, fault count and state change; systems re-seed at their next call. */
-  reset(): void {
-    immediateTransaction(this.db, () => this.store.clear())();
+  reset(): Promise<void> {
+    return this.storage.reset();
   }
 
   private async delay(signal: AbortSignal | undefined, tool: string): Promise<void> {
@@ -136,15 +131,10 @@ export class SimWorld {
   }
 
   /** Counts the attempt in the database, so "the first N calls fail" holds across processes. */
-  private injectFault(tool: string): void {
+  private async injectFault(tool: string): Promise<void> {
     const faults = simFaults(this.env).get(tool) ?? 0;
     if (faults === 0) return;
-    const count = immediateTransaction(this.db, () => {
-      const attempt = this.store.bump(tool, "attempts");
-      if (attempt <= faults) this.store.bump(tool, "failures");
-      return attempt;
-    });
-    const attempt = count();
+    const attempt = await this.storage.countAttempt(tool, faults);
     if (attempt <= faults) throw new SimulatedFaultError({ tool, attempt, faults });
   }
 }

@@ -10,7 +10,7 @@ import { openDatabase, readVersion, type ModuleSchema, type SqliteDatabase } fro
 import { memorySchema } from "../../src/memory/schema.js";
 import { RUN_STATUSES } from "../../src/runs/lifecycle.js";
 import { RUNS_SCHEMA } from "../../src/runs/schema.js";
-import { SERVER_SCHEMA } from "../../src/server/thread-store.js";
+import { SERVER_SCHEMA } from "../../src/server/sqlite-thread-store.js";
 import { SIM_SCHEMA } from "../../src/testing/sim-schema.js";
 import { LEDGER_SCHEMA } from "../../src/ledger/schema.js";
 import { TRACE_SCHEMA } from "../../src/trace/schema.js";

@@ -27,7 +27,7 @@ describe("city_weather", () => {
     const latestStart = Math.max(...spans.map((s) => s.startMs));
     const earliestEnd = Math.min(...spans.map((s) => s.endMs ?? Number.POSITIVE_INFINITY));
     expect(latestStart).toBeLessThan(earliestEnd);
-    expect(rt.world().calls).toEqual({ get_weather: 3 });
+    expect((await rt.world()).calls).toEqual({ get_weather: 3 });
   });
 
   it("works for any list of known cities, in the order given, Chinese names included", async () => {
@@ -44,19 +44,19 @@ describe("city_weather", () => {
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).not.toMatch(/not available/);
     expect(run.usage.model_calls).toBe(3);
-    expect(rt.world()).toMatchObject({ calls: { get_weather: 3 }, failures: { get_weather: 1 } });
+    expect((await rt.world())).toMatchObject({ calls: { get_weather: 3 }, failures: { get_weather: 1 } });
   });
 
   it("reports a city whose calls keep failing and the others' weather", async () => {
     const run = await withSimEnv({ AGENTRT_SIM_FAULTS: "get_weather:5" }, () => submit("Weather for Beijing and Shanghai"));
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/not available, get_weather failed/);
-    expect(rt.world().failures).toEqual({ get_weather: 5 });
+    expect((await rt.world()).failures).toEqual({ get_weather: 5 });
   });
 
   it("asks which cities when none is named", async () => {
     const run = await submit("What's the weather like?");
     expect(run.result).toMatch(/^Which cities\?/);
-    expect(rt.world().calls).toEqual({});
+    expect((await rt.world()).calls).toEqual({});
   });
 });

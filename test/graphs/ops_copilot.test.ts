@@ -32,7 +32,7 @@ async function startAndPause() {
   expect(run.status).toBe("WAITING_APPROVAL");
   expect(run.pending).toHaveLength(1);
   expect(run.pending[0]).toMatchObject({ tool: "rollback_deployment", args: { service: "payments", target_revision: "rev-184" }, approvers: ["alice"] });
-  expect(rt.world().calls).toEqual({ get_deployment: 1, query_logs: 1 });
+  expect((await rt.world()).calls).toEqual({ get_deployment: 1, query_logs: 1 });
   return run;
 }
 
@@ -45,7 +45,7 @@ describe("ops_copilot", () => {
     expect(run.result).toMatch(/^Deploy: .*Rolled back to rev-184 \(operation op_deploy_1\); the service recovered/);
     expect(run.result).toMatch(/\nComms: Sent the update to payments-oncall by chat \(message msg_0001\)\.$/);
     expect(await handoffs(run.thread_id)).toEqual(["deploy_specialist", "comms_specialist"]);
-    const world = rt.world();
+    const world = (await rt.world());
     expect(world.calls).toEqual({ get_deployment: 1, query_logs: 1, rollback_deployment: 1, verify_deployment: 1, send_message: 1 });
     const sent = Object.values(world.systems.messaging ?? {}) as SentMessage[];
     expect(sent.map((m) => m.to)).toEqual(["payments-oncall"]);
@@ -71,7 +71,7 @@ describe("ops_copilot", () => {
     const run = await rt.runtime.reject(paused.run_id, { actionId: action.action_id, argsHash: action.args_hash, reason: "not during the sale" });
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/The rollback of payments to rev-184 was rejected/);
-    expect(rt.world().calls).toEqual({ get_deployment: 1, query_logs: 1, send_message: 1 });
+    expect((await rt.world()).calls).toEqual({ get_deployment: 1, query_logs: 1, send_message: 1 });
   });
 
   it("only involves the deploy specialist when no update is asked for, and retries transient faults", async () => {
@@ -79,7 +79,7 @@ describe("ops_copilot", () => {
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toBe("Deploy: search is healthy on rev-310; no rollback is needed.");
     expect(await handoffs(run.thread_id)).toEqual(["deploy_specialist"]);
-    expect(rt.world()).toMatchObject({ calls: { get_deployment: 1 }, failures: { get_deployment: 1 } });
+    expect((await rt.world())).toMatchObject({ calls: { get_deployment: 1 }, failures: { get_deployment: 1 } });
   });
 
   it("reads recipients and comms tasks", () => {

@@ -35,7 +35,7 @@ describe("order_check", () => {
     expect(run.result).toMatch(/Assessment: at risk/);
     expect(run.usage.model_calls).toBe(2);
     expect(await toolTurns(run.thread_id)).toEqual(["check_inventory@1", "check_logistics@1", "get_order@1"]);
-    expect(rt.world().calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
+    expect((await rt.world()).calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
     const steps = await rt.steps(graph, run.thread_id);
     const [order, inventory, logistics] = ["get_order", "check_inventory", "check_logistics"].map((t) => stepOf(steps, t));
     expect(inventory!.startedAt).toBeGreaterThanOrEqual(order!.endedAt);
@@ -71,7 +71,7 @@ describe("order_check", () => {
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/Assessment: at risk/);
     expect(run.result).not.toMatch(/could not be tracked/);
-    expect(rt.world()).toMatchObject({ calls: { check_inventory: 1, check_logistics: 1 }, failures: { check_logistics: 1 } });
+    expect((await rt.world())).toMatchObject({ calls: { check_inventory: 1, check_logistics: 1 }, failures: { check_logistics: 1 } });
     expect(await toolTurns(run.thread_id)).toEqual(["check_inventory@1", "check_logistics@1", "check_logistics@2", "get_order@1"]);
   });
 
@@ -82,7 +82,7 @@ describe("order_check", () => {
     expect(run.usage.model_calls).toBe(3);
     const steps = await rt.steps(graph, run.thread_id);
     expect(steps.filter((s) => s.turn === 1).map((s) => s.error?.code ?? s.status).sort()).toEqual(["SIM_FAULT", "TOOL_REF_FAILED", "TOOL_REF_FAILED"]);
-    expect(rt.world().calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
+    expect((await rt.world()).calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
   });
 
   it("still assesses, honestly, when one branch keeps failing", async () => {
@@ -90,6 +90,6 @@ describe("order_check", () => {
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/Stock could not be checked \(simulated transient fault/);
     expect(run.result).toMatch(/not every check succeeded/);
-    expect(rt.world().failures).toEqual({ check_inventory: 3 });
+    expect((await rt.world()).failures).toEqual({ check_inventory: 3 });
   });
 });

@@ -12,7 +12,7 @@ beforeEach(() => {
 });
 afterEach(() => rt.close());
 
-const messages = () => Object.values(rt.world().systems.messaging ?? {}) as SentMessage[];
+const messages = async () => Object.values((await rt.world()).systems.messaging ?? {}) as SentMessage[];
 const submit = (message: string) => rt.runtime.submit({ graph: "order_delay", message, user: "alice" });
 
 describe("order_delay", () => {
@@ -20,19 +20,19 @@ describe("order_delay", () => {
     const run = await submit("Check order 10086; if it is delayed, notify the sales rep.");
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/Order 10086 .* is delayed .*notified the sales rep Wang Fang/);
-    const sent = messages();
+    const sent = await messages();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ to: "rep_wang", channel: "chat" });
     expect(sent[0]!.text).toContain("2026-05-16");
-    expect(rt.world().calls).toEqual({ get_order: 1, get_sales_rep: 1, send_message: 1 });
+    expect((await rt.world()).calls).toEqual({ get_order: 1, get_sales_rep: 1, send_message: 1 });
   });
 
   it("sends nothing for an on-time order", async () => {
     const run = await submit("Check order 10087; if it is delayed, notify the sales rep.");
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/on time.*no notification/);
-    expect(messages()).toHaveLength(0);
-    expect(rt.world().calls).toEqual({ get_order: 1 });
+    expect(await messages()).toHaveLength(0);
+    expect((await rt.world()).calls).toEqual({ get_order: 1 });
   });
 
   it("asks for the order number when the request has none (WAITING_INPUT, no tool, no model call), then continues with the answer", async () => {
@@ -40,11 +40,11 @@ describe("order_delay", () => {
     expect(run.status).toBe("WAITING_INPUT");
     expect(run.input_requests).toEqual([expect.objectContaining({ question: expect.stringMatching(/Which order .*order number/) })]);
     expect(run.usage.model_calls).toBe(0);
-    expect(rt.world().calls).toEqual({});
+    expect((await rt.world()).calls).toEqual({});
     const answered = await rt.runtime.provideInput(run.run_id, { text: "It is order 10086." });
     expect(answered.status).toBe("SUCCEEDED");
     expect(answered.result).toMatch(/Order 10086 .* is delayed .*notified the sales rep Wang Fang/);
-    expect(rt.world().calls).toEqual({ get_order: 1, get_sales_rep: 1, send_message: 1 });
+    expect((await rt.world()).calls).toEqual({ get_order: 1, get_sales_rep: 1, send_message: 1 });
   });
 
   it("asks again when the answer names no order, and never calls a tool meanwhile", async () => {
@@ -52,7 +52,7 @@ describe("order_delay", () => {
     const vague = await rt.runtime.provideInput(run.run_id, { text: "the one from last week" });
     expect(vague.status).toBe("WAITING_INPUT");
     expect(vague.input_requests[0]?.question).toMatch(/could not find an order number/);
-    expect(rt.world().calls).toEqual({});
+    expect((await rt.world()).calls).toEqual({});
     const done = await rt.runtime.provideInput(run.run_id, { text: "#10087" });
     expect(done.status).toBe("SUCCEEDED");
     expect(done.result).toMatch(/Order 10087 .* on time/);
@@ -62,16 +62,16 @@ describe("order_delay", () => {
     const run = await withSimEnv({ AGENTRT_SIM_FAULTS: "get_order:1,send_message:2" }, () => submit("Check order 10086 and notify the rep if late."));
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/notified the sales rep/);
-    expect(rt.world().failures).toEqual({ get_order: 1, send_message: 2 });
-    expect(messages()).toHaveLength(1);
+    expect((await rt.world()).failures).toEqual({ get_order: 1, send_message: 2 });
+    expect(await messages()).toHaveLength(1);
   });
 
   it("answers honestly when the tool keeps failing", async () => {
     const run = await withSimEnv({ AGENTRT_SIM_FAULTS: "get_order:9" }, () => submit("Check order 10086"));
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/could not look up order 10086: get_order failed/);
-    expect(rt.world().failures).toEqual({ get_order: 3 });
-    expect(messages()).toHaveLength(0);
+    expect((await rt.world()).failures).toEqual({ get_order: 3 });
+    expect(await messages()).toHaveLength(0);
   });
 
   it("reads order numbers written in several ways", () => {

@@ -41,7 +41,7 @@ describe("order_pipeline", () => {
     expect(run.result).toMatch(/held at hub/);
     expect(run.result).toMatch(/Assessment: at risk/);
     expect(run.usage.model_calls).toBe(0);
-    expect(rt.world().calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
+    expect((await rt.world()).calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
     const spans = rt.runtime.trace.spans(run.run_id).filter((s) => s.kind === "tool_call");
     const span = (tool: string) => spans.find((s) => s.tool === tool)!;
     const [order, inventory, logistics] = [span("get_order"), span("check_inventory"), span("check_logistics")];
@@ -66,7 +66,7 @@ describe("order_pipeline", () => {
     const run = await submit("Check order 99999");
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/There is no order 99999/);
-    expect(rt.world().calls).toEqual({ get_order: 1 });
+    expect((await rt.world()).calls).toEqual({ get_order: 1 });
   });
 
   it("asks for a missing order number (WAITING_INPUT) and continues with the answer", async () => {
@@ -82,7 +82,7 @@ describe("order_pipeline", () => {
     const run = await withSimEnv({ AGENTRT_SIM_FAULTS: "check_logistics:1" }, () => submit("Check order 10086"));
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).not.toMatch(/could not be tracked/);
-    expect(rt.world()).toMatchObject({ calls: { check_inventory: 1, check_logistics: 1 }, failures: { check_logistics: 1 } });
+    expect((await rt.world())).toMatchObject({ calls: { check_inventory: 1, check_logistics: 1 }, failures: { check_logistics: 1 } });
   });
 
   it("still answers, honestly, when a check keeps failing", async () => {

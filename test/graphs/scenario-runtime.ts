@@ -22,7 +22,7 @@ export interface StatefulGraph {
 export interface ScenarioRuntime {
   runtime: Runtime;
   /** The simulated world of the run database: calls performed, faults fired, system state. */
-  world(): SimSnapshot;
+  world(): Promise<SimSnapshot>;
   /** The tool steps a run's thread recorded in its checkpointed state (each with its model turn). */
   steps(graph: StatefulGraph, threadId: string): Promise<ToolStep[]>;
   close(): void;
@@ -35,7 +35,7 @@ export function openScenarioRuntime(): ScenarioRuntime {
   const runtime = Runtime.open({ db: join(dir, "runs.db"), config: LANGGRAPH_JSON });
   return {
     runtime,
-    world: () => openWorld({ db: runtimeInternals(runtime).db }).snapshot(),
+    world: async () => (await openWorld({ db: runtimeInternals(runtime).db })).snapshot(),
     steps: async (graph, threadId) => {
       graph.checkpointer = new SqliteSaver(runtimeInternals(runtime).db);
       const snapshot = await graph.getState({ configurable: { thread_id: threadId } });

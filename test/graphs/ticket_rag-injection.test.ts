@@ -21,8 +21,8 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const world = () => openWorld({ db: runtimeInternals(runtime).db }).snapshot();
-const ticket = () => world().systems.helpdesk?.["ticket:T-1001"] as Ticket;
+const world = async () => (await openWorld({ db: runtimeInternals(runtime).db })).snapshot();
+const ticket = async () => (await world()).systems.helpdesk?.["ticket:T-1001"] as Ticket;
 
 describe("ticket_rag prompt injection under a taint policy", () => {
   it("stops the injected delete_ticket at the approval gate although a rule allows it", async () => {
@@ -31,8 +31,8 @@ describe("ticket_rag prompt injection under a taint policy", () => {
     expect(run.pending.map((p) => [p.tool, p.args.ticket_id])).toEqual([["delete_ticket", "T-1001"]]);
     expect(run.pending[0]?.reason).toMatch(/taint/);
     expect(run.pending[0]?.approvers).toEqual(["alice"]);
-    expect(world().calls.delete_ticket ?? 0).toBe(0);
-    expect(ticket().status).toBe("open");
+    expect((await world()).calls.delete_ticket ?? 0).toBe(0);
+    expect((await ticket()).status).toBe("open");
   });
 
   it("rejecting the call leaves the ticket intact and the run finishes", async () => {
@@ -40,13 +40,13 @@ describe("ticket_rag prompt injection under a taint policy", () => {
     const action = run.pending[0]!;
     const after = await runtime.reject(run.run_id, { actionId: action.action_id, argsHash: action.args_hash, reason: "a document asked for this" });
     expect(after.status).toBe("SUCCEEDED");
-    expect(world().calls.delete_ticket ?? 0).toBe(0);
-    expect(ticket().status).toBe("open");
+    expect((await world()).calls.delete_ticket ?? 0).toBe(0);
+    expect((await ticket()).status).toBe("open");
   });
 
   it("control: without taint the same model and rule do delete the ticket", async () => {
     const run = await runtime.submit({ graph: "ticket_rag_gullible_no_taint", message: "Please help with ticket T-1001", user: "alice" });
     expect(run.status).toBe("SUCCEEDED");
-    expect(world().calls.delete_ticket).toBe(1);
+    expect((await world()).calls.delete_ticket).toBe(1);
   });
 });

@@ -32,7 +32,7 @@ describe("ticket_rag", () => {
     const answer = String(run.result);
     expect(answer).toMatch(/Ignored: \[doc-kb-07\]/);
     expect(answer.split("Ignored:")[0]).not.toContain("doc-kb-07");
-    const world = rt.world();
+    const world = (await rt.world());
     expect(world.calls).toEqual({ get_ticket: 1, search_docs: 1, rerank_docs: 1 });
     expect((world.systems.helpdesk?.["ticket:T-1001"] as Ticket).status).toBe("open");
   });
@@ -41,7 +41,7 @@ describe("ticket_rag", () => {
     const run = await withSimEnv({ AGENTRT_SIM_FAULTS: "search_docs:1,rerank_docs:9" }, () => submit(QUESTION));
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/\[doc-kb-01\][\s\S]*rerank_docs failed: simulated transient fault/);
-    expect(rt.world().failures).toEqual({ search_docs: 1, rerank_docs: 3 });
+    expect((await rt.world()).failures).toEqual({ search_docs: 1, rerank_docs: 3 });
   });
 
   it("flags exactly the planted passage as an injection, and the script takes options", async () => {

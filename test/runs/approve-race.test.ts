@@ -50,7 +50,7 @@ async function waiting(db: string) {
   expect(view.status).toBe("WAITING_APPROVAL");
   const action = view.pending[0]!;
   const decision = { actionId: action.action_id, argsHash: action.args_hash, by: "alice" };
-  const rollbacks = () => openWorld({ db: runtimeInternals(first).db }).snapshot().calls.rollback_deployment ?? 0;
+  const rollbacks = async () => (await openWorld({ db: runtimeInternals(first).db }).snapshot()).calls.rollback_deployment ?? 0;
   return { first, second, view, decision, rollbacks };
 }
 
@@ -80,7 +80,7 @@ describe("decisions racing on one run", () => {
     expect(runtimeInternals(first).runs.events(view.run_id)).toHaveLength(events + 1);
     await first.worker({ once: true, pollMs: 5 }).run();
     expect(first.get(view.run_id).status).toBe("SUCCEEDED");
-    expect(rollbacks()).toBe(1);
+    expect(await rollbacks()).toBe(1);
   });
 
   it("an approval arriving while the first one's resume is running is refused, not silently dropped", async () => {
@@ -105,7 +105,7 @@ describe("decisions racing on one run", () => {
     expect(statusWhenReleased).toBe("RUNNING");
     expect(await lost).toMatchObject({ code: "RUN_NOT_WAITING" });
     expect(runtimeInternals(first).runs.events(view.run_id).filter((e) => e.to === "RUNNING")).toHaveLength(2);
-    expect(openWorld({ db: runtimeInternals(first).db }).snapshot().calls.rollback_deployment).toBe(1);
+    expect((await openWorld({ db: runtimeInternals(first).db }).snapshot()).calls.rollback_deployment).toBe(1);
   });
 
   it("an approval that lost to a cancel is refused and nothing runs", async () => {
@@ -113,7 +113,7 @@ describe("decisions racing on one run", () => {
     const error = await race(second, () => second.approve(view.run_id, decision), async () => first.cancel(view.run_id));
     expect(error).toMatchObject({ code: "RUN_NOT_WAITING" });
     expect(runtimeInternals(first).runs.get(view.run_id)).toMatchObject({ status: "CANCELED", resume: null });
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
   });
 
   it("a cancel that finds the run finished inside its transaction is RUN_FINISHED (exit 2), not a bug", async () => {

@@ -83,17 +83,17 @@ async function killAfterApproval(hold: string, moment: (s: ReturnType<typeof ope
     throw new Error(`${String(error)}; run ${JSON.stringify(s.rt.get(waiting.run_id).status)}; worker said: ${(await first.exit).stderr}`);
   });
   await kill(first);
-  const atKill = { world: s.world(), rollback: s.rollback() };
+  const atKill = { world: await s.world(), rollback: s.rollback() };
   const second = startWorker(s.db, "w2", "", ["--once"]);
   expect(await second.exit).toMatchObject({ code: 0 });
   return { ...s, runId: waiting.run_id, atKill, parentTurns: 3 };
 }
 
-function expectFinishedOnce(s: ReturnType<typeof open> & { runId: string; parentTurns: number }) {
+async function expectFinishedOnce(s: ReturnType<typeof open> & { runId: string; parentTurns: number }) {
   const run = s.rt.get(s.runId);
   expect(run.status).toBe("SUCCEEDED");
   expect(JSON.stringify(run.result)).toContain("Rolled back to rev-184");
-  expect(s.world().calls.rollback_deployment).toBe(1);
+  expect((await s.world()).calls.rollback_deployment).toBe(1);
   expect(s.rollback()).toMatchObject({ status: "done", externalOperationId: expect.any(String) });
   // A turn whose output was checkpointed is never asked again: exactly one finished call per turn.
   expect(s.probes("model_end") + s.parentTurns).toBe(TURNS);
@@ -113,15 +113,15 @@ describe.concurrent("crash matrix: ops_rollback, SIGKILL the worker, a second wo
     await until("success", () => s.rt.get(queued.run_id).status === "SUCCEEDED");
     second.proc.kill("SIGTERM");
     await second.exit;
-    expect(s.world().calls.get_deployment).toBe(1);
-    expectFinishedOnce({ ...s, runId: queued.run_id, parentTurns: 0 });
+    expect((await s.world()).calls.get_deployment).toBe(1);
+    await expectFinishedOnce({ ...s, runId: queued.run_id, parentTurns: 0 });
   });
 
   it("during a model turn (the one after the rollback)", async () => {
     const s = await killAfterApproval("model", (x) => x.probes("model_start") > 0);
     expect(s.atKill.world.calls.rollback_deployment).toBe(1);
     expect(s.probes("model_start")).toBe(3); // turn 4 was cut and asked again, turn 5 once
-    expectFinishedOnce(s);
+    await expectFinishedOnce(s);
   });
 
   it("after the platform rolled back, before the ledger recorded the result", async () => {
@@ -130,7 +130,7 @@ describe.concurrent("crash matrix: ops_rollback, SIGKILL the worker, a second wo
     expect(s.atKill.rollback?.status).toBe("pending");
     // Re-issued with the same key: the platform deduped it instead of rolling back again.
     expect(s.rollback()?.attempts).toBe(2);
-    expectFinishedOnce(s);
+    await expectFinishedOnce(s);
   });
 
   it("during the checkpoint write after the result was recorded", async () => {
@@ -138,6 +138,6 @@ describe.concurrent("crash matrix: ops_rollback, SIGKILL the worker, a second wo
     expect(s.atKill.rollback?.status).toBe("done");
     // Replayed from the ledger: the platform was not called again.
     expect(s.probes("sim_start:rollback_deployment")).toBe(1);
-    expectFinishedOnce(s);
+    await expectFinishedOnce(s);
   });
 }, 300_000);

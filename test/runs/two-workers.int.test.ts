@@ -96,7 +96,7 @@ describe("two worker processes, one file", () => {
       expect(new Set(ids).size, run.runId).toBe(ids.length);
       expect(ids).toHaveLength(3);
     }
-    expect(openWorld({ db: runtimeInternals(rt).db }).snapshot().calls.get_weather).toBe(3 * RUNS);
+    expect((await openWorld({ db: runtimeInternals(rt).db }).snapshot()).calls.get_weather).toBe(3 * RUNS);
     rt.close();
   }, 120_000);
 });

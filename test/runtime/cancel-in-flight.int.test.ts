@@ -79,8 +79,8 @@ function rollbackEntry(rt: Runtime, runId: string) {
   return ledgerFor(runtimeInternals(rt).db).listNow(runId).find((entry) => entry.tool === "rollback_deployment");
 }
 
-function rollbacksPerformed(rt: Runtime): number {
-  return openWorld({ db: runtimeInternals(rt).db }).snapshot().calls.rollback_deployment ?? 0;
+async function rollbacksPerformed(rt: Runtime): Promise<number> {
+  return (await openWorld({ db: runtimeInternals(rt).db }).snapshot()).calls.rollback_deployment ?? 0;
 }
 
 describe("a cancel from another process than the one executing the run", () => {
@@ -115,7 +115,7 @@ describe("a cancel from another process than the one executing the run", () => {
       approving.kill();
     }
     // Whatever the child had done, it is done by now: the world never saw the rollback, and nothing says it might have.
-    expect(rollbacksPerformed(rt)).toBe(0);
+    expect(await rollbacksPerformed(rt)).toBe(0);
     expect(rollbackEntry(rt, view.run_id)?.status).toBe("failed");
     const status = rt.get(view.run_id);
     expect(status).toMatchObject({ status: "CANCELED" });
@@ -139,7 +139,7 @@ describe("a cancel from another process than the one executing the run", () => {
       delete process.env.AGENTRT_SIM_LATENCY_MS;
     }
     expect(approved).toMatchObject({ run_id: view.run_id, status: "CANCELED" });
-    expect(rollbacksPerformed(rt)).toBe(0);
+    expect(await rollbacksPerformed(rt)).toBe(0);
     expect(rollbackEntry(rt, view.run_id)?.status).toBe("failed");
     expect(rt.get(view.run_id).side_effects ?? []).toEqual([]);
   }, 120_000);
@@ -175,7 +175,7 @@ describe("a cancel from another process than the one executing the run", () => {
         delete process.env.AGENTRT_SIM_LATENCY_MS;
       }
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).not.toBe("success");
-      expect(openWorld({ db: runtimeInternals(server.runtime).db }).snapshot().calls.rollback_deployment ?? 0).toBe(0);
+      expect((await openWorld({ db: runtimeInternals(server.runtime).db }).snapshot()).calls.rollback_deployment ?? 0).toBe(0);
     } finally {
       await server.close();
     }

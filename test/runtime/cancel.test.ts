@@ -90,7 +90,7 @@ describe("cancel", () => {
     });
     expect(rollback()!.externalOperationId).toBeTruthy();
     expect((await running).status).toBe("CANCELED");
-    expect(world.snapshot().calls.rollback_deployment).toBe(1);
+    expect((await world.snapshot()).calls.rollback_deployment).toBe(1);
   });
 
   it("a run canceled by another connection makes no new model call, long before its next heartbeat", async () => {

@@ -21,8 +21,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
 });
-afterEach(() => {
-  closeWorlds();
+afterEach(async () => {
+  await closeWorlds();
 });
 
 /** An ops_rollback run waiting for its rollback's approval, and that action. */
@@ -36,7 +36,7 @@ async function waitingRollback(): Promise<{ runId: string; action: Approval }> {
 /** The id of an ops_rollback run that went to wait for its rollback's approval. */
 async function rollbackRun(): Promise<string> {
   // A fresh world: once rolled back, the deploy no longer needs it and the model asks for nothing.
-  openWorld({ path: project.db }).reset();
+  await openWorld({ path: project.db }).reset();
   const waited = await fetch(`${server.url}/runs/wait`, {
     method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT }),
   });
@@ -45,8 +45,8 @@ async function rollbackRun(): Promise<string> {
   return /\/runs\/([^/]+)$/.exec(waited.headers.get("content-location") ?? "")?.[1] ?? "";
 }
 
-function rollbacks(): number {
-  return openWorld({ path: project.db }).snapshot().calls.rollback_deployment ?? 0;
+async function rollbacks(): Promise<number> {
+  return (await openWorld({ path: project.db }).snapshot()).calls.rollback_deployment ?? 0;
 }
 
 function approveOverHttp(runId: string, action: Approval, body: Record<string, unknown> = {}) {
@@ -74,20 +74,20 @@ describe("concurrent approvals of one action", () => {
   for (const n of [2, 10]) {
     it(`${n} HTTP approvals at once: one is accepted (200), the others 409, one rollback`, async () => {
       const { runId, action } = await waitingRollback();
-      const before = rollbacks();
+      const before = (await rollbacks());
       const answers = await Promise.all(Array.from({ length: n }, () => approveOverHttp(runId, action)));
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(1);
       expect(statuses.filter((s) => s === 409)).toHaveLength(n - 1);
       for (const refused of answers.filter((a) => a.status === 409)) expect(refused.json.code).toBe("RUN_NOT_WAITING");
       expect(answers.find((a) => a.status === 200)?.json).toMatchObject({ status: "SUCCEEDED" });
-      expect(rollbacks() - before).toBe(1);
+      expect((await rollbacks()) - before).toBe(1);
     }, 60_000);
   }
 
   it("an HTTP approval racing a CLI approval (another process): one is applied, one rollback", async () => {
     const { runId, action } = await waitingRollback();
-    const before = rollbacks();
+    const before = (await rollbacks());
     const [cli, http] = await Promise.all([
       cliProcess(["approve", runId, "--action", action.action_id, "--args-hash", action.args_hash, "--json"]),
       approveOverHttp(runId, action),
@@ -97,12 +97,12 @@ describe("concurrent approvals of one action", () => {
     if (cli.code !== 0) expect(cliCode(cli.err)).toBe("RUN_NOT_WAITING");
     if (http.status !== 200) expect(http.json.code).toBe("RUN_NOT_WAITING");
     await waitForRest(runId);
-    expect(rollbacks() - before).toBe(1);
+    expect((await rollbacks()) - before).toBe(1);
   }, 90_000);
 
   it("an HTTP approval racing a CLI approval and a CLI cancel: one of them wins the wait", async () => {
     const { runId, action } = await waitingRollback();
-    const before = rollbacks();
+    const before = (await rollbacks());
     const [cli, cancel, http] = await Promise.all([
       cliProcess(["approve", runId, "--action", action.action_id, "--args-hash", action.args_hash, "--json"]),
       cliProcess(["cancel", runId, "--json"]),
@@ -118,9 +118,9 @@ describe("concurrent approvals of one action", () => {
     if (cli.code !== 0) expect(cliCode(cli.err), summary).toMatch(/^(RUN_NOT_WAITING)$/);
     if (http.status !== 200) expect(http.json.code, summary).toBe("RUN_NOT_WAITING");
     if (cancel.code !== 0) expect(cliCode(cancel.err), summary).toBe("RUN_FINISHED");
-    if (cancelWonWait) expect(rollbacks() - before).toBe(0);
-    else if (final === "SUCCEEDED") expect(rollbacks() - before).toBe(1);
-    else expect(rollbacks() - before).toBeLessThanOrEqual(1);
+    if (cancelWonWait) expect((await rollbacks()) - before).toBe(0);
+    else if (final === "SUCCEEDED") expect((await rollbacks()) - before).toBe(1);
+    else expect((await rollbacks()) - before).toBeLessThanOrEqual(1);
   }, 90_000);
 });
 
@@ -151,7 +151,7 @@ describe("the same refusal, the same code on the CLI and over HTTP", () => {
       expect(await both(runId, { ...action, action_id: "act_nope" })).toEqual({ http: "UNKNOWN_ACTION", status: 409, cli: "UNKNOWN_ACTION" });
       expect(await both(runId, action, "mallory")).toEqual({ http: "APPROVER_NOT_ALLOWED", status: 403, cli: "APPROVER_NOT_ALLOWED" });
       expect(await both("run_nope", action)).toEqual({ http: "UNKNOWN_RUN", status: 404, cli: "UNKNOWN_RUN" });
-      expect(rollbacks()).toBeGreaterThanOrEqual(0);
+      expect((await rollbacks())).toBeGreaterThanOrEqual(0);
     } finally {
       if (previous === undefined) delete process.env.AGENTRT_CONFIG;
       else process.env.AGENTRT_CONFIG = previous;

@@ -25,7 +25,7 @@ interface Interrupted {
 /** A fresh ops_rollback thread paused on its rollback, with its interrupt as the SDK reads it. */
 async function pausedThread(): Promise<Interrupted> {
   const { client } = shared;
-  openWorld({ path: shared.db }).reset();
+  await openWorld({ path: shared.db }).reset();
   const thread = await client.threads.create();
   await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
   const state = await client.threads.getState(thread.thread_id);
@@ -33,7 +33,7 @@ async function pausedThread(): Promise<Interrupted> {
   return { threadId: thread.thread_id, interruptId: interrupt.id, value: interrupt.value };
 }
 
-const rollbacks = () => openWorld({ path: shared.db }).snapshot().calls.rollback_deployment ?? 0;
+const rollbacks = async () => (await openWorld({ path: shared.db }).snapshot()).calls.rollback_deployment ?? 0;
 const resume = (threadId: string, value: unknown) =>
   httpCall(shared.server.url, "POST", `/threads/${threadId}/runs/wait`, { assistant_id: "ops_rollback", command: { resume: value } });
 const status = async (threadId: string) => (await shared.client.threads.get(threadId)).status;
@@ -52,7 +52,7 @@ describe("LangChain HITL over HTTP", () => {
     const { threadId } = await pausedThread();
     await shared.client.runs.wait(threadId, "ops_rollback", { command: { resume: { decisions: [{ type: "approve" }] } } });
     expect(await status(threadId)).toBe("idle");
-    expect(rollbacks()).toBe(1);
+    expect(await rollbacks()).toBe(1);
   });
 
   it("an edit runs the call with the edited arguments; one the schema refuses is a 422 and the run keeps waiting", async () => {
@@ -62,12 +62,12 @@ describe("LangChain HITL over HTTP", () => {
     expect(refused.status).toBe(422);
     expect(refused.json.code).toBe("EDIT_ARGS_INVALID");
     expect(await status(threadId)).toBe("interrupted");
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
 
     // Keyed by its interrupt id, camelCase as LangChain.js writes it.
     const edited = await resume(threadId, { [interruptId]: { decisions: [{ type: "edit", editedAction: { name: "rollback_deployment", args: { ...args } } }] } });
     expect(edited.status).toBe(200);
-    expect(rollbacks()).toBe(1);
+    expect(await rollbacks()).toBe(1);
   });
 
   it("refuses a decision list of the wrong length or type, and an edit of another tool; nothing runs", async () => {
@@ -83,9 +83,9 @@ describe("LangChain HITL over HTTP", () => {
       expect(answer.json.code).toBe("BAD_INPUT");
     }
     expect(await status(threadId)).toBe("interrupted");
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
     await resume(threadId, { decisions: [{ type: "reject", message: "not now" }] });
-    expect(rollbacks()).toBe(0);
+    expect(await rollbacks()).toBe(0);
     expect(await status(threadId)).toBe("idle");
   });
 });

@@ -39,7 +39,7 @@ function send(server: AgentServer, method: string, path: string, headers: Record
   });
 }
 
-const sent = (server: AgentServer): number => openWorld({ db: runtimeInternals(server.runtime).db }).snapshot().calls.send_message ?? 0;
+const sent = async (server: AgentServer): Promise<number> => (await (await openWorld({ db: runtimeInternals(server.runtime).db })).snapshot()).calls.send_message ?? 0;
 const runsStored = (server: AgentServer): number => runtimeInternals(server.runtime).runs.list({}).length;
 
 /** A browser's preflight. */
@@ -70,7 +70,7 @@ describe("a foreign web page", () => {
     for (const origin of ["http://localhost.evil.example:2024", "http://evil.localhost:8302", "https://smith.langchain.com.evil.example", "http://127.0.0.1.nip.io:8302"]) {
       expect((await send(ctx.server, "POST", "/runs/wait", { origin, "content-type": "application/json" }, NOTIFY)).status).toBe(403);
     }
-    expect(sent(ctx.server)).toBe(0);
+    expect(await sent(ctx.server)).toBe(0);
     expect(runsStored(ctx.server)).toBe(0);
   });
 
@@ -97,7 +97,7 @@ describe("a foreign web page", () => {
     expect(run.body.message).toMatch(/attacker\.example.*--allowed-host/);
     // A resolver that asks DNS for *.localhost would hand a hostile name loopback's trust: only localhost itself has it.
     expect((await send(ctx.server, "GET", "/info", { host: "evil.localhost" })).status).toBe(421);
-    expect(sent(ctx.server)).toBe(0);
+    expect(await sent(ctx.server)).toBe(0);
     expect(runsStored(ctx.server)).toBe(0);
   });
 
@@ -107,7 +107,7 @@ describe("a foreign web page", () => {
       expect([type, answer.status, answer.body.code]).toEqual([type, 415, "UNSUPPORTED_MEDIA_TYPE"]);
     }
     expect((await send(ctx.server, "POST", "/runs/wait", {}, NOTIFY)).status).toBe(415);
-    expect(sent(ctx.server)).toBe(0);
+    expect(await sent(ctx.server)).toBe(0);
     expect(runsStored(ctx.server)).toBe(0);
   });
 });
@@ -152,10 +152,10 @@ describe("a local web UI and the SDK", () => {
 
   it("lets the SDK client run the graph, including its body-less POSTs (cancel), with send_message performed once", async () => {
     const { client } = ctx;
-    const before = sent(ctx.server);
+    const before = await sent(ctx.server);
     const done = (await client.runs.wait(null, "order_delay", { input: JSON.parse(NOTIFY).input })) as { result?: string };
     expect(done.result).toMatch(/notified the sales rep/);
-    expect(sent(ctx.server)).toBe(before + 1);
+    expect(await sent(ctx.server)).toBe(before + 1);
     // runs.cancel sends a POST with no body and no Content-Type.
     const thread = await client.threads.create();
     const asking = await client.runs.create(thread.thread_id, "order_delay", { input: { messages: [{ role: "user", content: "Is my order late?" }] } });

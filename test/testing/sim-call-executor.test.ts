@@ -51,16 +51,16 @@ it("retries injected faults with the tool's policy and performs the side effect 
   }, switchOn.retry);
   expect(attempts).toEqual([1, 2, 3]);
   expect(outcome).toMatchObject({ ok: true, result: { operationId: "op_lamp_1" }, externalOperationId: "op_lamp_1" });
-  expect(world.snapshot()).toEqual({ calls: { switch_on: 1 }, failures: { switch_on: 2 }, systems: { lamp: { on: true } } });
+  expect(await world.snapshot()).toEqual({ calls: { switch_on: 1 }, failures: { switch_on: 2 }, systems: { lamp: { on: true } } });
 
   const replay = await executeTool(switchOn, {}, scope("call_a"));
   expect(replay).toMatchObject({ ok: true, externalOperationId: "op_lamp_1" });
-  expect(world.snapshot().calls).toEqual({ switch_on: 1 });
+  expect((await world.snapshot()).calls).toEqual({ switch_on: 1 });
 });
 
 it("a call still in its simulated latency when the tool times out is never performed", async () => {
   const world = openWorld({ db, env: { AGENTRT_SIM_LATENCY_MS: "60000" } });
   const outcome = await executeTool(switchOn, {}, scope("call_b"));
   expect(outcome).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT" }, externalOperationId: undefined });
-  expect(world.snapshot()).toEqual({ calls: {}, failures: {}, systems: {} });
+  expect(await world.snapshot()).toEqual({ calls: {}, failures: {}, systems: {} });
 });

@@ -24,8 +24,8 @@ describe("callSim and openWorld", () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "agentrt-simcall-"));
   });
-  afterEach(() => {
-    closeWorlds();
+  afterEach(async () => {
+    await closeWorlds();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -35,7 +35,7 @@ describe("callSim and openWorld", () => {
     await ring(ctx);
     await ring(ctx);
     expect(ctx.opIds).toEqual(["op_bell_1", "op_bell_1"]);
-    expect(openWorld({ db }).snapshot().calls).toEqual({ ring: 1 });
+    expect((await openWorld({ db }).snapshot()).calls).toEqual({ ring: 1 });
     expect(openWorld({ db })).toBe(openWorld({ db }));
     db.close();
   });
@@ -47,7 +47,7 @@ describe("callSim and openWorld", () => {
     try {
       await ring(context(undefined, "studio:1"));
       expect(openWorld()).toBe(openWorld({ path: file }));
-      expect(openWorld({ path: file }).snapshot()).toEqual({ calls: { ring: 1 }, failures: {}, systems: { bell: { rings: 1 } } });
+      expect(await openWorld({ path: file }).snapshot()).toEqual({ calls: { ring: 1 }, failures: {}, systems: { bell: { rings: 1 } } });
     } finally {
       if (previous === undefined) delete process.env.AGENTRT_DB;
       else process.env.AGENTRT_DB = previous;

@@ -34,8 +34,8 @@ let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "agentrt-sim-int-"));
 });
-afterEach(() => {
-  closeWorlds();
+afterEach(async () => {
+  await closeWorlds();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -49,7 +49,7 @@ it("processes sharing one file perform a keyed side effect once and share fault 
   expect(results.filter((r) => !r.replayed)).toHaveLength(1);
   expect(results.reduce((sum, r) => sum + r.faults, 0)).toBe(2);
 
-  expect(openWorld({ path: file }).snapshot()).toEqual({
+  expect(await openWorld({ path: file }).snapshot()).toEqual({
     calls: { increment: 1, read: 3 },
     failures: { increment: 2 },
     systems: { counter: { value: 1 } },

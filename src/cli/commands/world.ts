@@ -26,7 +26,7 @@ export const worldCommand: Command = {
     const db = openDatabase(ctx.db, memory ? { mustExist: true } : { readonly: true, snapshot: true });
     try {
       const empty = !memory && readVersion(db, SIM_SCHEMA.module) === 0;
-      const snapshot: SimSnapshot = empty ? { calls: {}, failures: {}, systems: {} } : openWorld({ db }).snapshot();
+      const snapshot: SimSnapshot = empty ? { calls: {}, failures: {}, systems: {} } : await openWorld({ db }).snapshot();
       if (ctx.json) ctx.out(JSON.stringify(snapshot));
       else for (const line of renderWorld(snapshot)) ctx.out(line);
       return 0;
@@ -37,12 +37,12 @@ export const worldCommand: Command = {
 };
 
 /** Resets the simulated world of an existing file (a missing one is refused, exit 2) and prints it, now empty. */
-function reset(ctx: CommandContext): number {
+async function reset(ctx: CommandContext): Promise<number> {
   const db = openDatabase(ctx.db, { mustExist: true });
   try {
     const world = openWorld({ db });
-    world.reset();
-    if (ctx.json) ctx.out(JSON.stringify(world.snapshot()));
+    await world.reset();
+    if (ctx.json) ctx.out(JSON.stringify(await world.snapshot()));
     else ctx.out(`the simulated world in ${ctx.db} is reset: every system starts from its seed at its next call (runs and traces are kept)`);
     return 0;
   } finally {

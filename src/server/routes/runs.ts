@@ -106,9 +106,9 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
     app.post(`${prefix}/runs/stream`, (c) => create(c, deps, "stream"));
     app.post(`${prefix}/runs/wait`, (c) => create(c, deps, "wait"));
   }
-  app.get("/threads/:tid/runs", (c) => {
+  app.get("/threads/:tid/runs", async (c) => {
     const threadId = c.req.param("tid");
-    deps.service.threads.get(threadId);
+    await deps.service.threads.get(threadId);
     const limit = intParam(c.req.query("limit"), 10);
     const offset = intParam(c.req.query("offset"), 0, 1_000_000);
     const status = c.req.query("status");

@@ -27,7 +27,7 @@ function threadStatus(last: RunRecord | undefined): "idle" | "busy" | "interrupt
 
 /** The thread's current state as the API shows it; a damaged one (see thread-damage.ts) as such, never an error. */
 async function currentState(service: RunService, threadId: string): Promise<{ state?: Record<string, unknown>; damage?: StateDamage }> {
-  const graphId = service.graphOfThread(threadId);
+  const graphId = await service.graphOfThread(threadId);
   if (graphId === undefined) return {};
   try {
     const snapshot = await service.states.state(graphId, threadId);
@@ -61,8 +61,8 @@ async function threadToWire(service: RunService, thread: ThreadRow, withValues: 
 }
 
 async function stateOf(service: RunService, threadId: string, checkpointId?: string, subgraphs = false): Promise<Record<string, unknown>> {
-  service.threads.get(threadId);
-  const graphId = service.graphOfThread(threadId);
+  await service.threads.get(threadId);
+  const graphId = await service.graphOfThread(threadId);
   if (graphId === undefined) return emptyState();
   let snapshot;
   try {
@@ -75,8 +75,8 @@ async function stateOf(service: RunService, threadId: string, checkpointId?: str
 }
 
 async function historyOf(service: RunService, threadId: string, limit: number, before?: string, metadata?: Record<string, unknown>): Promise<unknown[]> {
-  service.threads.get(threadId);
-  const graphId = service.graphOfThread(threadId);
+  await service.threads.get(threadId);
+  const graphId = await service.graphOfThread(threadId);
   if (graphId === undefined) return [];
   try {
     return (await service.states.history(graphId, threadId, { limit, before, metadata })).map(stateToWire);
@@ -92,7 +92,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const { service } = deps;
   app.post("/threads", async (c) => {
     const body = await readBody(c, ThreadCreate);
-    const thread = service.threads.create(body.thread_id ?? newThreadId(), newThreadMetadata(service, body.metadata), body.if_exists);
+    const thread = await service.threads.create(body.thread_id ?? newThreadId(), newThreadMetadata(service, body.metadata), body.if_exists);
     return c.json(await threadToWire(service, thread, false));
   });
   app.post("/threads/search", async (c) => {
@@ -102,7 +102,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const computed = body.sort_by === "status" || body.sort_by === "updated_at" || body.sort_by === "state_updated_at" ? body.sort_by : undefined;
     const inMemory = computed !== undefined || body.status !== undefined;
     const sortBy = body.sort_by === "thread_id" || body.sort_by === "created_at" ? body.sort_by : undefined;
-    const rows = service.threads.search({
+    const rows = await service.threads.search({
       metadata: body.metadata, ids: body.ids ?? undefined, sortBy, sortOrder: body.sort_order ?? undefined,
       limit: inMemory ? 1000 : body.limit, offset: inMemory ? 0 : body.offset,
     });
@@ -118,49 +118,45 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   });
   app.post("/threads/count", async (c) => {
     const body = await readBody(c, ThreadCount);
-    const rows = service.threads.search({ metadata: body.metadata, limit: -1, offset: 0 });
+    const rows = await service.threads.search({ metadata: body.metadata, limit: -1, offset: 0 });
     if (body.status === undefined) return c.json(rows.length);
     const latest = latestRuns(service, rows);
     return c.json(rows.filter((t) => threadStatus(latest.get(t.threadId)) === body.status).length);
   });
-  app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, service.threads.get(c.req.param("tid")), true)));
+  app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, await service.threads.get(c.req.param("tid")), true)));
   app.patch("/threads/:tid", async (c) => {
     const body = await readBody(c, ThreadPatch);
     const threadId = c.req.param("tid");
-    service.threads.get(threadId);
-    return c.json(await threadToWire(service, service.threads.patch(threadId, threadPatchMetadata(service, threadId, body.metadata)), true));
+    await service.threads.get(threadId);
+    return c.json(await threadToWire(service, await service.threads.patch(threadId, await threadPatchMetadata(service, threadId, body.metadata)), true));
   });
   app.delete("/threads/:tid", async (c) => {
     const threadId = c.req.param("tid");
-    service.threads.get(threadId);
+    await service.threads.get(threadId);
     // Deleting cancels its unfinished runs: refused whole unless the caller may cancel each (cancel-authz.ts).
     const unfinished = service.unfinishedRuns(threadId);
     await service.assertMayCancel(unfinished, c.get("caller"));
     for (const run of unfinished) service.cancelUnlessFinished(run.runId, c.get("caller").id, "thread deleted");
     await service.states.deleteThread(threadId);
-    service.threads.delete(threadId);
+    await service.threads.delete(threadId);
     return c.body(null, 204);
   });
   app.post("/threads/:tid/copy", async (c) => {
-    const source = service.threads.get(c.req.param("tid"));
+    const source = await service.threads.get(c.req.param("tid"));
     // A waiting run's pending approval or question belongs to that run: a copy of it could never be answered.
     service.assertNoUnfinishedRun(source.threadId, "copy it once that run has finished or been canceled");
     // The copy gets no runs: its graph must be named in its metadata, or its state could not be read.
-    const graphId = service.graphOfThread(source.threadId);
+    const graphId = await service.graphOfThread(source.threadId);
     const metadata = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
-    const copy = service.threads.transaction(() => {
-      const created = service.threads.create(newThreadId(), metadata);
-      service.states.copyThread(source.threadId, created.threadId);
-      return created;
-    });
+    const copy = await service.threads.copy(newThreadId(), metadata, (threadId) => service.states.copyThread(source.threadId, threadId));
     return c.json(await threadToWire(service, copy, true));
   });
   app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"), undefined, flagParam(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state", async (c) => {
     const threadId = c.req.param("tid");
     const body = await readBody(c, StateUpdate);
-    service.threads.get(threadId);
-    const graphId = service.graphOfThread(threadId);
+    await service.threads.get(threadId);
+    const graphId = await service.graphOfThread(threadId);
     if (graphId === undefined) throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has never run; there is no state to update`);
     // A waiting or running run owns the thread's head: changing it under the run would orphan its approvals.
     service.assertNoUnfinishedRun(threadId, "cancel it first");

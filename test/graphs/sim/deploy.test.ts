@@ -31,7 +31,7 @@ describe("simulated deploy platform and logs", () => {
     expect(h.opIds).toEqual(["op_deploy_1", "op_deploy_1"]);
 
     await expect(h.call(verifyDeployment, { service: "payments" })).resolves.toMatchObject({ healthy: true, recovered: true, revision: "rev-184" });
-    const snapshot = openWorld({ db: h.db }).snapshot();
+    const snapshot = await (await openWorld({ db: h.db })).snapshot();
     expect(snapshot.calls).toMatchObject({ rollback_deployment: 1, verify_deployment: 2 });
     expect(snapshot.systems.deploy!["service:payments"]).toMatchObject({
       status: "rolled_back", currentRevision: "rev-184", rollbacks: [{ operationId: "op_deploy_1", from: "rev-185", to: "rev-184" }],
@@ -41,6 +41,6 @@ describe("simulated deploy platform and logs", () => {
   it("refuses a rollback to the running revision or an unknown service without counting it", async () => {
     await expect(h.call(rollbackDeployment, { service: "payments", target_revision: "rev-185" })).rejects.toMatchObject({ code: "TOOL_ARGS_INVALID" });
     await expect(h.call(getDeployment, { service: "billing" })).rejects.toThrow(/known services: checkout, payments, search/);
-    expect(openWorld({ db: h.db }).snapshot().calls).toEqual({});
+    expect((await (await openWorld({ db: h.db })).snapshot()).calls).toEqual({});
   });
 });

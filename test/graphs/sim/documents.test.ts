@@ -47,6 +47,6 @@ describe("simulated help desk", () => {
     await h.call(deleteTicket, { ticket_id: "T-1001" }, "run_9:call_del:1");
     expect(first).toEqual({ deleted: true, ticketId: "T-1001", operationId: "op_helpdesk_1" });
     await expect(h.call(getTicket, { ticket_id: "T-1001" })).resolves.toMatchObject({ status: "deleted" });
-    expect(openWorld({ db: h.db }).snapshot().calls).toMatchObject({ delete_ticket: 1 });
+    expect((await (await openWorld({ db: h.db })).snapshot()).calls).toMatchObject({ delete_ticket: 1 });
   });
 });

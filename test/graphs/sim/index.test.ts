@@ -36,8 +36,8 @@ describe("graphs/sim index", () => {
     }
   });
 
-  it("opens a world whose snapshot shows every system", () => {
-    const snapshot = openWorld({ db: h.db }).snapshot();
+  it("opens a world whose snapshot shows every system", async () => {
+    const snapshot = await (await openWorld({ db: h.db })).snapshot();
     expect(Object.keys(snapshot.systems).sort()).toEqual(SIM_SYSTEMS.map((s) => s.name).sort());
     expect(snapshot.calls).toEqual({});
     expect(snapshot.systems.helpdesk).toHaveProperty("ticket:T-1001");

@@ -32,7 +32,7 @@ describe("simulated orders and messaging", () => {
     const second = await h.call(sendMessage, { ...args, channel: "email" }, "run_3:call_msg:1");
     expect(first).toEqual({ delivered: true, messageId: "msg_0001", operationId: "op_messaging_1", to: "rep_wang", channel: "chat" });
     expect(second).toMatchObject({ messageId: "msg_0002", operationId: "op_messaging_2", channel: "email" });
-    const snapshot = openWorld({ db: h.db }).snapshot();
+    const snapshot = await (await openWorld({ db: h.db })).snapshot();
     expect(snapshot.calls).toEqual({ send_message: 2 });
     expect(Object.keys(snapshot.systems.messaging!)).toEqual(["message:msg_0001", "message:msg_0002"]);
   });

@@ -1,0 +1,168 @@
+/**
+ * The simulated world's tables in a PostgreSQL schema. A call is one transaction that takes its system's lock
+ * (so calls on one system run one at a time, as SQLite's write lock makes them), then seeds a new system and
+ * reads the dedupe key, the next operation id and the system's whole state in one statement, runs the effect in
+ * memory and writes its changes, operation and count in one more: three round trips besides BEGIN/COMMIT.
+ * @module
+ */
+import { migratePostgres, type PgQueryable, type PostgresDatabase } from "../db/postgres/index.js";
+import { LoadedSimState } from "./loaded-sim-state.js";
+import { PG_SIM_SCHEMA } from "./postgres-sim-schema.js";
+import type { SimStorage, SimStoredCall } from "./sim-storage.js";
+import type { SimCallResult, SimEffectContext, SimSnapshot, SimSystem } from "./sim-world.js";
+
+// Calls on one system run one at a time, as SQLite's write lock makes them. An advisory lock writes nothing, so
+// a replay commits without a WAL flush (a row lock would need one).
+const LOCK = "SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))";
+
+// After the lock, so its snapshot sees every call committed before. A system this statement seeds has exactly its
+// seed as state (reset empties every table together), which the caller uses: the statement cannot read its own
+// inserts. The sequence moves only for a new side effect.
+const SEED_AND_LOOKUP = `
+WITH sys AS (
+  INSERT INTO sim_systems (system, seeded_at) VALUES ($1, $5) ON CONFLICT (system) DO NOTHING RETURNING system
+), seeded AS (
+  INSERT INTO sim_state (system, key, value)
+  SELECT $1, seed.key, seed.value FROM sys, unnest($6::text[], $7::text[]) AS seed(key, value)
+  ON CONFLICT (system, key) DO UPDATE SET value = excluded.value
+), found AS (
+  SELECT operation_id, result FROM sim_operations WHERE tool = $2 AND idempotency_key = $3
+), seq AS (
+  INSERT INTO sim_sequences (system, value) SELECT $1, 1 WHERE $4::boolean AND NOT EXISTS (SELECT 1 FROM found)
+  ON CONFLICT (system) DO UPDATE SET value = sim_sequences.value + 1 RETURNING value
+)
+SELECT EXISTS (SELECT 1 FROM sys) AS seeded, (SELECT operation_id FROM found) AS operation_id, (SELECT result FROM found) AS result,
+       (SELECT value FROM seq) AS seq,
+       ARRAY(SELECT key FROM sim_state WHERE system = $1 ORDER BY key COLLATE "C") AS keys,
+       ARRAY(SELECT value FROM sim_state WHERE system = $1 ORDER BY key COLLATE "C") AS values`;
+
+const SEED = `
+WITH sys AS (
+  INSERT INTO sim_systems (system, seeded_at) VALUES ($1, $2) ON CONFLICT (system) DO NOTHING RETURNING system
+)
+INSERT INTO sim_state (system, key, value)
+SELECT $1, seed.key, seed.value FROM sys, unnest($3::text[], $4::text[]) AS seed(key, value)
+ON CONFLICT (system, key) DO UPDATE SET value = excluded.value`;
+
+const RECORD = `
+WITH state AS (
+  INSERT INTO sim_state (system, key, value) SELECT $1, changed.key, changed.value FROM unnest($2::text[], $3::text[]) AS changed(key, value)
+  ON CONFLICT (system, key) DO UPDATE SET value = excluded.value
+), op AS (
+  INSERT INTO sim_operations (tool, idempotency_key, system, operation_id, result, created_at)
+  SELECT $4, $5, $1, $6, $7, $8 WHERE $6::text IS NOT NULL
+)
+INSERT INTO sim_calls (tool, performed) VALUES ($4, 1) ON CONFLICT (tool) DO UPDATE SET performed = sim_calls.performed + 1`;
+
+const COUNT_ATTEMPT = `
+INSERT INTO sim_calls (tool, attempts, failures) VALUES ($1, 1, CASE WHEN $2::integer >= 1 THEN 1 ELSE 0 END)
+ON CONFLICT (tool) DO UPDATE SET attempts = sim_calls.attempts + 1,
+  failures = sim_calls.failures + CASE WHEN sim_calls.attempts + 1 <= $2::integer THEN 1 ELSE 0 END
+RETURNING attempts`;
+
+const SNAPSHOT = `
+SELECT (SELECT coalesce(json_agg(json_build_array(tool, performed, failures) ORDER BY tool COLLATE "C"), '[]') FROM sim_calls) AS calls,
+       (SELECT coalesce(json_agg(system ORDER BY system COLLATE "C"), '[]') FROM sim_systems) AS systems,
+       (SELECT coalesce(json_agg(json_build_array(system, key, value) ORDER BY system COLLATE "C", key COLLATE "C"), '[]') FROM sim_state) AS state`;
+
+const RESET = `
+WITH calls AS (DELETE FROM sim_calls), operations AS (DELETE FROM sim_operations), state AS (DELETE FROM sim_state),
+     sequences AS (DELETE FROM sim_sequences)
+DELETE FROM sim_systems`;
+
+interface LookupRow {
+  seeded: boolean;
+  operation_id: string | null;
+  result: string | null;
+  seq: number | null;
+  keys: string[];
+  values: string[];
+}
+
+/** {@link SimStorage} on a PostgreSQL schema; its tables are created or migrated at the first call. */
+export class PostgresSimStorage implements SimStorage {
+  #migrated: Promise<unknown> | undefined;
+
+  constructor(readonly db: PostgresDatabase) {}
+
+  /** Always true: a pool reconnects, and a closed one fails the call instead. */
+  get open(): boolean {
+    return true;
+  }
+
+  async countAttempt(tool: string, faults: number): Promise<number> {
+    await this.migrated();
+    const result = await this.db.query<{ attempts: number }>(COUNT_ATTEMPT, [tool, faults]);
+    return result.rows[0]?.attempts ?? 0;
+  }
+
+  async perform<Result>(call: SimStoredCall, effect: (ctx: SimEffectContext) => Result): Promise<SimCallResult<Result>> {
+    await this.migrated();
+    const system = call.system.name;
+    const key = call.sideEffect ? call.idempotencyKey : undefined;
+    const [seedKeys, seedValues] = seedRows(call.system);
+    return this.db.transaction(async (client): Promise<SimCallResult<Result>> => {
+      await this.lock(client, system);
+      const found = await client.query<LookupRow>(SEED_AND_LOOKUP, [system, call.tool, key ?? null, call.sideEffect, Date.now(), seedKeys, seedValues]);
+      const row = found.rows[0];
+      if (row === undefined) throw new Error("the sim lookup returned no row");
+      if (row.operation_id !== null) {
+        return { result: JSON.parse(row.result ?? "null") as Result, operationId: row.operation_id, replayed: true };
+      }
+      const operationId = call.sideEffect ? `op_${system}_${String(row.seq)}` : undefined;
+      const state = row.seeded ? new LoadedSimState(seedKeys, seedValues) : new LoadedSimState(row.keys, row.values);
+      const result = effect({ state, operationId });
+      await client.query(RECORD, [
+        system, [...state.changed.keys()], [...state.changed.values()], call.tool, key ?? operationId ?? null,
+        operationId ?? null, JSON.stringify(result ?? null), Date.now(),
+      ]);
+      return { result, operationId, replayed: false };
+    });
+  }
+
+  async register(system: SimSystem): Promise<void> {
+    await this.migrated();
+    await this.db.transaction(async (client) => {
+      await this.lock(client, system.name);
+      await client.query(SEED, [system.name, Date.now(), ...seedRows(system)]);
+    });
+  }
+
+  async snapshot(): Promise<SimSnapshot> {
+    await this.migrated();
+    const result = await this.db.query<{ calls: Array<[string, number, number]>; systems: string[]; state: Array<[string, string, string]> }>(SNAPSHOT);
+    const row = result.rows[0];
+    const snapshot: SimSnapshot = { calls: {}, failures: {}, systems: {} };
+    for (const [tool, performed, failures] of row?.calls ?? []) {
+      if (performed > 0) snapshot.calls[tool] = performed;
+      if (failures > 0) snapshot.failures[tool] = failures;
+    }
+    for (const system of row?.systems ?? []) snapshot.systems[system] = {};
+    for (const [system, key, value] of row?.state ?? []) (snapshot.systems[system] ??= {})[key] = JSON.parse(value);
+    return snapshot;
+  }
+
+  async reset(): Promise<void> {
+    await this.migrated();
+    await this.db.query(RESET);
+  }
+
+  /** Holds `system`'s lock until the transaction ends. */
+  private async lock(client: PgQueryable, system: string): Promise<void> {
+    await client.query(LOCK, [`agentrt_sim:${this.db.schema}`, system]);
+  }
+
+  private migrated(): Promise<unknown> {
+    this.#migrated ??= migratePostgres(this.db, PG_SIM_SCHEMA).catch((error: unknown) => {
+      this.#migrated = undefined;
+      throw error;
+    });
+    return this.#migrated;
+  }
+}
+
+/** A system's seed as parallel key and JSON-text arrays. */
+function seedRows(system: SimSystem): [string[], string[]] {
+  const rows = Object.entries(system.seed);
+  return [rows.map(([key]) => key), rows.map(([, value]) => JSON.stringify(value ?? null))];
+}
