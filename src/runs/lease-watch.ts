@@ -6,7 +6,7 @@
  * @module
  */
 import type { RunLease } from "./lease.js";
-import type { RunStore } from "./run-store.js";
+import type { SqliteRunStore } from "./sqlite-run-store.js";
 
 /** How often the watched runs are read. */
 export const LEASE_WATCH_MS = 1000;
@@ -15,9 +15,9 @@ export const LEASE_WATCH_MS = 1000;
 class LeaseWatch {
   private readonly leases = new Set<RunLease>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly store: RunStore;
+  private readonly store: SqliteRunStore;
 
-  constructor(store: RunStore) {
+  constructor(store: SqliteRunStore) {
     this.store = store;
   }
 
@@ -62,7 +62,7 @@ class LeaseWatch {
   }
 }
 
-const watches = new WeakMap<RunStore, LeaseWatch>();
+const watches = new WeakMap<SqliteRunStore, LeaseWatch>();
 
 /**
  * Watches `lease` until the returned function is called: when its run is canceled, finished or taken

@@ -9,7 +9,7 @@ import type { RunStatus } from "./lifecycle.js";
 import type { RunRecord, RunUsage } from "./run-record.js";
 import { setBackoff } from "./backoff.js";
 import { assertFence } from "./fence.js";
-import type { RunStore, TransitionOptions } from "./run-store.js";
+import type { SqliteRunStore, TransitionOptions } from "./sqlite-run-store.js";
 
 /** Lease durations come from here unless given: env `AGENTRT_LEASE_MS`, else 30 s. */
 export function defaultLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -36,9 +36,9 @@ export class RunLease {
   private backingOff = false;
   private deferred: Partial<RunUsage> | undefined;
   /** The store the lease writes to. */
-  readonly store: RunStore;
+  readonly store: SqliteRunStore;
 
-  constructor(store: RunStore, run: RunRecord, leaseMs: number) {
+  constructor(store: SqliteRunStore, run: RunRecord, leaseMs: number) {
     if (run.lease === null) throw new TypeError(`run ${run.runId} has no lease`);
     this.store = store;
     this.runId = run.runId;
@@ -216,7 +216,7 @@ function sumUsage(a: Partial<RunUsage> | undefined, b: Partial<RunUsage>): Parti
  * or to FAILED (ATTEMPTS_EXHAUSTED) once they used all their attempts.
  * Call inside the claim transaction.
  */
-export function recoverExpiredLeases(store: RunStore, now: number): RunRecord[] {
+export function recoverExpiredLeases(store: SqliteRunStore, now: number): RunRecord[] {
   const expired = store
     // A held RETRYING run (in-process backoff) whose holder stopped heartbeating has lost its lease too.
     .stmt("SELECT run_id FROM runs WHERE status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL AND lease_expires_at <= ? ORDER BY run_id")
@@ -243,7 +243,7 @@ export function recoverExpiredLeases(store: RunStore, now: number): RunRecord[] 
 }
 
 /** Moves every unfinished run whose deadline has passed to EXPIRED (DEADLINE_EXCEEDED). */
-export function expireOverdueRuns(store: RunStore, now: number): RunRecord[] {
+export function expireOverdueRuns(store: SqliteRunStore, now: number): RunRecord[] {
   const overdue = store
     .stmt(
       // Same terms as the partial index runs_by_open_deadline, so finished runs are never scanned.

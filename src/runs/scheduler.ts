@@ -15,7 +15,7 @@ import { expireOverdueRuns, recoverExpiredLeases, RunLease } from "./lease.js";
 import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
 import { countsAsAttempt } from "./transition-write.js";
 import type { RunRecord } from "./run-record.js";
-import type { RunStore } from "./run-store.js";
+import type { SqliteRunStore } from "./sqlite-run-store.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 import { expireOverdueWaits } from "./wait-expiry.js";
 
@@ -64,10 +64,10 @@ function before(a: Candidate, b: Candidate): boolean {
 
 /** Claims runs for workers. */
 export class Scheduler {
-  readonly store: RunStore;
+  readonly store: SqliteRunStore;
   private readonly options: Required<SchedulerOptions>;
 
-  constructor(store: RunStore, options: SchedulerOptions = {}) {
+  constructor(store: SqliteRunStore, options: SchedulerOptions = {}) {
     this.store = store;
     this.options = {
       maxRunning: options.maxRunning ?? Infinity,

@@ -9,9 +9,9 @@ import { isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
 import { appendRunEvent } from "./run-events.js";
 import { rowToRun, toJson, type RunRecord } from "./run-record.js";
 import { encodeOpaque } from "./stored-documents.js";
-import type { RunStore } from "./run-store.js";
+import type { SqliteRunStore } from "./sqlite-run-store.js";
 
-/** Options of a status change; see `RunStore.transition`. */
+/** Options of a status change; see `SqliteRunStore.transition`. */
 export interface TransitionOptions {
   /** The caller's fencing token; required when the caller holds the run's lease. */
   fence?: number;
@@ -44,7 +44,7 @@ export interface ClaimFields {
  * status and token, appends its event and returns the new record.
  */
 export function writeTransition(
-  store: RunStore, current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields,
+  store: SqliteRunStore, current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields,
 ): RunRecord {
   const now = store.clock();
   const guardToken = options.fence ?? current.fencingToken;

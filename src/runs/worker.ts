@@ -10,13 +10,13 @@ import { assertSchemaCurrent, storageFailure } from "../db/index.js";
 import { executeClaimed, reportToStderr, WorkerStoppingError, type ExecuteRun, type ExecutionResult } from "./execute-claimed.js";
 import { defaultLeaseMs, type RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
-import type { RunStore } from "./run-store.js";
+import type { SqliteRunStore } from "./sqlite-run-store.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import { RUNS_SCHEMA } from "./schema.js";
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
-  store: RunStore;
+  store: SqliteRunStore;
   /** Executes one run under its lease; must honour `lease.signal`. */
   execute: ExecuteRun;
   /** @default `worker_<host>_<pid>_<random>` */
@@ -85,7 +85,7 @@ const MAX_DISK_PAUSE_MS = 5000;
 
 class WorkerLoop implements Worker {
   readonly workerId: string;
-  private readonly store: RunStore;
+  private readonly store: SqliteRunStore;
   private readonly scheduler: Scheduler;
   private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId">>;
   private readonly lag = new LagProbe();

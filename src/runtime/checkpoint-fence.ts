@@ -6,13 +6,13 @@
  * @module
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { assertFence, FENCING_TOKEN_KEY, type RunLease, type RunStore } from "../runs/index.js";
+import { assertFence, FENCING_TOKEN_KEY, type RunLease, type SqliteRunStore } from "../runs/index.js";
 
 /**
  * A `beforeWrite` hook for the runtime's SqliteSaver. Writes without a run id and token (state
  * updates through the server, graphs run outside a run) are not fenced.
  */
-export function fenceCheckpoints(runs: RunStore, active: ReadonlyMap<string, RunLease>): (config: RunnableConfig) => void | (() => void) {
+export function fenceCheckpoints(runs: SqliteRunStore, active: ReadonlyMap<string, RunLease>): (config: RunnableConfig) => void | (() => void) {
   return (config) => {
     const runId: unknown = config.configurable?.run_id;
     const token: unknown = config.configurable?.[FENCING_TOKEN_KEY];

@@ -4,7 +4,7 @@
  * handled per multitask strategy, and a hold that keeps other processes' workers from claiming it first.
  * @module
  */
-import { defaultWaitTtlMs, type RunBudget, type RunGraphConfig, type RunRecord, type RunStatus, type RunStore } from "../runs/index.js";
+import { defaultWaitTtlMs, type RunBudget, type RunGraphConfig, type RunRecord, type RunStatus, type SqliteRunStore } from "../runs/index.js";
 import { makeRoom, type MultitaskStrategy } from "./multitask.js";
 
 /** What to store; see {@link Runtime.createRun}. The input is stored as given: validate it first (validateGraphInput). */
@@ -45,7 +45,7 @@ export const UNFINISHED: readonly RunStatus[] = ["QUEUED", "RUNNING", "RETRYING"
 
 /** What createRun needs from the Runtime: its store and its cancel. */
 export interface CreateRunDeps {
-  runs: RunStore;
+  runs: SqliteRunStore;
   cancel: (runId: string, options: { by?: string; reason: string }) => void;
 }
 

@@ -7,7 +7,7 @@
 import { isStorageFailureCode, type StorageFailureCode } from "../db/index.js";
 import {
   LeaseLostError, applyOutcome, isTerminal, outcomeOfError, writeWhileDiskRefuses,
-  type RunLease, type RunRecord, type RunStore,
+  type RunLease, type RunRecord, type SqliteRunStore,
 } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
@@ -15,7 +15,7 @@ import { syncStateChanges } from "./state-changes.js";
 
 /** What executing a claimed run needs. */
 export interface ClaimDeps extends ExecutionDeps {
-  runs: RunStore;
+  runs: SqliteRunStore;
   trace: TraceStore;
   leaseMs: number;
   workerId: string;

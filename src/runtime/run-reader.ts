@@ -6,7 +6,7 @@
  * @module
  */
 import { openDatabase, type SqliteDatabase } from "../db/index.js";
-import { isWaiting, RunStore, type RunRecord, type RunStatus } from "../runs/index.js";
+import { isWaiting, SqliteRunStore, type RunRecord, type RunStatus } from "../runs/index.js";
 import { listSideEffects } from "./side-effects.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { Runtime } from "./runtime.js";
@@ -35,14 +35,14 @@ export function runViewOf(db: SqliteDatabase, run: RunRecord): RunView {
 export class RunReader implements RunSource {
   private constructor(
     private readonly db: SqliteDatabase,
-    private readonly runs: RunStore,
+    private readonly runs: SqliteRunStore,
   ) {}
 
   /** Opens an existing file read-only (DB_OPEN_FAILED when missing, a one-line StorageError when unreadable). */
   static open(path: string): RunReader {
     const db = openDatabase(path, { readonly: true, snapshot: true });
     try {
-      return new RunReader(db, RunStore.open(db));
+      return new RunReader(db, SqliteRunStore.open(db));
     } catch (error) {
       db.close();
       throw error;

@@ -4,12 +4,12 @@
  * through the Runtime's operations.
  * @module
  */
-import type { RunEvent, RunFilter, RunRecord, RunStore } from "../runs/index.js";
+import type { RunEvent, RunFilter, RunRecord, SqliteRunStore } from "../runs/index.js";
 
 /** The run records of one runtime's file, read-only. */
 export class RunRecords {
   /** @internal */
-  constructor(private readonly runs: RunStore) {}
+  constructor(private readonly runs: SqliteRunStore) {}
 
   /** The run; UNKNOWN_RUN for an unknown id. */
   get(runId: string): RunRecord {

@@ -10,7 +10,7 @@ import { UserInputError } from "../errors.js";
 import type { ApprovalResume } from "../graph/approval.js";
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
-  RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
+  SqliteRunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
   expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError, WorkerStoppingError,
   type ClaimedRun, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
@@ -40,7 +40,7 @@ export class Runtime {
   /** The long-term memory every graph gets as `config.store` (the server's `/store` endpoints read and write it too). */
   readonly store: SqliteStore;
   private readonly db: SqliteDatabase;
-  private readonly runs: RunStore;
+  private readonly runs: SqliteRunStore;
   private readonly scheduler: Scheduler;
   private readonly deps: ClaimDeps;
   /** What the decision/input checks use (the unbound registry, as before the split). */
@@ -53,7 +53,7 @@ export class Runtime {
   private constructor(db: SqliteDatabase, registry: GraphRegistry, options: RuntimeOptions) {
     this.db = db;
     this.registry = registry;
-    this.runs = RunStore.open(db);
+    this.runs = SqliteRunStore.open(db);
     this.records = new RunRecords(this.runs);
     this.trace = openTraceStore(db);
     this.scheduler = new Scheduler(this.runs, options.scheduler);

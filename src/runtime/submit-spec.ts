@@ -4,13 +4,13 @@
  * @module
  */
 import { UserInputError } from "../errors.js";
-import { defaultWaitTtlMs, type CreateRunInput, type RunStore } from "../runs/index.js";
+import { defaultWaitTtlMs, type CreateRunInput, type SqliteRunStore } from "../runs/index.js";
 import { threadValues, validateGraphInput } from "./graph-input.js";
 import { stateKeys, type GraphRegistry } from "./graph-registry.js";
 import type { SubmitOptions } from "./runtime-options.js";
 
 /** The run to store for `options`, once every check passed; BAD_INPUT (or the graph's load error) otherwise. */
-export async function submitSpec(registry: GraphRegistry, runs: RunStore, options: SubmitOptions): Promise<CreateRunInput> {
+export async function submitSpec(registry: GraphRegistry, runs: SqliteRunStore, options: SubmitOptions): Promise<CreateRunInput> {
   // Run here: loaded before anything is stored, so a broken graph is refused (exit 2) rather than stored as a
   // FAILED run, and its import time does not count against the run's deadline. Queued: only the id is checked.
   const graph = options.queue !== true || !registry.entries.has(options.graph) ? await registry.load(options.graph) : undefined;
@@ -35,7 +35,7 @@ export async function submitSpec(registry: GraphRegistry, runs: RunStore, option
 }
 
 /** A thread's checkpoints belong to the graph that wrote them: another graph cannot continue it. */
-function assertThreadGraph(runs: RunStore, threadId: string, graphId: string): void {
+function assertThreadGraph(runs: SqliteRunStore, threadId: string, graphId: string): void {
   const previous = runs.list({ threadId, order: "newest", limit: 1 })[0];
   if (previous !== undefined && previous.graphId !== graphId) {
     throw new UserInputError("BAD_INPUT", `thread ${threadId} belongs to graph ${previous.graphId}, not ${graphId}: use another thread`);

@@ -1,7 +1,7 @@
 // A run RETRYING while its holder backs off in-process keeps its lease: nobody else may claim it until the lease expires.
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, Scheduler } from "../../src/runs/index.js";
+import { SqliteRunStore, Scheduler } from "../../src/runs/index.js";
 import { freshStore, thrown } from "./helpers.js";
 
 const claim = { workerId: "w1", leaseMs: 1000 };
@@ -10,7 +10,7 @@ const other = { workerId: "w2", leaseMs: 1000 };
 function setup(maxAttempts = 3) {
   const { store, clock, path } = freshStore();
   // A second connection to the same file, as another worker process would have.
-  const elsewhere = new Scheduler(RunStore.open(openDatabase(path), { clock }));
+  const elsewhere = new Scheduler(SqliteRunStore.open(openDatabase(path), { clock }));
   const { runId } = store.create({ graphId: "g", maxAttempts });
   const { lease } = new Scheduler(store).claimRun(runId, claim)!;
   return { store, clock, elsewhere, runId, lease };
@@ -35,7 +35,7 @@ describe("in-process backoff", () => {
 
   it("a held RETRYING run counts against the caps like a RUNNING one", () => {
     const { store, clock, path } = freshStore();
-    const scheduler = new Scheduler(RunStore.open(openDatabase(path), { clock }), { maxRunning: 1 });
+    const scheduler = new Scheduler(SqliteRunStore.open(openDatabase(path), { clock }), { maxRunning: 1 });
     const first = store.create({ graphId: "g" }).runId;
     store.create({ graphId: "g" });
     scheduler.claimRun(first, claim)!.lease.startBackoff("waiting");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ToolError } from "../../src/errors.js";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, Scheduler, WorkerStoppingError, executeClaimed } from "../../src/runs/index.js";
+import { SqliteRunStore, Scheduler, WorkerStoppingError, executeClaimed } from "../../src/runs/index.js";
 import { freshStore } from "./helpers.js";
 
 describe("executeClaimed", () => {
@@ -33,7 +33,7 @@ describe("executeClaimed", () => {
     const { runId } = store.create({ graphId: "g" });
     // Real time here: the lease watch reads the file every second; this lease's heartbeat would come after 10 minutes.
     const claimed = new Scheduler(store).claimNext({ workerId: "w", leaseMs: 1_800_000 })!;
-    const elsewhere = RunStore.open(openDatabase(path));
+    const elsewhere = SqliteRunStore.open(openDatabase(path));
     const result = await executeClaimed(claimed, async (_run, lease) => {
       elsewhere.cancel(runId, { actor: "ops" });
       // Nothing here reads the run: only the watch can end this wait.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, validateGraphConfig } from "../../src/runs/index.js";
+import { SqliteRunStore, validateGraphConfig } from "../../src/runs/index.js";
 
 describe("validateGraphConfig", () => {
   it("keeps configurable keys and the recursion limit; nothing to store is undefined", () => {
@@ -17,7 +17,7 @@ describe("validateGraphConfig", () => {
   });
 
   it("is stored with the run and read back; a bad one stores no run", () => {
-    const runs = RunStore.open(openDatabase(":memory:"));
+    const runs = SqliteRunStore.open(openDatabase(":memory:"));
     const run = runs.create({ graphId: "g", config: { configurable: { tone: "dry" }, recursionLimit: 7 } });
     expect(runs.get(run.runId).config).toEqual({ configurable: { tone: "dry" }, recursionLimit: 7 });
     expect(runs.create({ graphId: "g" }).config).toBeNull();

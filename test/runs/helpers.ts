@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "../../src/db/index.js";
-import { RunStore } from "../../src/runs/index.js";
+import { SqliteRunStore } from "../../src/runs/index.js";
 
 /** A fresh database file in its own temp directory. */
 export function tempDbPath(name = "runs.db"): string {
@@ -26,10 +26,10 @@ export function fakeClock(start = 1_700_000_000_000): FakeClock {
 }
 
 /** A store on a fresh file with a fake clock. */
-export function freshStore(path = tempDbPath()): { db: SqliteDatabase; store: RunStore; clock: FakeClock; path: string } {
+export function freshStore(path = tempDbPath()): { db: SqliteDatabase; store: SqliteRunStore; clock: FakeClock; path: string } {
   const db = openDatabase(path);
   const clock = fakeClock();
-  return { db, store: RunStore.open(db, { clock }), clock, path };
+  return { db, store: SqliteRunStore.open(db, { clock }), clock, path };
 }
 
 /** The error a function throws (fails the test if it returns). */

@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, Scheduler } from "../../src/runs/index.js";
+import { SqliteRunStore, Scheduler } from "../../src/runs/index.js";
 import { ToolLedger } from "../../src/ledger/ledger.js";
 import { tempDbPath } from "./helpers.js";
 
@@ -12,7 +12,7 @@ const V1 = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "hist
 describe("a database written by schema version 1", () => {
   it("is read, unchanged, through a read-only connection", () => {
     const db = openDatabase(V1, { readonly: true });
-    const store = RunStore.open(db);
+    const store = SqliteRunStore.open(db);
     const ledger = ToolLedger.open(db);
     expect(store.list().map((r) => [r.runId, r.status])).toEqual([
       ["run_queued", "QUEUED"],
@@ -40,7 +40,7 @@ describe("a database written by schema version 1", () => {
     copyFileSync(V1, path);
     const db = openDatabase(path);
     // The fixture's clock: its waiting run has a deadline one day after it was written.
-    const store = RunStore.open(db, { clock: () => 1_764_000_010_000 });
+    const store = SqliteRunStore.open(db, { clock: () => 1_764_000_010_000 });
     const ledger = ToolLedger.open(db);
     const claimed = new Scheduler(store).claimRun("run_waiting", { workerId: "w", leaseMs: 1000, resume: { approved: true } })!;
     expect(claimed.run).toMatchObject({ status: "RUNNING", attempts: 1, fencingToken: 2, resume: { approved: true } });
@@ -55,7 +55,7 @@ describe("a database written by schema version 1", () => {
   it("expires its waiting run once the deadline has passed", () => {
     const path = tempDbPath();
     copyFileSync(V1, path);
-    const store = RunStore.open(openDatabase(path), { clock: () => 1_764_000_000_000 + 2 * 86_400_000 });
+    const store = SqliteRunStore.open(openDatabase(path), { clock: () => 1_764_000_000_000 + 2 * 86_400_000 });
     expect(new Scheduler(store).sweepNow().map((r) => [r.runId, r.status])).toEqual([["run_waiting", "EXPIRED"]]);
   });
 });

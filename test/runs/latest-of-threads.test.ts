@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Scheduler } from "../../src/runs/index.js";
 import { freshStore } from "./helpers.js";
 
-describe("RunStore.latestOfThreads", () => {
+describe("SqliteRunStore.latestOfThreads", () => {
   it("gives each thread's newest run, skips threads without runs, and takes any number of ids", () => {
     const { store, clock } = freshStore();
     store.create({ graphId: "g", threadId: "t1", priority: 5 });

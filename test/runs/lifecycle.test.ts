@@ -10,7 +10,7 @@ import {
   isWaiting,
   type RunLease,
   type RunStatus,
-  type RunStore,
+  type SqliteRunStore,
 } from "../../src/runs/index.js";
 import { freshStore, thrown } from "./helpers.js";
 
@@ -44,7 +44,7 @@ describe("the transition table", () => {
 });
 
 /** Puts a fresh run into `status` through legal moves only. */
-function runIn(store: RunStore, scheduler: Scheduler, status: RunStatus): { runId: string; lease: RunLease | undefined } {
+function runIn(store: SqliteRunStore, scheduler: Scheduler, status: RunStatus): { runId: string; lease: RunLease | undefined } {
   const { runId } = store.create({ graphId: "g" });
   if (status === "QUEUED") return { runId, lease: undefined };
   const claimed = scheduler.claimRun(runId, { workerId: "w1", leaseMs: 60_000 });
@@ -53,7 +53,7 @@ function runIn(store: RunStore, scheduler: Scheduler, status: RunStatus): { runI
   return { runId, lease: status === "RUNNING" ? claimed.lease : undefined };
 }
 
-function attempt(store: RunStore, scheduler: Scheduler, runId: string, lease: RunLease | undefined, to: RunStatus): void {
+function attempt(store: SqliteRunStore, scheduler: Scheduler, runId: string, lease: RunLease | undefined, to: RunStatus): void {
   if (to === "RUNNING") {
     const claimed = scheduler.claimRun(runId, { workerId: "w2", leaseMs: 60_000 });
     if (claimed === undefined) throw new IllegalTransitionError({ runId, from: "RUNNING", to });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { StorageError } from "../../src/errors.js";
-import { RunStore, Scheduler, UnknownRunError, createWorker, newRunId } from "../../src/runs/index.js";
+import { SqliteRunStore, Scheduler, UnknownRunError, createWorker, newRunId } from "../../src/runs/index.js";
 import { freshStore, tempDbPath, thrown } from "./helpers.js";
 
-describe("RunStore.create and reads", () => {
+describe("SqliteRunStore.create and reads", () => {
   it("writes a QUEUED run with defaults and its first event", () => {
     const { store, clock } = freshStore();
     const run = store.create({ graphId: "ops_rollback", input: { message: "hi" } });
@@ -92,7 +92,7 @@ describe("RunStore.create and reads", () => {
   it("is shared by two connections to the same file", () => {
     const { store, path } = freshStore();
     const run = store.create({ graphId: "g" });
-    const other = RunStore.open(openDatabase(path));
+    const other = SqliteRunStore.open(openDatabase(path));
     expect(other.get(run.runId).status).toBe("QUEUED");
     other.cancel(run.runId);
     expect(store.get(run.runId).status).toBe("CANCELED");
@@ -178,16 +178,16 @@ describe("schema versions", () => {
   it("refuses a file written by a newer agentrt", () => {
     const path = tempDbPath();
     const db = openDatabase(path);
-    RunStore.open(db);
+    SqliteRunStore.open(db);
     db.prepare("UPDATE agentrt_schema SET version = 99 WHERE module = 'runs'").run();
-    const error = thrown(() => RunStore.open(openDatabase(path)));
+    const error = thrown(() => SqliteRunStore.open(openDatabase(path)));
     expect(error).toBeInstanceOf(StorageError);
     expect(error).toMatchObject({ code: "DB_SCHEMA_TOO_NEW" });
   });
 
   it("stops a worker whose file is upgraded under it", async () => {
     const path = tempDbPath();
-    const store = RunStore.open(openDatabase(path));
+    const store = SqliteRunStore.open(openDatabase(path));
     openDatabase(path).prepare("UPDATE agentrt_schema SET version = 99 WHERE module = 'runs'").run();
     const worker = createWorker({ store, once: true, execute: async () => ({ status: "SUCCEEDED" }) });
     await expect(worker.run()).rejects.toMatchObject({ code: "DB_SCHEMA_TOO_NEW" });

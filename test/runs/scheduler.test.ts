@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, Scheduler } from "../../src/runs/index.js";
+import { SqliteRunStore, Scheduler } from "../../src/runs/index.js";
 import { freshStore, thrown } from "./helpers.js";
 
 const claim = { workerId: "w", leaseMs: 60_000 };
@@ -72,7 +72,7 @@ describe("claim order", () => {
 describe("caps", () => {
   it("honours the global cap across schedulers on separate connections", () => {
     const { store, path, clock } = freshStore();
-    const other = new Scheduler(RunStore.open(openDatabase(path), { clock }), { maxRunning: 2 });
+    const other = new Scheduler(SqliteRunStore.open(openDatabase(path), { clock }), { maxRunning: 2 });
     const scheduler = new Scheduler(store, { maxRunning: 2 });
     for (let i = 0; i < 4; i++) store.create({ graphId: "g", userId: `u${i}` });
     const first = scheduler.claimNext(claim)!;
@@ -124,7 +124,7 @@ describe("hasPendingWork", () => {
 describe("runs of one thread", () => {
   it("execute one at a time in creation order, whatever their priority, across connections", () => {
     const { store, path, clock } = freshStore();
-    const other = new Scheduler(RunStore.open(openDatabase(path), { clock }));
+    const other = new Scheduler(SqliteRunStore.open(openDatabase(path), { clock }));
     const scheduler = new Scheduler(store);
     const first = store.create({ graphId: "g", threadId: "t1" }).runId;
     clock.advance(1);

@@ -1,10 +1,10 @@
 // Wait TTL on the run store with a hand-driven clock: the deadline is set on entering a wait, cleared on leaving,
 // and a passed deadline makes the run EXPIRED (WAIT_EXPIRED) through the sweep or the lazy check.
 import { describe, expect, it } from "vitest";
-import { Scheduler, defaultWaitTtlMs, expireWaitIfDue, type RunStore } from "../../src/runs/index.js";
+import { Scheduler, defaultWaitTtlMs, expireWaitIfDue, type SqliteRunStore } from "../../src/runs/index.js";
 import { freshStore, thrown } from "./helpers.js";
 
-function waiting(store: RunStore, scheduler: Scheduler, waitTtlMs: number | undefined, status: "WAITING_INPUT" | "WAITING_APPROVAL" = "WAITING_INPUT") {
+function waiting(store: SqliteRunStore, scheduler: Scheduler, waitTtlMs: number | undefined, status: "WAITING_INPUT" | "WAITING_APPROVAL" = "WAITING_INPUT") {
   const run = store.create({ graphId: "g", waitTtlMs });
   const claimed = scheduler.claimRun(run.runId, { workerId: "w", leaseMs: 10_000 });
   if (claimed === undefined) throw new Error("not claimed");

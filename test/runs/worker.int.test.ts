@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, createWorker } from "../../src/runs/index.js";
+import { SqliteRunStore, createWorker } from "../../src/runs/index.js";
 import { tempDbPath } from "./helpers.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "worker-child.ts");
@@ -45,7 +45,7 @@ interface Execution {
 describe("worker processes sharing one SQLite file", () => {
   it("two processes execute each of 200 runs exactly once, within the global cap", async () => {
     const path = tempDbPath();
-    const store = RunStore.open(openDatabase(path));
+    const store = SqliteRunStore.open(openDatabase(path));
     for (let i = 0; i < 200; i++) store.create({ graphId: "g", priority: i % 3, userId: `u${i % 7}` });
     const go = `${path}.go`;
     const workers = ["P1", "P2"].map((id) =>
@@ -77,7 +77,7 @@ describe("worker processes sharing one SQLite file", () => {
 
   it("a run of a SIGKILLed worker is finished by another after its lease expires", async () => {
     const path = tempDbPath();
-    const store = RunStore.open(openDatabase(path));
+    const store = SqliteRunStore.open(openDatabase(path));
     const { runId } = store.create({ graphId: "g" });
     const victim = startWorker({ DB: path, WORKER_ID: "victim", MODE: "hang", LEASE_MS: "300", HEARTBEAT_MS: "50" });
     const executions = () => store.db.prepare("SELECT run_id, worker_id, token, finished FROM test_executions ORDER BY id").all() as Execution[];

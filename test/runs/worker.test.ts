@@ -2,10 +2,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
 import { ToolError } from "../../src/errors.js";
-import { LeaseLostError, RunStore, createWorker, type RunOutcome } from "../../src/runs/index.js";
+import { LeaseLostError, SqliteRunStore, createWorker, type RunOutcome } from "../../src/runs/index.js";
 import { tempDbPath } from "./helpers.js";
 
-const realStore = () => RunStore.open(openDatabase(tempDbPath()));
+const realStore = () => SqliteRunStore.open(openDatabase(tempDbPath()));
 
 /** Resolves when the signal aborts, rejecting with its reason (what a well-behaved execute does). */
 const untilAborted = (signal: AbortSignal) =>

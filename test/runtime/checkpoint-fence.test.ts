@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LeaseLostError, RunStore, Scheduler } from "../../src/runs/index.js";
+import { LeaseLostError, SqliteRunStore, Scheduler } from "../../src/runs/index.js";
 import { openDatabase } from "../../src/db/index.js";
 import { Runtime } from "../../src/runtime/index.js";
 import { fenceCheckpoints } from "../../src/runtime/checkpoint-fence.js";
@@ -17,7 +17,7 @@ const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-fence-")), "f.db")
 /** A run claimed by worker "w" on a fresh file, and the fence over its lease. */
 function claimedRun() {
   const db = openDatabase(tempDb());
-  const runs = RunStore.open(db);
+  const runs = SqliteRunStore.open(db);
   const run = runs.create({ graphId: "g", input: {}, userId: "u" });
   const claimed = new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 })!;
   return { db, runs, run, claimed, fence: fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]])) };

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, Scheduler, type RunRecord } from "../../src/runs/index.js";
+import { SqliteRunStore, Scheduler, type RunRecord } from "../../src/runs/index.js";
 import { Runtime, type RuntimeEvent } from "../../src/runtime/index.js";
 import { counters, resetCounters } from "../fixtures/budget/graphs.js";
 import { runtimeInternals } from "../../src/runtime/internals.js";
@@ -23,7 +23,7 @@ describe("RETRYING while a tool backs off", () => {
   afterEach(() => runtime?.close());
 
   it("passes through RETRYING, ends SUCCEEDED, and no other worker can claim it while it backs off", async () => {
-    const elsewhere = new Scheduler(RunStore.open(openDatabase(db)));
+    const elsewhere = new Scheduler(SqliteRunStore.open(openDatabase(db)));
     const seen: { status: string; row: RunRecord; claimNext: unknown; claimRun: unknown }[] = [];
     const onEvent = (event: RuntimeEvent) => {
       if (event.type !== "status" || event.status !== "RETRYING") return;

@@ -1,7 +1,7 @@
 // A run's budget over HTTP (agentrt extension of the run body): enforced like the CLI's; a bad one is 422 and creates nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore } from "../../src/runs/index.js";
+import { SqliteRunStore } from "../../src/runs/index.js";
 import type { AgentServer } from "../../src/server/server.js";
 import { ROLLBACK_INPUT, startTestServer } from "./harness.js";
 
@@ -23,7 +23,7 @@ const post = (body: unknown) =>
 function runs() {
   const database = openDatabase(db);
   try {
-    return RunStore.open(database).list();
+    return SqliteRunStore.open(database).list();
   } finally {
     database.close();
   }

@@ -22,13 +22,13 @@ import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
 export type { ClaimFields, TransitionOptions } from "./transition-write.js";
 
-/** Options of {@link RunStore.open}. */
+/** Options of {@link SqliteRunStore.open}. */
 export interface RunStoreOptions {
   /** Source of "now" in epoch ms; tests may pass a fake clock. @default Date.now */
   clock?: () => number;
 }
 
-/** What {@link RunStore.create} needs; everything but the graph has a default. */
+/** What {@link SqliteRunStore.create} needs; everything but the graph has a default. */
 export interface CreateRunInput {
   /** The graph the run executes. */
   graphId: string;
@@ -58,7 +58,7 @@ export interface CreateRunInput {
   availableAt?: number;
 }
 
-/** Which runs {@link RunStore.list} returns; fields combine with AND. */
+/** Which runs {@link SqliteRunStore.list} returns; fields combine with AND. */
 export interface RunFilter {
   status?: RunStatus | readonly RunStatus[];
   userId?: string;
@@ -71,7 +71,7 @@ export interface RunFilter {
 }
 
 /** Durable run records and their event log in one SQLite file. */
-export class RunStore {
+export class SqliteRunStore {
   readonly db: SqliteDatabase;
   readonly clock: () => number;
   private readonly statements = new Map<string, Database.Statement<unknown[]>>();
@@ -84,13 +84,13 @@ export class RunStore {
   /**
    * Migrates the runs tables and returns a store. Throws a StorageError
    * DB_SCHEMA_TOO_NEW when the file was written by a newer agentrt.
-   * @example const store = RunStore.open(openDatabase("agentrt.db"));
+   * @example const store = SqliteRunStore.open(openDatabase("agentrt.db"));
    */
-  static open(db: SqliteDatabase, options: RunStoreOptions = {}): RunStore {
+  static open(db: SqliteDatabase, options: RunStoreOptions = {}): SqliteRunStore {
     // A read-only connection reads an older file as it is (rows parse without the newer columns).
     const version = db.readonly ? readVersion(db, RUNS_SCHEMA.module) : 0;
     if (!(version >= 1 && version < RUNS_SCHEMA.migrations.length)) migrate(db, RUNS_SCHEMA);
-    return new RunStore(db, options.clock ?? Date.now);
+    return new SqliteRunStore(db, options.clock ?? Date.now);
   }
 
   /** Runs `fn` in a BEGIN IMMEDIATE transaction (a savepoint when nested). */
