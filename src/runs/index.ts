@@ -21,10 +21,14 @@ export type { RunRecord, RunEvent, RunUsage, RunBudget, RunLeaseInfo } from "./r
 export { exhaustedBudget, passedDeadline, validateBudget, describeExhausted, BudgetExceededError, BUDGET_ERROR_CODES } from "./budget.js";
 export type { ExhaustedLimit } from "./budget.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";
+export { SqliteRuns } from "./sqlite-runs.js";
+export { hasSyncFence } from "./run-store.js";
+export type { RunStore, ClaimCaps, ClaimRequest, ClaimRunRequest, LeaseState, SyncRunFence } from "./run-store.js";
 export { validateGraphConfig, DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY } from "./graph-config.js";
 export type { RunGraphConfig } from "./graph-config.js";
 export { assertFence } from "./fence.js";
-export type { RunStoreOptions, CreateRunInput, TransitionOptions, RunFilter } from "./sqlite-run-store.js";
+export type { RunStoreOptions, CreateRunInput, RunFilter } from "./run-store.js";
+export type { TransitionOptions } from "./transition-write.js";
 export { RunLease, defaultLeaseMs, recoverExpiredLeases, expireOverdueRuns } from "./lease.js";
 export { Scheduler } from "./scheduler.js";
 export type { SchedulerOptions, ClaimOptions, ClaimedRun } from "./scheduler.js";

@@ -1,290 +1,189 @@
 /**
- * The run store: creates runs, reads them back and moves them through the
- * lifecycle, appending a `run_events` row in the same transaction as every
- * status change. Writes by a lease holder are fenced by its token.
+ * The run store on SQLite: the {@link RunStore} interface over the synchronous engine ({@link SqliteRuns}),
+ * each method one BEGIN IMMEDIATE transaction as before the interface existed (no extra statement or commit).
+ * It also fences synchronously ({@link SyncRunFence}) inside the SqliteSaver's own checkpoint transaction.
  * @module
  */
-import type Database from "better-sqlite3";
-import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from "../db/index.js";
-import { SystemError, UserInputError } from "../errors.js";
-import { IllegalTransitionError, UnknownRunError } from "./errors.js";
-import { validateBudget } from "./budget.js";
-import { validateGraphConfig, type RunGraphConfig } from "./graph-config.js";
+import { assertSchemaCurrent, type SqliteDatabase } from "../db/index.js";
+import { setBackoff } from "./backoff.js";
 import { assertFence } from "./fence.js";
-import { defaultThreadId, newRunId } from "./ids.js";
-import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
-import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
-import { rowToRun, toJson, type RunBudget, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
+import type { RunStatus } from "./lifecycle.js";
+import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
+import type {
+  ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions, SyncRunFence,
+} from "./run-store.js";
 import { RUNS_SCHEMA } from "./schema.js";
-import { encodeBudget, encodeConfig } from "./stored-documents.js";
-import { writeTransition, type ClaimFields, type TransitionOptions } from "./transition-write.js";
-import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
-
-export type { ClaimFields, TransitionOptions } from "./transition-write.js";
-
-/** Options of {@link SqliteRunStore.open}. */
-export interface RunStoreOptions {
-  /** Source of "now" in epoch ms; tests may pass a fake clock. @default Date.now */
-  clock?: () => number;
-}
-
-/** What {@link SqliteRunStore.create} needs; everything but the graph has a default. */
-export interface CreateRunInput {
-  /** The graph the run executes. */
-  graphId: string;
-  /** The user the run acts for; per-user caps key off it. @default "anonymous" */
-  userId?: string;
-  /** @default a new sortable `run_…` id */
-  runId?: string;
-  /** @default `thread_` + the run id's body */
-  threadId?: string;
-  /** Higher is claimed first. @default 0 */
-  priority?: number;
-  /** Absolute deadline (epoch ms); past it the run is EXPIRED. @default none */
-  deadlineAt?: number;
-  /** Longest an approval or input wait may last before the run is EXPIRED (WAIT_EXPIRED). @default none (waits forever) */
-  waitTtlMs?: number;
-  /** Claims allowed before a lost lease fails the run. @default 3 */
-  maxAttempts?: number;
-  /** @default {} (unlimited) */
-  budget?: RunBudget;
-  /** The run's input, JSON-serialisable. @default null */
-  input?: unknown;
-  /** Free-form JSON metadata. @default {} */
-  metadata?: Record<string, unknown>;
-  /** Extra `configurable` keys and the recursion limit the graph is invoked with. @default none */
-  config?: RunGraphConfig;
-  /** Not claimed before this time. @default now */
-  availableAt?: number;
-}
-
-/** Which runs {@link SqliteRunStore.list} returns; fields combine with AND. */
-export interface RunFilter {
-  status?: RunStatus | readonly RunStatus[];
-  userId?: string;
-  graphId?: string;
-  threadId?: string;
-  /** "claim": priority, then oldest first; "newest": most recently created first. @default "claim" */
-  order?: "claim" | "newest";
-  /** @default 1000 */
-  limit?: number;
-}
+import { claimNextNow, claimRunNow, hasPendingWorkNow, sweepRuns } from "./sqlite-claims.js";
+import { SqliteRuns } from "./sqlite-runs.js";
+import type { TransitionOptions } from "./transition-write.js";
+import type { ExpectedRunState } from "./unchanged.js";
+import { expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
 
 /** Durable run records and their event log in one SQLite file. */
-export class SqliteRunStore {
-  readonly db: SqliteDatabase;
+export class SqliteRunStore implements RunStore, SyncRunFence {
+  /** Internal: the synchronous engine (src/runs only). */
+  readonly sync: SqliteRuns;
   readonly clock: () => number;
-  private readonly statements = new Map<string, Database.Statement<unknown[]>>();
 
-  private constructor(db: SqliteDatabase, clock: () => number) {
-    this.db = db;
-    this.clock = clock;
+  private constructor(sync: SqliteRuns) {
+    this.sync = sync;
+    this.clock = sync.clock;
   }
 
   /**
-   * Migrates the runs tables and returns a store. Throws a StorageError
-   * DB_SCHEMA_TOO_NEW when the file was written by a newer agentrt.
+   * Migrates the runs tables (a read-only connection reads an older file as it is) and returns a store.
+   * Throws a StorageError DB_SCHEMA_TOO_NEW when the file was written by a newer agentrt.
    * @example const store = SqliteRunStore.open(openDatabase("agentrt.db"));
    */
   static open(db: SqliteDatabase, options: RunStoreOptions = {}): SqliteRunStore {
-    // A read-only connection reads an older file as it is (rows parse without the newer columns).
-    const version = db.readonly ? readVersion(db, RUNS_SCHEMA.module) : 0;
-    if (!(version >= 1 && version < RUNS_SCHEMA.migrations.length)) migrate(db, RUNS_SCHEMA);
-    return new SqliteRunStore(db, options.clock ?? Date.now);
+    return new SqliteRunStore(SqliteRuns.open(db, options));
   }
 
-  /** Runs `fn` in a BEGIN IMMEDIATE transaction (a savepoint when nested). */
-  transaction<T>(fn: () => T): T {
-    return immediateTransaction(this.db, fn)();
+  /** The connection the store writes to. */
+  get db(): SqliteDatabase {
+    return this.sync.db;
   }
 
-  /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
-  create(input: CreateRunInput): RunRecord {
-    assertIntegers(input);
-    const budget = validateBudget(input.budget);
-    const config = validateGraphConfig(input.config);
-    const now = this.clock();
-    const runId = input.runId ?? newRunId(now);
-    if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
-    this.transaction(() => {
-      this.stmt(
-        `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
-           available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
-         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        runId,
-        input.threadId ?? defaultThreadId(runId),
-        input.graphId,
-        input.userId ?? "anonymous",
-        input.priority ?? 0,
-        input.maxAttempts ?? 3,
-        input.deadlineAt ?? null,
-        input.availableAt ?? now,
-        encodeBudget(budget),
-        toJson(input.input ?? null),
-        JSON.stringify(input.metadata ?? {}),
-        now,
-        now,
-        input.waitTtlMs ?? null,
-        encodeConfig(config),
-      );
-      appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
+  async create(input: CreateRunInput): Promise<RunRecord> {
+    return this.sync.create(input);
+  }
+
+  async createAndClaim(input: CreateRunInput, claim: ClaimRequest): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
+    return this.sync.transaction(() => {
+      const run = this.sync.create(input);
+      return { run, claimed: claimRunNow(this.sync, run.runId, claim) };
     });
-    return this.get(runId);
   }
 
-  /** The run, or a UnknownRunError. */
-  get(runId: string): RunRecord {
-    const run = this.find(runId);
-    if (run === undefined) throw new UnknownRunError(runId);
+  async get(runId: string): Promise<RunRecord> {
+    return this.sync.get(runId);
+  }
+
+  async find(runId: string): Promise<RunRecord | undefined> {
+    return this.sync.find(runId);
+  }
+
+  async list(filter: RunFilter = {}): Promise<RunRecord[]> {
+    return this.sync.list(filter);
+  }
+
+  async latestOfThreads(threadIds: readonly string[]): Promise<Map<string, RunRecord>> {
+    return this.sync.latestOfThreads(threadIds);
+  }
+
+  async events(runId: string): Promise<RunEvent[]> {
+    return this.sync.events(runId);
+  }
+
+  async eventsAfter(afterEventId: number, options: { runId?: string; limit?: number } = {}): Promise<RunEvent[]> {
+    return this.sync.eventsAfter(afterEventId, options);
+  }
+
+  async transition(runId: string, to: RunStatus, options: TransitionOptions = {}): Promise<RunRecord> {
+    return this.sync.transition(runId, to, options);
+  }
+
+  async cancel(runId: string, options: { actor?: string; reason?: string } = {}): Promise<RunRecord> {
+    return this.sync.cancel(runId, options);
+  }
+
+  async resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState; availableAt?: number } = {}): Promise<RunRecord> {
+    return this.sync.resume(runId, options);
+  }
+
+  async addUsage(runId: string, fence: number, delta: Partial<RunUsage>): Promise<RunUsage> {
+    return this.sync.addUsage(runId, fence, delta);
+  }
+
+  async checkLease(runId: string, fence: number, usage?: Partial<RunUsage>): Promise<RunRecord> {
+    if (usage !== undefined) this.sync.addUsage(runId, fence, usage);
+    const run = this.sync.get(runId);
+    assertFence(run, fence);
     return run;
   }
 
-  /** The run, or undefined. */
-  find(runId: string): RunRecord | undefined {
-    const row = this.stmt("SELECT * FROM runs WHERE run_id = ?").get(runId);
-    return row === undefined ? undefined : rowToRun(row);
+  async assertHeld(runId: string, fence: number): Promise<void> {
+    this.assertHeldNow(runId, fence);
   }
 
-  /** Runs matching the filter, in claim order (priority, then age) unless `order: "newest"`. */
-  list(filter: RunFilter = {}): RunRecord[] {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (filter.status !== undefined) {
-      const statuses = typeof filter.status === "string" ? [filter.status] : [...filter.status];
-      where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
-      args.push(...statuses);
-    }
-    for (const [column, value] of [["user_id", filter.userId], ["graph_id", filter.graphId], ["thread_id", filter.threadId]] as const) {
-      if (value !== undefined) {
-        where.push(`${column} = ?`);
-        args.push(value);
-      }
-    }
-    const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
-    const order = filter.order === "newest" ? "created_at DESC, run_id DESC" : "priority DESC, created_at, run_id";
-    return this.db
-      .prepare(`SELECT * FROM runs ${clause} ORDER BY ${order} LIMIT ?`)
-      .all(...args, filter.limit ?? 1000)
-      .map(rowToRun);
+  /** Inside the caller's (the checkpoint's) transaction: the fence, then the deferred usage. */
+  fenceSync(runId: string, fence: number, usage: Partial<RunUsage> | undefined): void {
+    this.assertHeldNow(runId, fence);
+    if (usage !== undefined) this.sync.addUsage(runId, fence, usage);
   }
 
-  /** The newest run (by creation) of each of `threadIds` that has one, in one statement whatever their number. */
-  latestOfThreads(threadIds: readonly string[]): Map<string, RunRecord> {
-    const rows = this.stmt(
-      `SELECT r.* FROM json_each(?) AS t JOIN runs r ON r.run_id =
-         (SELECT run_id FROM runs WHERE thread_id = t.value ORDER BY created_at DESC, run_id DESC LIMIT 1)`,
-    ).all(JSON.stringify(threadIds));
-    return new Map(rows.map(rowToRun).map((run) => [run.threadId, run]));
+  async renewLease(runId: string, fence: number, expiresAt: number): Promise<void> {
+    const changed = this.sync
+      // A RETRYING run with an owner is backing off in this holder's process: its lease stays renewed.
+      .stmt("UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL")
+      .run(expiresAt, runId, fence).changes;
+    if (changed === 0) assertFence(this.sync.get(runId), fence);
   }
 
-  /** The run's status changes, oldest first. */
-  events(runId: string): RunEvent[] {
-    return listRunEvents(this.db, runId);
+  async setBackoff(runId: string, fence: number, to: "RETRYING" | "RUNNING", options: { actor: string; reason: string }): Promise<RunRecord> {
+    return setBackoff(this.sync, runId, fence, to, options);
   }
 
-  /**
-   * Status changes of every run (or one) with `eventId > afterEventId`, oldest
-   * first: lets another process tail the log (pass the last id it has seen).
-   */
-  eventsAfter(afterEventId: number, options: { runId?: string; limit?: number } = {}): RunEvent[] {
-    return listEventsAfter(this.db, afterEventId, options);
+  async leaseStates(runIds: readonly string[]): Promise<LeaseState[]> {
+    const rows = this.sync
+      .stmt("SELECT run_id, status, fencing_token FROM runs WHERE run_id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify([...new Set(runIds)])) as { run_id: string; status: RunStatus; fencing_token: number }[];
+    return rows.map((row) => ({ runId: row.run_id, status: row.status, fencingToken: row.fencing_token }));
   }
 
-  /**
-   * Moves a run to `to` and appends the event, atomically. With `fence` the
-   * write succeeds only while the caller's lease is current (else
-   * LeaseLostError); without it, leaving RUNNING revokes the holder's lease
-   * (cancel, expiry). RUNNING itself is entered only through a claim.
-   */
-  transition(runId: string, to: RunStatus, options: TransitionOptions = {}): RunRecord {
-    if (to === "RUNNING") {
-      throw new SystemError("ILLEGAL_TRANSITION", `run ${runId}: RUNNING is entered only by claiming a lease (Scheduler.claimRun)`);
-    }
-    return this.transaction(() => {
-      const current = this.get(runId);
-      if (options.fence !== undefined) assertFence(current, options.fence);
-      assertTransition(current.status, to, runId);
-      return this.applyTransition(current, to, options);
-    });
+  async claimNext(claim: ClaimRequest): Promise<RunRecord | undefined> {
+    return this.sync.transaction(() => claimNextNow(this.sync, claim));
   }
 
-  /** Cancels a run that is not finished (else RUN_FINISHED, checked in the same transaction); done side effects stay done. */
-  cancel(runId: string, options: { actor?: string; reason?: string } = {}): RunRecord {
-    return this.transaction(() => {
-      const current = this.get(runId);
-      // A run that finished since the caller looked (another process) is the caller's race, not a bug.
-      if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
-      // Who canceled and why, so `status` never prints an empty reason.
-      const why = options.reason === undefined || options.reason === "canceled" ? "" : `: ${options.reason}`;
-      const errorMessage = `canceled${options.actor === undefined ? "" : ` by ${options.actor}`}${why}`;
-      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED", errorMessage });
-    });
+  async claimRun(runId: string, claim: ClaimRunRequest): Promise<RunRecord | undefined> {
+    return this.sync.transaction(() => claimRunNow(this.sync, runId, claim));
+  }
+
+  async hasPendingWork(): Promise<boolean> {
+    return hasPendingWorkNow(this.sync);
+  }
+
+  async sweep(): Promise<RunRecord[]> {
+    return this.sync.transaction(() => sweepRuns(this.sync, this.clock()));
+  }
+
+  async expireOverdueWaits(): Promise<RunRecord[]> {
+    // A read first: the write lock (contended by workers) only when a wait is overdue.
+    if (!hasOverdueWaits(this.sync, this.clock())) return [];
+    return this.sync.transaction(() => expireOverdueWaits(this.sync, this.clock()));
+  }
+
+  async expireWaitIfDue(runId: string): Promise<RunRecord> {
+    return expireWaitIfDue(this.sync, runId);
+  }
+
+  async dataVersion(): Promise<number | undefined> {
+    // SQLite's data_version: moves with other connections' commits only.
+    return this.sync.db.open ? (this.sync.db.pragma("data_version", { simple: true }) as number) : undefined;
+  }
+
+  async changeStamp(): Promise<string | undefined> {
+    return this.changeStampNow();
   }
 
   /**
-   * Hands a waiting run back to the queue with what it resumes with. With `expect`, the run must
-   * still be in the state the resume was checked against (else RUN_NOT_WAITING, nothing changed);
-   * a wait past its TTL is RUN_NOT_WAITING too. `availableAt`: not claimed by a worker before then (a claim by id is).
+   * Synchronous {@link changeStamp}: `data_version` moves with other connections' commits, `total_changes()`
+   * with this one's; undefined once closed.
    */
-  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState; availableAt?: number } = {}): RunRecord {
-    return this.transaction(() => {
-      const current = this.get(runId);
-      assertUnchanged(current, options.expect);
-      if (!isWaiting(current.status)) throw new IllegalTransitionError({ runId, from: current.status, to: "QUEUED" });
-      // A wait past its TTL is over even if no sweep has marked it EXPIRED yet: it cannot be resumed.
-      if (current.waitExpiresAt !== null && current.waitExpiresAt <= this.clock()) {
-        throw new UserInputError("RUN_NOT_WAITING", `run ${runId}: its wait expired (TTL ${current.waitTtlMs ?? "?"} ms); nothing was applied`);
-      }
-      return this.applyTransition(current, "QUEUED", options);
-    });
+  changeStampNow(): string | undefined {
+    const db = this.sync.db;
+    if (!db.open) return undefined;
+    return `${String(db.pragma("data_version", { simple: true }))}:${String(db.prepare("SELECT total_changes()").pluck().get())}`;
   }
 
-  /** Adds to the run's usage counters as its lease holder (also while it backs off RETRYING); returns the totals. */
-  addUsage(runId: string, fence: number, delta: Partial<RunUsage>): RunUsage {
-    const totals = this.stmt(
-      `UPDATE runs SET steps = steps + ?, model_calls = model_calls + ?, tokens = tokens + ?, cost_usd = cost_usd + ?,
-         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL
-       RETURNING steps, model_calls, tokens, cost_usd`,
-    ).get(delta.steps ?? 0, delta.modelCalls ?? 0, delta.tokens ?? 0, delta.costUsd ?? 0, this.clock(), runId, fence) as
-      | { steps: number; model_calls: number; tokens: number; cost_usd: number }
-      | undefined;
-    if (totals === undefined) {
-      assertFence(this.get(runId), fence);
-      throw new SystemError("INTERNAL", `run ${runId}: usage not updated although the lease is held`);
-    }
-    // The totals come back from the UPDATE itself: no second read.
-    return { steps: totals.steps, modelCalls: totals.model_calls, tokens: totals.tokens, costUsd: totals.cost_usd };
+  async assertSchemaCurrent(): Promise<void> {
+    assertSchemaCurrent(this.sync.db, RUNS_SCHEMA);
   }
 
-  /**
-   * Internal: writes an already-validated transition guarded by the current
-   * status and token, appends its event and returns the new record.
-   */
-  applyTransition(current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields): RunRecord {
-    return writeTransition(this, current, to, options, claim);
+  private assertHeldNow(runId: string, fence: number): void {
+    const held = this.sync
+      .stmt("SELECT 1 FROM runs WHERE run_id = ? AND fencing_token = ? AND (status = 'RUNNING' OR (status = 'RETRYING' AND lease_owner IS NOT NULL))")
+      .get(runId, fence);
+    if (held === undefined) assertFence(this.sync.get(runId), fence);
   }
-
-  /** Internal: a cached prepared statement. */
-  stmt(sql: string): Database.Statement<unknown[]> {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare<unknown[]>(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-}
-
-function assertIntegers(input: CreateRunInput): void {
-  const fields = {
-    priority: input.priority, maxAttempts: input.maxAttempts, deadlineAt: input.deadlineAt, availableAt: input.availableAt, waitTtlMs: input.waitTtlMs,
-  };
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined && !Number.isSafeInteger(value)) {
-      throw new UserInputError("BAD_INPUT", `run ${name} must be an integer (got ${value})`, { details: { [name]: value } });
-    }
-  }
-  if (input.maxAttempts !== undefined && input.maxAttempts < 1) throw new UserInputError("BAD_INPUT", "run maxAttempts must be at least 1");
-  if (input.waitTtlMs !== undefined && input.waitTtlMs < 1) throw new UserInputError("BAD_INPUT", `run waitTtlMs must be at least 1 ms (got ${input.waitTtlMs})`);
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { SqliteDatabase } from "../db/index.js";
-import type { SqliteRunStore } from "../runs/index.js";
+import type { RunStore } from "../runs/index.js";
 import type { Runtime } from "./runtime.js";
 
 /** The parts of a Runtime that only agentrt itself (and its tests) may use. */
@@ -12,7 +12,7 @@ export interface RuntimeInternals {
   /** The runtime's SQLite connection (runs, checkpoints, traces, memory, the server's tables). */
   readonly db: SqliteDatabase;
   /** The run store on that connection. */
-  readonly runs: SqliteRunStore;
+  readonly runs: RunStore;
 }
 
 const registry = new WeakMap<Runtime, RuntimeInternals>();

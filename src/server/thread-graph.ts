@@ -42,9 +42,9 @@ export function newThreadMetadata(service: RunService, metadata: Record<string, 
  * The keys a PATCH may merge into the thread's metadata: its `graph_id` only when the thread has no graph
  * yet (then as at creation) or unchanged; any other value is a 422 and nothing is stored.
  */
-export function threadPatchMetadata(service: RunService, threadId: string, metadata: Record<string, unknown>): Record<string, unknown> {
+export async function threadPatchMetadata(service: RunService, threadId: string, metadata: Record<string, unknown>): Promise<Record<string, unknown>> {
   if (!(GRAPH_ID_KEY in metadata)) return metadata;
-  const owner = service.graphOfThread(threadId);
+  const owner = await service.graphOfThread(threadId);
   if (owner === undefined) return newThreadMetadata(service, metadata);
   const value = metadata[GRAPH_ID_KEY];
   // Echoed back as read (a client saving the whole metadata), or as the graph's assistant id.

@@ -32,10 +32,10 @@ export function freshStore(path = tempDbPath()): { db: SqliteDatabase; store: Sq
   return { db, store: SqliteRunStore.open(db, { clock }), clock, path };
 }
 
-/** The error a function throws (fails the test if it returns). */
-export function thrown(fn: () => unknown): unknown {
+/** The error a function throws or its promise rejects with (fails the test if it returns). */
+export async function thrown(fn: () => unknown): Promise<unknown> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     return error;
   }

@@ -71,7 +71,7 @@ describe("GET /agentrt/events", () => {
       // Another process's write (here another connection to the same file) reaches the feed too.
       const db = openDatabase(project.db);
       try {
-        const other = SqliteRunStore.open(db).create({ graphId: "ops_rollback", input: {} });
+        const other = await SqliteRunStore.open(db).create({ graphId: "ops_rollback", input: {} });
         await feed.until(() => changedRuns(feed).some((r) => r.run_id === other.runId));
       } finally {
         db.close();
