@@ -109,18 +109,18 @@ async function runsFile(name: string, finished: number): Promise<{ path: string;
 }
 const empty = await runsFile("empty.db", 0);
 const full = await runsFile("full.db", FINISHED);
-const listWaiting = (path: string) => timed(() => {
+const listWaiting = (path: string) => timed(async () => {
   const r = RunReader.open(path);
   try {
-    if (!r.hasOverdueWait()) r.list({ status: "WAITING_APPROVAL", limit: 100 });
+    if (!(await r.hasOverdueWait())) await r.list({ status: "WAITING_APPROVAL", limit: 100 });
   } finally {
     r.close();
   }
 });
-const status = (path: string, id: string) => timed(() => {
+const status = (path: string, id: string) => timed(async () => {
   const r = RunReader.open(path);
   try {
-    if (!r.hasOverdueWait(id)) r.get(id);
+    if (!(await r.hasOverdueWait(id))) await r.get(id);
   } finally {
     r.close();
   }
@@ -143,11 +143,11 @@ for (let r = 0; r < REPEATS; r++) {
     times.status_live[side].push(await status(file.path, file.waitingId));
     const queued = await rt.submit({ graph: "city_weather", message: "Weather for Beijing", queue: true });
     let claimedId: string | undefined;
-    times.claim[side].push(await timed(() => {
-      claimedId = new Scheduler(runtimeInternals(rt).runs).claimNext({ workerId: "bench", leaseMs: 30_000 })?.run.runId;
+    times.claim[side].push(await timed(async () => {
+      claimedId = (await new Scheduler(runtimeInternals(rt).runs).claimNext({ workerId: "bench", leaseMs: 30_000 }))?.run.runId;
     }));
     if (claimedId !== queued.run_id) throw new Error(`claimed ${claimedId ?? "nothing"}, expected ${queued.run_id}`);
-    rt.cancel(queued.run_id);
+    await rt.cancel(queued.run_id);
   }
 }
 writers.empty.close();

@@ -56,10 +56,10 @@ async function scaleProcesses(processes: number): Promise<{ runsPerS: number; p5
     await Promise.all(children.map((child) => new Promise<void>((resolve, reject) => {
       child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${code}`))));
     })));
-    const runs = ids.map((id) => runtimeInternals(runtime).runs.get(id));
+    const runs = await Promise.all(ids.map((id) => runtimeInternals(runtime).runs.get(id)));
     const failed = runs.filter((r) => r.status !== "SUCCEEDED").length;
     if (failed > 0) throw new Error(`${failed} runs did not succeed with ${processes} worker processes`);
-    const claimedAt = runs.map((r) => runtimeInternals(runtime).runs.events(r.runId).find((e) => e.to === "RUNNING")?.at ?? start);
+    const claimedAt = await Promise.all(runs.map(async (r) => (await runtimeInternals(runtime).runs.events(r.runId)).find((e) => e.to === "RUNNING")?.at ?? start));
     const latencies = runs.map((r, i) => (r.finishedAt ?? 0) - (claimedAt[i] ?? start)).sort((a, b) => a - b);
     const fromSubmit = runs.map((r) => (r.finishedAt ?? 0) - start).sort((a, b) => a - b);
     // From the first claim to the last finish: the workers' start-up (module loading) is not throughput.
@@ -86,16 +86,16 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; el
     const elu = performance.eventLoopUtilization(eluStart).utilization;
     const cpuMsPerRun = (cpuMs() - cpuStart) / QUEUED;
     const seconds = (Date.now() - start) / 1000;
-    const runs = ids.map((id) => runtimeInternals(runtime).runs.get(id));
+    const runs = await Promise.all(ids.map((id) => runtimeInternals(runtime).runs.get(id)));
     const failed = runs.filter((r) => r.status !== "SUCCEEDED").length;
     if (failed > 0) throw new Error(`${failed} runs did not succeed (${JSON.stringify(stats)})`);
     // Latency of a run once it was claimed: first RUNNING event to finish.
-    const latencies = runs.map((r) => {
-      const started = runtimeInternals(runtime).runs.events(r.runId).find((e) => e.to === "RUNNING");
+    const latencies = (await Promise.all(runs.map(async (r) => {
+      const started = (await runtimeInternals(runtime).runs.events(r.runId)).find((e) => e.to === "RUNNING");
       return (r.finishedAt ?? 0) - (started?.at ?? start);
-    }).sort((a, b) => a - b);
+    }))).sort((a, b) => a - b);
     // Time from the start of the batch until a run was claimed: long waits with short latencies would mean unfair claiming.
-    const waits = runs.map((r) => (runtimeInternals(runtime).runs.events(r.runId).find((e) => e.to === "RUNNING")?.at ?? start) - start).sort((a, b) => a - b);
+    const waits = (await Promise.all(runs.map(async (r) => ((await runtimeInternals(runtime).runs.events(r.runId)).find((e) => e.to === "RUNNING")?.at ?? start) - start))).sort((a, b) => a - b);
     const meanLatencyMs = latencies.reduce((sum, l) => sum + l, 0) / latencies.length;
     return {
       runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), elu, inFlight: (meanLatencyMs / 1000) * (QUEUED / seconds),

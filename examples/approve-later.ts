@@ -11,7 +11,7 @@ try {
     console.log(`${run.run_id} ${run.status}`);
     for (const action of run.pending) console.log(`  waits for approval: ${action.tool} ${JSON.stringify(action.args)} (action ${action.action_id})`);
   } else if (command === "approve" && runId !== undefined) {
-    let run = runtime.get(runId);
+    let run = await runtime.get(runId);
     for (const action of run.pending) run = await runtime.approve(runId, { actionId: action.action_id, argsHash: action.args_hash, by: "alice" });
     console.log(`${run.run_id} ${run.status}: ${String(run.result)}`);
   } else {

@@ -19,11 +19,11 @@ try {
     console.log(`${run.run_id} ${run.status}`);
   } else {
     // Recovery is what any worker does: claim the run once its lease expired and resume from the last checkpoint.
-    let [run] = runtime.list({ limit: 1 });
+    let [run] = await runtime.list({ limit: 1 });
     while (run !== undefined && (run.status === "RUNNING" || run.status === "RETRYING")) {
       await runtime.worker({ once: true }).run();
       await new Promise((resolve) => setTimeout(resolve, 200));
-      run = runtime.get(run.run_id);
+      run = await runtime.get(run.run_id);
     }
     console.log(`${run?.run_id ?? "no run"} ${run?.status ?? ""}: ${String(run?.result)}`);
     console.log(`invoices in the outbox: ${outbox().sent.length}`);

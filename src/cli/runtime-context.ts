@@ -54,14 +54,14 @@ export function withExistingRuntime<T>(ctx: CommandContext, fn: (runtime: Runtim
  * (EXPIRED, with its trace) as it always has; on a file it cannot write, such a run is shown as stored.
  */
 export async function withRunSource<T>(
-  ctx: CommandContext, overdue: (reader: RunReader) => boolean, read: (runs: RunSource) => T,
+  ctx: CommandContext, overdue: (reader: RunReader) => Promise<boolean>, read: (runs: RunSource) => Promise<T>,
 ): Promise<T> {
   if (ctx.db === MEMORY_PATH || ctx.db === "") return withExistingRuntime(ctx, async (runtime) => read(runtime));
   const reader = RunReader.open(ctx.db);
   let recordExpiry: boolean;
   try {
-    recordExpiry = overdue(reader) && isWritable(ctx.db);
-    if (!recordExpiry) return read(reader);
+    recordExpiry = (await overdue(reader)) && isWritable(ctx.db);
+    if (!recordExpiry) return await read(reader);
   } finally {
     reader.close();
   }

@@ -166,7 +166,7 @@ export function createModelTurnNode(options: ModelTurnOptions) {
       if (trim.droppedMessages > 0 || trim.truncatedResults > 0) emit([hooks, resolveRunScope(config).hooks], "onContextTrim", { turn, ...trim });
     }
     // Budgets are checked against the context exactly as it would be sent; a stop means no call.
-    const stop = resolveRunScope(config).guard?.beforeModelCall?.({ model: name, turn, messages: context });
+    const stop = await resolveRunScope(config).guard?.beforeModelCall?.({ model: name, turn, messages: context });
     if (stop !== undefined) return { error: stop };
     let raw: BaseMessage;
     try {

@@ -24,5 +24,5 @@ export interface RunGuard extends ToolGuard {
    * Before each model call: a stop (stable `code`, one-line `message`) ends the
    * agent with that error and the call is not made; undefined lets it go on.
    */
-  beforeModelCall?(request: ModelCallRequest): AgentStopError | undefined;
+  beforeModelCall?(request: ModelCallRequest): AgentStopError | undefined | Promise<AgentStopError | undefined>;
 }

@@ -10,7 +10,7 @@ import { assertFence } from "./fence.js";
 import { assertTransition } from "./lifecycle.js";
 import { appendRunEvent } from "./run-events.js";
 import type { RunRecord } from "./run-record.js";
-import type { RunStore } from "./run-store.js";
+import type { SqliteRuns } from "./sqlite-runs.js";
 
 /** True for a RETRYING run whose lease is still held (a backoff in its holder's process). */
 export function isHeldRetrying(run: Pick<RunRecord, "status" | "lease">): boolean {
@@ -22,7 +22,7 @@ export function isHeldRetrying(run: Pick<RunRecord, "status" | "lease">): boolea
  * lease, and logs the change; a no-op when it already is there. LeaseLostError
  * unless `token` is the run's current token and the holder still has it.
  */
-export function setBackoff(store: RunStore, runId: string, token: number, to: "RETRYING" | "RUNNING", options: { actor: string; reason: string }): RunRecord {
+export function setBackoff(store: SqliteRuns, runId: string, token: number, to: "RETRYING" | "RUNNING", options: { actor: string; reason: string }): RunRecord {
   return store.transaction(() => {
     const run = store.get(runId);
     assertFence(run, token);

@@ -50,7 +50,7 @@ export class WorkerStoppingError extends SystemError {
  * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to its outcome
  * ({@link outcomeOfError}: a full or failing disk to RETRYING with backoff) and records it, trying again while the disk refuses that write and the lease lasts.
  * @example
- * const claimed = scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
+ * const claimed = await scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
  * if (claimed) await executeClaimed(claimed, execute);
  */
 export async function executeClaimed(
@@ -62,19 +62,27 @@ export async function executeClaimed(
   const onError = options.onError ?? reportToStderr;
   const heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(lease.leaseMs / 3));
   let diskRefused = false;
+  let beating = false;
   const heartbeat = setInterval(() => {
-    try {
-      lease.renew();
-      diskRefused = false;
-    } catch (error) {
-      // A lost lease has already aborted the signal; anything else (a busy file) is retried next beat.
-      if (error instanceof LeaseLostError) return;
-      // A full disk refuses every beat until there is room: said once, not every beat.
-      const failure = storageFailure(error);
-      if (failure !== undefined && diskRefused) return;
-      diskRefused = failure !== undefined;
-      onError(failure ?? error, run);
-    }
+    // A beat still under way (a slow database) is not doubled.
+    if (beating) return;
+    beating = true;
+    lease.renew().then(
+      () => {
+        diskRefused = false;
+      },
+      (error: unknown) => {
+        // A lost lease has already aborted the signal; anything else (a busy file) is retried next beat.
+        if (error instanceof LeaseLostError) return;
+        // A full disk refuses every beat until there is room: said once, not every beat.
+        const failure = storageFailure(error);
+        if (failure !== undefined && diskRefused) return;
+        diskRefused = failure !== undefined;
+        onError(failure ?? error, run);
+      },
+    ).finally(() => {
+      beating = false;
+    });
   }, heartbeatMs);
   const unwatch = watchLease(lease);
   let ended: Ended;
@@ -102,7 +110,7 @@ async function record(
   try {
     const reason: unknown = lease.signal.reason;
     if (ended.threw && reason instanceof WorkerStoppingError) {
-      return { kind: "released", run: lease.release(reason.message) };
+      return { kind: "released", run: await lease.release(reason.message) };
     }
     if (ended.threw && reason instanceof LeaseLostError) throw reason;
     const outcome = ended.threw ? outcomeOfError(ended.error, run.attempts) : ended.outcome;

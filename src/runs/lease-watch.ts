@@ -16,6 +16,7 @@ class LeaseWatch {
   private readonly leases = new Set<RunLease>();
   private timer: NodeJS.Timeout | undefined;
   private readonly store: RunStore;
+  private checking = false;
 
   constructor(store: RunStore) {
     this.store = store;
@@ -24,7 +25,7 @@ class LeaseWatch {
   add(lease: RunLease): () => void {
     this.leases.add(lease);
     if (this.timer === undefined) {
-      this.timer = setInterval(() => this.check(), LEASE_WATCH_MS);
+      this.timer = setInterval(() => void this.tick(), LEASE_WATCH_MS);
       // The execution keeps the process alive, never the watch of it.
       this.timer.unref();
     }
@@ -36,29 +37,38 @@ class LeaseWatch {
     };
   }
 
-  private check(): void {
+  private async tick(): Promise<void> {
+    // A read still under way (a slow database) is not doubled.
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      await this.check();
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async check(): Promise<void> {
     const live = [...this.leases].filter((lease) => !lease.lost);
     if (live.length === 0) return;
-    let rows: { run_id: string; status: string; fencing_token: number }[];
+    let states: Awaited<ReturnType<RunStore["leaseStates"]>>;
     try {
-      rows = this.store
-        .stmt("SELECT run_id, status, fencing_token FROM runs WHERE run_id IN (SELECT value FROM json_each(?))")
-        .all(JSON.stringify([...new Set(live.map((lease) => lease.runId))])) as typeof rows;
+      states = await this.store.leaseStates(live.map((lease) => lease.runId));
     } catch {
       // A busy or closing file: the next tick reads again, and the heartbeat reports what persists.
       return;
     }
-    const byRun = new Map(rows.map((row) => [row.run_id, row]));
-    for (const lease of live) {
-      const row = byRun.get(lease.runId);
-      if (row !== undefined && (row.status === "RUNNING" || row.status === "RETRYING") && row.fencing_token === lease.token) continue;
+    const byRun = new Map(states.map((state) => [state.runId, state]));
+    await Promise.all(live.map(async (lease) => {
+      const state = byRun.get(lease.runId);
+      if (state !== undefined && (state.status === "RUNNING" || state.status === "RETRYING") && state.fencingToken === lease.token) return;
       try {
         // Confirms under the lease's own rule (a RETRYING run is held only while backing off here) and aborts its signal.
-        lease.assertHeld();
+        await lease.assertHeld();
       } catch {
         // The lease check aborted the run's signal with the reason (canceled, taken over): that is the point.
       }
-    }
+    }));
   }
 }
 

@@ -7,9 +7,10 @@
 import { LeaseLostError } from "./errors.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunRecord, RunUsage } from "./run-record.js";
-import { setBackoff } from "./backoff.js";
-import { assertFence } from "./fence.js";
-import type { RunStore, TransitionOptions } from "./run-store.js";
+import { SystemError } from "../errors.js";
+import { hasSyncFence, type RunStore, type SyncRunFence } from "./run-store.js";
+import type { SqliteRuns } from "./sqlite-runs.js";
+import type { TransitionOptions } from "./transition-write.js";
 
 /** Lease durations come from here unless given: env `AGENTRT_LEASE_MS`, else 30 s. */
 export function defaultLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -60,82 +61,94 @@ export class RunLease {
   }
 
   /** Heartbeat: extends the lease by `leaseMs` from now; throws LeaseLostError if it is gone. */
-  renew(): void {
-    this.fenced(() => {
+  async renew(): Promise<void> {
+    await this.fenced(async () => {
       const expiresAt = this.store.clock() + this.leaseMs;
-      const changed = this.store
-        // A RETRYING run with an owner is backing off in this holder's process: its lease stays renewed.
-        .stmt("UPDATE runs SET lease_expires_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL")
-        .run(expiresAt, this.runId, this.token).changes;
-      if (changed === 0) assertFence(this.store.get(this.runId), this.token);
+      await this.store.renewLease(this.runId, this.token, expiresAt);
       this.expires = expiresAt;
     });
   }
 
-  /** The current record, after checking the lease is still held. */
-  check(): RunRecord {
-    return this.fenced(() => {
-      this.flushUsage();
-      const run = this.store.get(this.runId);
-      assertFence(run, this.token);
-      return run;
-    });
+  /** The current record, after writing the deferred usage and checking the lease is still held. */
+  async check(): Promise<RunRecord> {
+    return this.fenced(() => this.withDeferred((usage) => this.store.checkLease(this.runId, this.token, usage)));
   }
 
   /** Throws LeaseLostError unless the lease is still held; one indexed read, no record built. */
-  assertHeld(): void {
-    this.fenced(() => this.assertHeldNow());
+  async assertHeld(): Promise<void> {
+    await this.fenced(() => this.store.assertHeld(this.runId, this.token));
   }
 
   /**
-   * Fences a write of another module's transaction (a checkpoint): throws LeaseLostError unless the
-   * lease is held, and writes the deferred usage in that same transaction, so it commits with it.
+   * {@link assertHeld} inside another module's synchronous SQLite transaction (a side effect's intent in the
+   * ledger): only on a store with a synchronous fence (SQLite).
+   */
+  assertHeldSync(): void {
+    this.fencedSync(() => this.syncFence().fenceSync(this.runId, this.token, undefined));
+  }
+
+  /**
+   * Fences a write of another module's synchronous SQLite transaction (a checkpoint): throws LeaseLostError
+   * unless the lease is held, and writes the deferred usage in that same transaction, so it commits with it.
    * Returns the function that defers that usage again, for when the transaction does not commit.
    */
   fenceWrite(): () => void {
-    return this.fenced(() => {
-      this.assertHeldNow();
-      const written = this.flushUsage();
+    return this.fencedSync(() => {
+      const pending = this.takeDeferred();
+      try {
+        this.syncFence().fenceSync(this.runId, this.token, pending);
+      } catch (error) {
+        if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
+        throw error;
+      }
       return () => {
-        if (written !== undefined) this.deferred = sumUsage(this.deferred, written);
+        if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
       };
     });
   }
 
-  private assertHeldNow(): void {
-    const held = this.store
-      .stmt("SELECT 1 FROM runs WHERE run_id = ? AND fencing_token = ? AND (status = 'RUNNING' OR (status = 'RETRYING' AND lease_owner IS NOT NULL))")
-      .get(this.runId, this.token);
-    if (held === undefined) assertFence(this.store.get(this.runId), this.token);
+  /**
+   * Fences a write of another module's asynchronous transaction (a checkpoint on PostgreSQL): `write` checks
+   * the lease and writes the given usage on that transaction's connection. A failed write defers the usage again.
+   */
+  async fenceWriteWith(write: (usage: Partial<RunUsage> | undefined) => Promise<void>): Promise<() => void> {
+    const pending = this.takeDeferred();
+    try {
+      await this.fenced(() => write(pending));
+    } catch (error) {
+      if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
+      throw error;
+    }
+    return () => {
+      if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
+    };
   }
 
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */
-  transition(to: Exclude<RunStatus, "RUNNING">, options: Omit<TransitionOptions, "fence"> = {}): RunRecord {
-    return this.fenced(() => this.store.transaction(() => {
-      this.flushUsage();
-      // An outcome is written from RUNNING: a backoff still shown (its end not recorded) ends first.
-      if (this.backingOff) this.endBackoff("backoff ended");
-      return this.store.transition(this.runId, to, { actor: this.workerId, ...options, fence: this.token });
-    }));
-  }
-
-  /** Shows the run RETRYING while a tool backs off here; the lease stays held, so no other worker claims it. */
-  startBackoff(reason: string): RunRecord {
-    const run = this.fenced(() => setBackoff(this.store, this.runId, this.token, "RETRYING", { actor: this.workerId, reason }));
-    this.backingOff = true;
-    return run;
-  }
-
-  /** Back to RUNNING (same lease, token and attempt) when the next attempt starts. */
-  endBackoff(reason: string): RunRecord {
-    const run = this.fenced(() => setBackoff(this.store, this.runId, this.token, "RUNNING", { actor: this.workerId, reason }));
+  async transition(to: Exclude<RunStatus, "RUNNING">, options: Omit<TransitionOptions, "fence" | "usage" | "endBackoff"> = {}): Promise<RunRecord> {
+    // An outcome is written from RUNNING: a backoff still shown (its end not recorded) ends first, in the same commit.
+    const endBackoff = this.backingOff ? "backoff ended" : undefined;
+    const run = await this.fenced(() => this.withDeferred((usage) =>
+      this.store.transition(this.runId, to, { actor: this.workerId, ...options, fence: this.token, usage, endBackoff })));
     this.backingOff = false;
     return run;
   }
 
+  /** Shows the run RETRYING while a tool backs off here; the lease stays held, so no other worker claims it. */
+  async startBackoff(reason: string): Promise<RunRecord> {
+    this.backingOff = true;
+    return this.fenced(() => this.store.setBackoff(this.runId, this.token, "RETRYING", { actor: this.workerId, reason }));
+  }
+
+  /** Back to RUNNING (same lease, token and attempt) when the next attempt starts. */
+  async endBackoff(reason: string): Promise<RunRecord> {
+    this.backingOff = false;
+    return this.fenced(() => this.store.setBackoff(this.runId, this.token, "RUNNING", { actor: this.workerId, reason }));
+  }
+
   /** Adds to the usage counters; returns the new totals. */
-  addUsage(delta: Partial<RunUsage>): RunUsage {
-    return this.fenced(() => this.store.addUsage(this.runId, this.token, sumUsage(this.takeDeferred(), delta)));
+  async addUsage(delta: Partial<RunUsage>): Promise<RunUsage> {
+    return this.fenced(() => this.withDeferred((usage) => this.store.addUsage(this.runId, this.token, sumUsage(usage, delta))));
   }
 
   /**
@@ -148,17 +161,15 @@ export class RunLease {
     this.deferred = sumUsage(this.deferred, delta);
   }
 
-  /** Writes the deferred usage; returns what it wrote. A failed write keeps it deferred. */
-  private flushUsage(): Partial<RunUsage> | undefined {
+  /** Hands the deferred usage to `write`; if that fails, it is deferred again. */
+  private async withDeferred<T>(write: (usage: Partial<RunUsage> | undefined) => Promise<T>): Promise<T> {
     const pending = this.takeDeferred();
-    if (pending === undefined) return undefined;
     try {
-      this.store.addUsage(this.runId, this.token, pending);
+      return await write(pending);
     } catch (error) {
-      this.deferred = sumUsage(this.deferred, pending);
+      if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
       throw error;
     }
-    return pending;
   }
 
   private takeDeferred(): Partial<RunUsage> | undefined {
@@ -167,14 +178,19 @@ export class RunLease {
     return pending;
   }
 
+  private syncFence(): SyncRunFence {
+    if (!hasSyncFence(this.store)) throw new SystemError("INTERNAL", "this run store cannot fence inside a synchronous transaction");
+    return this.store;
+  }
+
   /**
    * Schedules another attempt after `delayMs` (RETRYING), or FAILED with
    * ATTEMPTS_EXHAUSTED when the run has used all its attempts. With `refundAttempt`
    * (the run was stopped by something outside it, e.g. a full disk) this attempt is
    * given back and never exhausts the run.
    */
-  retry(options: { delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string; refundAttempt?: boolean } = {}): RunRecord {
-    const run = this.check();
+  async retry(options: { delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string; refundAttempt?: boolean } = {}): Promise<RunRecord> {
+    const run = await this.check();
     if (options.refundAttempt !== true && run.attempts >= run.maxAttempts) {
       return this.transition("FAILED", { errorCode: "ATTEMPTS_EXHAUSTED", errorMessage: options.errorMessage ?? options.errorCode, reason: options.reason });
     }
@@ -182,7 +198,7 @@ export class RunLease {
   }
 
   /** Gives the run back unfinished (worker shutting down): RETRYING, claimable at once; the attempt is not counted. */
-  release(reason = "released by worker"): RunRecord {
+  release(reason = "released by worker"): Promise<RunRecord> {
     return this.transition("RETRYING", { reason, refundAttempt: true });
   }
 
@@ -191,7 +207,16 @@ export class RunLease {
     if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
 
-  private fenced<T>(write: () => T): T {
+  private async fenced<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (error instanceof LeaseLostError) this.abort(error);
+      throw error;
+    }
+  }
+
+  private fencedSync<T>(write: () => T): T {
     try {
       return write();
     } catch (error) {
@@ -216,7 +241,7 @@ function sumUsage(a: Partial<RunUsage> | undefined, b: Partial<RunUsage>): Parti
  * or to FAILED (ATTEMPTS_EXHAUSTED) once they used all their attempts.
  * Call inside the claim transaction.
  */
-export function recoverExpiredLeases(store: RunStore, now: number): RunRecord[] {
+export function recoverExpiredLeases(store: SqliteRuns, now: number): RunRecord[] {
   const expired = store
     // A held RETRYING run (in-process backoff) whose holder stopped heartbeating has lost its lease too.
     .stmt("SELECT run_id FROM runs WHERE status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL AND lease_expires_at <= ? ORDER BY run_id")
@@ -243,7 +268,7 @@ export function recoverExpiredLeases(store: RunStore, now: number): RunRecord[] 
 }
 
 /** Moves every unfinished run whose deadline has passed to EXPIRED (DEADLINE_EXCEEDED). */
-export function expireOverdueRuns(store: RunStore, now: number): RunRecord[] {
+export function expireOverdueRuns(store: SqliteRuns, now: number): RunRecord[] {
   const overdue = store
     .stmt(
       // Same terms as the partial index runs_by_open_deadline, so finished runs are never scanned.

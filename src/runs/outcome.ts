@@ -23,9 +23,9 @@ export type RunOutcome =
  * the lease through `lease.transition`; if it did not, that is a bug and the
  * run FAILS with INTERNAL rather than staying RUNNING forever.
  */
-export function applyOutcome(lease: RunLease, outcome: RunOutcome | void): RunRecord {
+export async function applyOutcome(lease: RunLease, outcome: RunOutcome | void): Promise<RunRecord> {
   if (outcome === undefined) {
-    const run = lease.store.get(lease.runId);
+    const run = await lease.store.get(lease.runId);
     if (run.status !== "RUNNING" && run.fencingToken === lease.token) return run;
     assertFence(run, lease.token);
     const bug = new SystemError("INTERNAL", "execute returned no outcome and left the run RUNNING");

@@ -1,34 +1,23 @@
 /**
- * The run store: creates runs, reads them back and moves them through the
- * lifecycle, appending a `run_events` row in the same transaction as every
- * status change. Writes by a lease holder are fenced by its token.
+ * The runs module's storage, as one interface with async methods: every atomic unit (create and claim, a
+ * claim, a status change and its event, a fenced lease write, the sweeps) is one method, which an
+ * implementation runs in one transaction. `SqliteRunStore` and `PostgresRunStore` implement it.
  * @module
  */
-import type Database from "better-sqlite3";
-import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from "../db/index.js";
-import { SystemError, UserInputError } from "../errors.js";
-import { IllegalTransitionError, UnknownRunError } from "./errors.js";
-import { validateBudget } from "./budget.js";
-import { validateGraphConfig, type RunGraphConfig } from "./graph-config.js";
-import { assertFence } from "./fence.js";
-import { defaultThreadId, newRunId } from "./ids.js";
-import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
-import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
-import { rowToRun, toJson, type RunBudget, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
-import { RUNS_SCHEMA } from "./schema.js";
-import { encodeBudget, encodeConfig } from "./stored-documents.js";
-import { writeTransition, type ClaimFields, type TransitionOptions } from "./transition-write.js";
-import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
+import type { RunStatus } from "./lifecycle.js";
+import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
+import type { RunGraphConfig } from "./graph-config.js";
+import type { RunBudget } from "./run-record.js";
+import type { TransitionOptions } from "./transition-write.js";
+import type { ExpectedRunState } from "./unchanged.js";
 
-export type { ClaimFields, TransitionOptions } from "./transition-write.js";
-
-/** Options of {@link RunStore.open}. */
+/** Options of `SqliteRunStore.open`. */
 export interface RunStoreOptions {
   /** Source of "now" in epoch ms; tests may pass a fake clock. @default Date.now */
   clock?: () => number;
 }
 
-/** What {@link RunStore.create} needs; everything but the graph has a default. */
+/** What {@link SqliteRuns.create} needs; everything but the graph has a default. */
 export interface CreateRunInput {
   /** The graph the run executes. */
   graphId: string;
@@ -58,7 +47,7 @@ export interface CreateRunInput {
   availableAt?: number;
 }
 
-/** Which runs {@link RunStore.list} returns; fields combine with AND. */
+/** Which runs {@link SqliteRuns.list} returns; fields combine with AND. */
 export interface RunFilter {
   status?: RunStatus | readonly RunStatus[];
   userId?: string;
@@ -70,221 +59,108 @@ export interface RunFilter {
   limit?: number;
 }
 
-/** Durable run records and their event log in one SQLite file. */
-export class RunStore {
-  readonly db: SqliteDatabase;
-  readonly clock: () => number;
-  private readonly statements = new Map<string, Database.Statement<unknown[]>>();
-
-  private constructor(db: SqliteDatabase, clock: () => number) {
-    this.db = db;
-    this.clock = clock;
-  }
-
-  /**
-   * Migrates the runs tables and returns a store. Throws a StorageError
-   * DB_SCHEMA_TOO_NEW when the file was written by a newer agentrt.
-   * @example const store = RunStore.open(openDatabase("agentrt.db"));
-   */
-  static open(db: SqliteDatabase, options: RunStoreOptions = {}): RunStore {
-    // A read-only connection reads an older file as it is (rows parse without the newer columns).
-    const version = db.readonly ? readVersion(db, RUNS_SCHEMA.module) : 0;
-    if (!(version >= 1 && version < RUNS_SCHEMA.migrations.length)) migrate(db, RUNS_SCHEMA);
-    return new RunStore(db, options.clock ?? Date.now);
-  }
-
-  /** Runs `fn` in a BEGIN IMMEDIATE transaction (a savepoint when nested). */
-  transaction<T>(fn: () => T): T {
-    return immediateTransaction(this.db, fn)();
-  }
-
-  /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
-  create(input: CreateRunInput): RunRecord {
-    assertIntegers(input);
-    const budget = validateBudget(input.budget);
-    const config = validateGraphConfig(input.config);
-    const now = this.clock();
-    const runId = input.runId ?? newRunId(now);
-    if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
-    this.transaction(() => {
-      this.stmt(
-        `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
-           available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
-         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        runId,
-        input.threadId ?? defaultThreadId(runId),
-        input.graphId,
-        input.userId ?? "anonymous",
-        input.priority ?? 0,
-        input.maxAttempts ?? 3,
-        input.deadlineAt ?? null,
-        input.availableAt ?? now,
-        encodeBudget(budget),
-        toJson(input.input ?? null),
-        JSON.stringify(input.metadata ?? {}),
-        now,
-        now,
-        input.waitTtlMs ?? null,
-        encodeConfig(config),
-      );
-      appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
-    });
-    return this.get(runId);
-  }
-
-  /** The run, or a UnknownRunError. */
-  get(runId: string): RunRecord {
-    const run = this.find(runId);
-    if (run === undefined) throw new UnknownRunError(runId);
-    return run;
-  }
-
-  /** The run, or undefined. */
-  find(runId: string): RunRecord | undefined {
-    const row = this.stmt("SELECT * FROM runs WHERE run_id = ?").get(runId);
-    return row === undefined ? undefined : rowToRun(row);
-  }
-
-  /** Runs matching the filter, in claim order (priority, then age) unless `order: "newest"`. */
-  list(filter: RunFilter = {}): RunRecord[] {
-    const where: string[] = [];
-    const args: unknown[] = [];
-    if (filter.status !== undefined) {
-      const statuses = typeof filter.status === "string" ? [filter.status] : [...filter.status];
-      where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
-      args.push(...statuses);
-    }
-    for (const [column, value] of [["user_id", filter.userId], ["graph_id", filter.graphId], ["thread_id", filter.threadId]] as const) {
-      if (value !== undefined) {
-        where.push(`${column} = ?`);
-        args.push(value);
-      }
-    }
-    const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
-    const order = filter.order === "newest" ? "created_at DESC, run_id DESC" : "priority DESC, created_at, run_id";
-    return this.db
-      .prepare(`SELECT * FROM runs ${clause} ORDER BY ${order} LIMIT ?`)
-      .all(...args, filter.limit ?? 1000)
-      .map(rowToRun);
-  }
-
-  /** The newest run (by creation) of each of `threadIds` that has one, in one statement whatever their number. */
-  latestOfThreads(threadIds: readonly string[]): Map<string, RunRecord> {
-    const rows = this.stmt(
-      `SELECT r.* FROM json_each(?) AS t JOIN runs r ON r.run_id =
-         (SELECT run_id FROM runs WHERE thread_id = t.value ORDER BY created_at DESC, run_id DESC LIMIT 1)`,
-    ).all(JSON.stringify(threadIds));
-    return new Map(rows.map(rowToRun).map((run) => [run.threadId, run]));
-  }
-
-  /** The run's status changes, oldest first. */
-  events(runId: string): RunEvent[] {
-    return listRunEvents(this.db, runId);
-  }
-
-  /**
-   * Status changes of every run (or one) with `eventId > afterEventId`, oldest
-   * first: lets another process tail the log (pass the last id it has seen).
-   */
-  eventsAfter(afterEventId: number, options: { runId?: string; limit?: number } = {}): RunEvent[] {
-    return listEventsAfter(this.db, afterEventId, options);
-  }
-
-  /**
-   * Moves a run to `to` and appends the event, atomically. With `fence` the
-   * write succeeds only while the caller's lease is current (else
-   * LeaseLostError); without it, leaving RUNNING revokes the holder's lease
-   * (cancel, expiry). RUNNING itself is entered only through a claim.
-   */
-  transition(runId: string, to: RunStatus, options: TransitionOptions = {}): RunRecord {
-    if (to === "RUNNING") {
-      throw new SystemError("ILLEGAL_TRANSITION", `run ${runId}: RUNNING is entered only by claiming a lease (Scheduler.claimRun)`);
-    }
-    return this.transaction(() => {
-      const current = this.get(runId);
-      if (options.fence !== undefined) assertFence(current, options.fence);
-      assertTransition(current.status, to, runId);
-      return this.applyTransition(current, to, options);
-    });
-  }
-
-  /** Cancels a run that is not finished (else RUN_FINISHED, checked in the same transaction); done side effects stay done. */
-  cancel(runId: string, options: { actor?: string; reason?: string } = {}): RunRecord {
-    return this.transaction(() => {
-      const current = this.get(runId);
-      // A run that finished since the caller looked (another process) is the caller's race, not a bug.
-      if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
-      // Who canceled and why, so `status` never prints an empty reason.
-      const why = options.reason === undefined || options.reason === "canceled" ? "" : `: ${options.reason}`;
-      const errorMessage = `canceled${options.actor === undefined ? "" : ` by ${options.actor}`}${why}`;
-      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED", errorMessage });
-    });
-  }
-
-  /**
-   * Hands a waiting run back to the queue with what it resumes with. With `expect`, the run must
-   * still be in the state the resume was checked against (else RUN_NOT_WAITING, nothing changed);
-   * a wait past its TTL is RUN_NOT_WAITING too. `availableAt`: not claimed by a worker before then (a claim by id is).
-   */
-  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState; availableAt?: number } = {}): RunRecord {
-    return this.transaction(() => {
-      const current = this.get(runId);
-      assertUnchanged(current, options.expect);
-      if (!isWaiting(current.status)) throw new IllegalTransitionError({ runId, from: current.status, to: "QUEUED" });
-      // A wait past its TTL is over even if no sweep has marked it EXPIRED yet: it cannot be resumed.
-      if (current.waitExpiresAt !== null && current.waitExpiresAt <= this.clock()) {
-        throw new UserInputError("RUN_NOT_WAITING", `run ${runId}: its wait expired (TTL ${current.waitTtlMs ?? "?"} ms); nothing was applied`);
-      }
-      return this.applyTransition(current, "QUEUED", options);
-    });
-  }
-
-  /** Adds to the run's usage counters as its lease holder (also while it backs off RETRYING); returns the totals. */
-  addUsage(runId: string, fence: number, delta: Partial<RunUsage>): RunUsage {
-    const totals = this.stmt(
-      `UPDATE runs SET steps = steps + ?, model_calls = model_calls + ?, tokens = tokens + ?, cost_usd = cost_usd + ?,
-         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL
-       RETURNING steps, model_calls, tokens, cost_usd`,
-    ).get(delta.steps ?? 0, delta.modelCalls ?? 0, delta.tokens ?? 0, delta.costUsd ?? 0, this.clock(), runId, fence) as
-      | { steps: number; model_calls: number; tokens: number; cost_usd: number }
-      | undefined;
-    if (totals === undefined) {
-      assertFence(this.get(runId), fence);
-      throw new SystemError("INTERNAL", `run ${runId}: usage not updated although the lease is held`);
-    }
-    // The totals come back from the UPDATE itself: no second read.
-    return { steps: totals.steps, modelCalls: totals.model_calls, tokens: totals.tokens, costUsd: totals.cost_usd };
-  }
-
-  /**
-   * Internal: writes an already-validated transition guarded by the current
-   * status and token, appends its event and returns the new record.
-   */
-  applyTransition(current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields): RunRecord {
-    return writeTransition(this, current, to, options, claim);
-  }
-
-  /** Internal: a cached prepared statement. */
-  stmt(sql: string): Database.Statement<unknown[]> {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = this.db.prepare<unknown[]>(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
+/** The caps a claim honours, counted over the runs holding a lease (RUNNING, or RETRYING backing off in-process). */
+export interface ClaimCaps {
+  maxRunning: number;
+  maxRunningPerUser: number;
+  userLimits: Record<string, number>;
 }
 
-function assertIntegers(input: CreateRunInput): void {
-  const fields = {
-    priority: input.priority, maxAttempts: input.maxAttempts, deadlineAt: input.deadlineAt, availableAt: input.availableAt, waitTtlMs: input.waitTtlMs,
-  };
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined && !Number.isSafeInteger(value)) {
-      throw new UserInputError("BAD_INPUT", `run ${name} must be an integer (got ${value})`, { details: { [name]: value } });
-    }
-  }
-  if (input.maxAttempts !== undefined && input.maxAttempts < 1) throw new UserInputError("BAD_INPUT", "run maxAttempts must be at least 1");
-  if (input.waitTtlMs !== undefined && input.waitTtlMs < 1) throw new UserInputError("BAD_INPUT", `run waitTtlMs must be at least 1 ms (got ${input.waitTtlMs})`);
+/** Who claims, for how long, within which caps. */
+export interface ClaimRequest {
+  workerId: string;
+  leaseMs: number;
+  caps: ClaimCaps;
+}
+
+/** A claim of one given run: optionally resumed with `resume`, only while it is still as `expect`. */
+export interface ClaimRunRequest extends ClaimRequest {
+  resume?: unknown;
+  expect?: ExpectedRunState;
+}
+
+/** What {@link RunStore.leaseStates} reads of a run: enough to tell whether a lease is still held. */
+export interface LeaseState {
+  runId: string;
+  status: RunStatus;
+  fencingToken: number;
+}
+
+/** A store that can fence a write inside another module's synchronous SQLite transaction (the checkpoint's). */
+export interface SyncRunFence {
+  /** LeaseLostError unless `fence` holds the run's lease; writes `usage` in the caller's transaction. */
+  fenceSync(runId: string, fence: number, usage: Partial<RunUsage> | undefined): void;
+}
+
+/** Durable run records, their event log, claims and leases; every method is one atomic unit. */
+export interface RunStore {
+  /** Source of "now" (epoch ms) the runs are stamped with. */
+  readonly clock: () => number;
+  /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id, non-integer numbers or a bad budget. */
+  create(input: CreateRunInput): Promise<RunRecord>;
+  /** {@link create}, then {@link claimRun} of that run, in one commit; `claimed` undefined when a cap or its thread holds it back. */
+  createAndClaim(input: CreateRunInput, claim: ClaimRequest): Promise<{ run: RunRecord; claimed: RunRecord | undefined }>;
+  /** The run, or UnknownRunError. */
+  get(runId: string): Promise<RunRecord>;
+  /** The run, or undefined. */
+  find(runId: string): Promise<RunRecord | undefined>;
+  /** Runs matching the filter, in claim order (priority, then age) unless `order: "newest"`. */
+  list(filter?: RunFilter): Promise<RunRecord[]>;
+  /** The newest run (by creation) of each of `threadIds` that has one, in one statement whatever their number. */
+  latestOfThreads(threadIds: readonly string[]): Promise<Map<string, RunRecord>>;
+  /** The run's status changes, oldest first. */
+  events(runId: string): Promise<RunEvent[]>;
+  /** Status changes of every run (or one) with `eventId > afterEventId`, oldest first: lets another process tail the log. */
+  eventsAfter(afterEventId: number, options?: { runId?: string; limit?: number }): Promise<RunEvent[]>;
+  /**
+   * Moves a run to `to` and appends the event, atomically. With `fence` the write succeeds only while the
+   * caller's lease is current (else LeaseLostError), after writing `usage` and ending a backoff (`endBackoff`)
+   * in the same transaction; without it, leaving RUNNING revokes the holder's lease. Never to RUNNING (claims do that).
+   */
+  transition(runId: string, to: RunStatus, options?: TransitionOptions): Promise<RunRecord>;
+  /** Cancels a run that is not finished (else RUN_FINISHED); done side effects stay done. */
+  cancel(runId: string, options?: { actor?: string; reason?: string }): Promise<RunRecord>;
+  /**
+   * Hands a waiting run back to the queue with what it resumes with; with `expect` only while it is still so
+   * (else RUN_NOT_WAITING). `availableAt`: not claimed by a worker before then (a claim by id is).
+   */
+  resume(runId: string, options?: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState; availableAt?: number }): Promise<RunRecord>;
+  /** Adds to the run's usage counters as its lease holder (also while it backs off RETRYING); returns the totals. */
+  addUsage(runId: string, fence: number, delta: Partial<RunUsage>): Promise<RunUsage>;
+  /** Writes `usage` (if any) as the lease holder and returns the record; LeaseLostError unless the lease is held. */
+  checkLease(runId: string, fence: number, usage?: Partial<RunUsage>): Promise<RunRecord>;
+  /** LeaseLostError unless `fence` still holds the run's lease. */
+  assertHeld(runId: string, fence: number): Promise<void>;
+  /** Heartbeat: the lease now runs until `expiresAt`; LeaseLostError if it is gone. */
+  renewLease(runId: string, fence: number, expiresAt: number): Promise<void>;
+  /** Moves the holder's run between RUNNING and RETRYING keeping the lease (a no-op when already there). */
+  setBackoff(runId: string, fence: number, to: "RETRYING" | "RUNNING", options: { actor: string; reason: string }): Promise<RunRecord>;
+  /** Status and token of those of `runIds` that exist, in one read. */
+  leaseStates(runIds: readonly string[]): Promise<LeaseState[]>;
+  /** Sweeps, then claims the next runnable run (QUEUED or due RETRYING; priority, age) within the caps. */
+  claimNext(claim: ClaimRequest): Promise<RunRecord | undefined>;
+  /**
+   * Sweeps, then claims one given run (QUEUED, RETRYING, or WAITING_* resumed with `resume`); undefined when it
+   * runs elsewhere, a cap is reached or an older run of its thread is unfinished; ILLEGAL_TRANSITION when finished.
+   */
+  claimRun(runId: string, claim: ClaimRunRequest): Promise<RunRecord | undefined>;
+  /** True while a run is RUNNING, or QUEUED/RETRYING and not held back by an older run of its thread. */
+  hasPendingWork(): Promise<boolean>;
+  /** Expires overdue deadlines and waits and recovers expired leases; returns the runs moved. */
+  sweep(): Promise<RunRecord[]>;
+  /** Expires every wait past its TTL (taking the write lock only when one is); returns the runs moved. */
+  expireOverdueWaits(): Promise<RunRecord[]>;
+  /** The run, first moved to EXPIRED if its wait has outlived its TTL (UNKNOWN_RUN for an unknown id). */
+  expireWaitIfDue(runId: string): Promise<RunRecord>;
+  /** A value that changes whenever runs change (any process, this one included); undefined once closed. */
+  changeStamp(): Promise<string | undefined>;
+  /** A number that changes at least whenever another connection has committed a run change; undefined once closed. */
+  dataVersion(): Promise<number | undefined>;
+  /** DB_SCHEMA_TOO_NEW once a newer agentrt has migrated the runs tables under this process. */
+  assertSchemaCurrent(): Promise<void>;
+}
+
+/** True when `store` can fence inside a synchronous SQLite transaction. */
+export function hasSyncFence(store: RunStore): store is RunStore & SyncRunFence {
+  return typeof (store as Partial<SyncRunFence>).fenceSync === "function";
 }

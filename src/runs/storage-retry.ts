@@ -36,14 +36,14 @@ export function storageRetryOutcome(failure: StorageError, attempts: number): Ru
  * not extend it): after that another process recovers the run from its expired lease. `onFailure` hears the first refusal at once (a waiter must not wait for the disk). Throws the
  * StorageError when it gives up; any other error at once.
  */
-export async function writeWhileDiskRefuses<T>(lease: RunLease, write: () => T, onFailure?: (failure: StorageError) => void): Promise<T> {
+export async function writeWhileDiskRefuses<T>(lease: RunLease, write: () => T | Promise<T>, onFailure?: (failure: StorageError) => void): Promise<T> {
   let pause = FIRST_WRITE_RETRY_MS;
   // The lease as it stood at the first refusal: a heartbeat still running beside this loop (a run executed
   // inline) keeps renewing it, and a small renew that fits must not keep a write that does not fit trying forever.
   let deadline: number | undefined;
   for (let tries = 0; ; tries++) {
     try {
-      return write();
+      return await write();
     } catch (error) {
       const failure = storageFailure(error);
       if (failure === undefined) throw error;

@@ -7,11 +7,11 @@ import { SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
 import { isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
 import { appendRunEvent } from "./run-events.js";
-import { rowToRun, toJson, type RunRecord } from "./run-record.js";
+import { rowToRun, toJson, type RunRecord, type RunUsage } from "./run-record.js";
 import { encodeOpaque } from "./stored-documents.js";
-import type { RunStore } from "./run-store.js";
+import type { SqliteRuns } from "./sqlite-runs.js";
 
-/** Options of a status change; see `RunStore.transition`. */
+/** Options of a status change; see `SqliteRuns.transition`. */
 export interface TransitionOptions {
   /** The caller's fencing token; required when the caller holds the run's lease. */
   fence?: number;
@@ -31,6 +31,10 @@ export interface TransitionOptions {
   availableAt?: number;
   /** Internal: a graceful hand-back (RUNNING → RETRYING): the attempt it interrupted is not counted. */
   refundAttempt?: boolean;
+  /** With `fence`: usage the holder deferred, written first in the same transaction. */
+  usage?: Partial<RunUsage>;
+  /** With `fence`: a backoff still shown (RETRYING under the lease) ends first, with this reason. */
+  endBackoff?: string;
 }
 
 /** Internal: lease fields written when a transition enters RUNNING. */
@@ -44,7 +48,7 @@ export interface ClaimFields {
  * status and token, appends its event and returns the new record.
  */
 export function writeTransition(
-  store: RunStore, current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields,
+  store: SqliteRuns, current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields,
 ): RunRecord {
   const now = store.clock();
   const guardToken = options.fence ?? current.fencingToken;

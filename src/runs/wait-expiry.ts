@@ -8,7 +8,7 @@
 import { UserInputError } from "../errors.js";
 import { isWaiting } from "./lifecycle.js";
 import type { RunRecord } from "./run-record.js";
-import type { RunStore } from "./run-store.js";
+import type { SqliteRuns } from "./sqlite-runs.js";
 
 /** The error code of a run whose approval or input wait outlived its TTL. */
 export const WAIT_EXPIRED = "WAIT_EXPIRED";
@@ -24,7 +24,7 @@ export function defaultWaitTtlMs(env: NodeJS.ProcessEnv = process.env): number |
   return value;
 }
 
-function expire(store: RunStore, run: RunRecord): RunRecord {
+function expire(store: SqliteRuns, run: RunRecord): RunRecord {
   const what = run.status === "WAITING_APPROVAL" ? "approval" : "input";
   return store.applyTransition(run, "EXPIRED", {
     errorCode: WAIT_EXPIRED,
@@ -39,18 +39,18 @@ const OVERDUE_WAITS =
      AND status IN ('WAITING_INPUT', 'WAITING_APPROVAL') ORDER BY run_id`;
 
 /** True when some wait is overdue: a plain read, so readers take the write lock only when there is work. */
-export function hasOverdueWaits(store: RunStore, now: number): boolean {
+export function hasOverdueWaits(store: SqliteRuns, now: number): boolean {
   return store.stmt(`${OVERDUE_WAITS} LIMIT 1`).get(now) !== undefined;
 }
 
 /** Moves every waiting run whose wait deadline has passed to EXPIRED. Call inside a transaction. */
-export function expireOverdueWaits(store: RunStore, now: number): RunRecord[] {
+export function expireOverdueWaits(store: SqliteRuns, now: number): RunRecord[] {
   const overdue = store.stmt(OVERDUE_WAITS).all(now) as { run_id: string }[];
   return overdue.map(({ run_id }) => expire(store, store.get(run_id)));
 }
 
 /** The run, first moved to EXPIRED if its wait has outlived its TTL (UNKNOWN_RUN for an unknown id). */
-export function expireWaitIfDue(store: RunStore, runId: string): RunRecord {
+export function expireWaitIfDue(store: SqliteRuns, runId: string): RunRecord {
   const run = store.get(runId);
   if (!isWaitDue(run, store.clock())) return run;
   return store.transaction(() => {

@@ -6,13 +6,12 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { assertSchemaCurrent, storageFailure } from "../db/index.js";
+import { storageFailure } from "../db/index.js";
 import { executeClaimed, reportToStderr, WorkerStoppingError, type ExecuteRun, type ExecutionResult } from "./execute-claimed.js";
 import { defaultLeaseMs, type RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
 import type { RunStore } from "./run-store.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
-import { RUNS_SCHEMA } from "./schema.js";
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -93,6 +92,8 @@ class WorkerLoop implements Worker {
   private readonly inFlight = new Map<string, { lease: RunLease; done: Promise<void> }>();
   private readonly stats: WorkerStats = { claimed: 0, finished: {}, lost: 0, released: 0 };
   private stopping = false;
+  /** Set by stop({ abort: true }): a claim that was under way then is handed back too. */
+  private aborting = false;
   private wake: (() => void) | undefined;
   private loop: Promise<WorkerStats> | undefined;
   /** While the disk refuses claims: no claim before `until`; the next pause is `pauseMs`. */
@@ -132,6 +133,7 @@ class WorkerLoop implements Worker {
   async stop(options: { abort?: boolean } = {}): Promise<void> {
     this.stopping = true;
     if (options.abort === true) {
+      this.aborting = true;
       for (const { lease } of this.inFlight.values()) lease.abort(new WorkerStoppingError(this.workerId));
     }
     this.wake?.();
@@ -151,9 +153,9 @@ class WorkerLoop implements Worker {
   private async loopWhileRunning(): Promise<WorkerStats> {
     while (!this.stopping) {
       // A file upgraded by a newer agentrt under a running worker must stop it, not be written wrongly.
-      assertSchemaCurrent(this.store.db, RUNS_SCHEMA);
-      const more = this.fill();
-      if (this.settings.once && this.inFlight.size === 0 && !this.safely(() => this.scheduler.hasPendingWork(), true)) break;
+      await this.store.assertSchemaCurrent();
+      const more = await this.fill();
+      if (this.settings.once && this.inFlight.size === 0 && !(await this.safely(() => this.scheduler.hasPendingWork(), true))) break;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, more ? Math.min(BURST_PAUSE_MS, this.settings.pollMs) : this.settings.pollMs);
         this.wake = () => {
@@ -168,12 +170,13 @@ class WorkerLoop implements Worker {
   }
 
   /** Claims up to the concurrency; true when it stopped early (a burst's end or a lagging loop) with runs maybe left. */
-  private fill(): boolean {
+  private async fill(): Promise<boolean> {
     for (let burst = 0; !this.stopping && this.inFlight.size < this.settings.concurrency; burst++) {
       // A saturated event loop would only make every run here slower; the lag is measured again before the next burst.
       if (this.inFlight.size > 0 && (burst >= CLAIM_BURST || this.lag.ms > this.settings.maxLagMs)) return true;
-      const claimed = this.claimNext();
+      const claimed = await this.claimNext();
       if (claimed === undefined) return false;
+      if (this.aborting) claimed.lease.abort(new WorkerStoppingError(this.workerId));
       this.stats.claimed++;
       const done = executeClaimed(claimed, this.settings.execute, {
         heartbeatMs: this.settings.heartbeatMs,
@@ -193,11 +196,11 @@ class WorkerLoop implements Worker {
    * The next run to execute, if any. A claim writes (sweeps, the lease): on a full or failing disk it fails until
    * there is room, so the worker claims again after a growing pause and says so once, not at every poll.
    */
-  private claimNext(): ReturnType<Scheduler["claimNext"]> {
+  private async claimNext(): ReturnType<Scheduler["claimNext"]> {
     const now = Date.now();
     if (this.diskRefusal !== undefined && now < this.diskRefusal.until) return undefined;
     try {
-      const claimed = this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs });
+      const claimed = await this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs });
       this.diskRefusal = undefined;
       return claimed;
     } catch (error) {
@@ -219,9 +222,9 @@ class WorkerLoop implements Worker {
     else if (result.kind === "released") this.stats.released++;
   }
 
-  private safely<T>(fn: () => T, fallback: T): T {
+  private async safely<T>(fn: () => Promise<T>, fallback: T): Promise<T> {
     try {
-      return fn();
+      return await fn();
     } catch (error) {
       this.settings.onError(error, undefined);
       return fallback;

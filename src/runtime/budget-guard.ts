@@ -31,21 +31,24 @@ export function createBudgetGuard(run: RunRecord, lease: RunLease, deps: BudgetG
   let backingOff = 0;
 
   const setStatus = (to: "RETRYING" | "RUNNING", reason: string) => {
-    try {
-      const after = to === "RETRYING" ? lease.startBackoff(reason) : lease.endBackoff(reason);
-      if (after.status === to) deps.emit({ type: "status", runId: run.runId, status: to });
-    } catch {
-      // A lost lease has already aborted the run's signal, which ends the backoff; nothing else to do here.
-    }
+    // In call order: each lease write starts at once (the backoff flag is set before it returns).
+    (to === "RETRYING" ? lease.startBackoff(reason) : lease.endBackoff(reason)).then(
+      (after) => {
+        if (after.status === to) deps.emit({ type: "status", runId: run.runId, status: to });
+      },
+      () => {
+        // A lost lease has already aborted the run's signal, which ends the backoff; nothing else to do here.
+      },
+    );
   };
 
   return {
-    beforeModelCall(request: ModelCallRequest): AgentStopError | undefined {
+    async beforeModelCall(request: ModelCallRequest): Promise<AgentStopError | undefined> {
       if (!limited) return undefined;
       const late = passedDeadline(budget, startedAt, clock());
       if (late !== undefined) return { code: late.code, message: describeExhausted(late) };
       // The stored counters (every attempt so far), read under the lease: a holder that lost it must not call the model.
-      const usage = lease.check().usage;
+      const usage = (await lease.check()).usage;
       const inputTokens = estimateTokens(request.messages);
       const next = { steps: 1, modelCalls: 1, tokens: inputTokens, costUsd: priceFor(request.model, { inputTokens, outputTokens: 0 }, deps.pricing).totalUsd };
       const exhausted = exhaustedBudget(usage, budget, next);
@@ -63,7 +66,7 @@ export function createBudgetGuard(run: RunRecord, lease: RunLease, deps: BudgetG
     },
     assertHeld() {
       // Throws LeaseLostError (and aborts the run's signal) when another worker took the run or it was canceled.
-      lease.assertHeld();
+      lease.assertHeldSync();
     },
   };
 }

@@ -6,13 +6,13 @@
  * @module
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { assertFence, FENCING_TOKEN_KEY, type RunLease, type RunStore } from "../runs/index.js";
+import { FENCING_TOKEN_KEY, type RunLease, type SyncRunFence } from "../runs/index.js";
 
 /**
  * A `beforeWrite` hook for the runtime's SqliteSaver. Writes without a run id and token (state
  * updates through the server, graphs run outside a run) are not fenced.
  */
-export function fenceCheckpoints(runs: RunStore, active: ReadonlyMap<string, RunLease>): (config: RunnableConfig) => void | (() => void) {
+export function fenceCheckpoints(runs: SyncRunFence, active: ReadonlyMap<string, RunLease>): (config: RunnableConfig) => void | (() => void) {
   return (config) => {
     const runId: unknown = config.configurable?.run_id;
     const token: unknown = config.configurable?.[FENCING_TOKEN_KEY];
@@ -20,7 +20,7 @@ export function fenceCheckpoints(runs: RunStore, active: ReadonlyMap<string, Run
     const lease = active.get(runId);
     // An execution whose lease this process no longer tracks (ended, re-claimed) is checked against the record.
     if (lease === undefined || lease.token !== token) {
-      assertFence(runs.get(runId), token);
+      runs.fenceSync(runId, token, undefined);
       return undefined;
     }
     // If the checkpoint write then fails, its usage is deferred again for the next write.

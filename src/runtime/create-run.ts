@@ -13,8 +13,11 @@ export interface CreateRunOptions {
   graph: string;
   /** The graph's input as-is. */
   input: unknown;
-  /** An existing thread, or a function making one, called inside the commit that stores the run. @default a new thread per run */
-  thread?: string | (() => string);
+  /**
+   * An existing thread, or a function making one, called just before the run is stored (a crash between the
+   * two leaves an empty thread, as creating a thread alone does). @default a new thread per run
+   */
+  thread?: string | (() => string | Promise<string>);
   /** Who the run acts for. @default "anonymous" */
   user?: string;
   /** @default none */
@@ -46,11 +49,11 @@ export const UNFINISHED: readonly RunStatus[] = ["QUEUED", "RUNNING", "RETRYING"
 /** What createRun needs from the Runtime: its store and its cancel. */
 export interface CreateRunDeps {
   runs: RunStore;
-  cancel: (runId: string, options: { by?: string; reason: string }) => void;
+  cancel: (runId: string, options: { by?: string; reason: string }) => Promise<unknown>;
 }
 
 /** Stores the run; see {@link CreateRunOptions}. */
-export function createRun(deps: CreateRunDeps, options: CreateRunOptions): CreatedRun {
+export async function createRun(deps: CreateRunDeps, options: CreateRunOptions): Promise<CreatedRun> {
   const { runs } = deps;
   const spec = (threadId: string | undefined) => ({
     graphId: options.graph, input: options.input ?? null, threadId, userId: options.user ?? "anonymous", budget: options.budget,
@@ -58,21 +61,25 @@ export function createRun(deps: CreateRunDeps, options: CreateRunOptions): Creat
     ...(options.holdMs === undefined ? {} : { availableAt: runs.clock() + options.holdMs }),
   });
   if (typeof options.thread === "function") {
-    // One wait for the write lock, not two, when worker processes are writing the file (a wait blocks the event loop).
-    const make = options.thread;
-    return { run: runs.transaction(() => runs.create(spec(make()))), behind: [], canceled: [] };
+    // A new thread has no runs to make room among.
+    return { run: await runs.create(spec(await options.thread())), behind: [], canceled: [] };
   }
   const threadId = options.thread;
-  const active = threadId === undefined ? [] : runs.list({ threadId, status: UNFINISHED });
-  const canceled: string[] = [];
+  const active = threadId === undefined ? [] : await runs.list({ threadId, status: UNFINISHED });
+  // makeRoom decides (and refuses) before anything changes; the cancels it asks for follow.
+  const interrupted: { runId: string; reason: string }[] = [];
   const behind = threadId === undefined || active.length === 0 ? [] : makeRoom(threadId, active, options.multitask ?? "reject", (runId, reason) => {
+    interrupted.push({ runId, reason });
+  });
+  const canceled: string[] = [];
+  for (const { runId, reason } of interrupted) {
     try {
-      deps.cancel(runId, { by: options.by, reason });
+      await deps.cancel(runId, { by: options.by, reason });
       canceled.push(runId);
     } catch (error) {
       // Finished since it was listed: left as it is.
       if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
     }
-  });
-  return { run: runs.create(spec(threadId)), behind, canceled };
+  }
+  return { run: await runs.create(spec(threadId)), behind, canceled };
 }

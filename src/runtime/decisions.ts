@@ -5,7 +5,7 @@
  */
 import { UserInputError } from "../errors.js";
 import { assertOneDecisionPerAction, validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
-import { expireWaitIfDue, type ExpectedRunState, type RunRecord } from "../runs/index.js";
+import type { ExpectedRunState, RunRecord } from "../runs/index.js";
 import type { ClaimDeps } from "./execute-and-record.js";
 import type { GraphRegistry } from "./graph-registry.js";
 import { readInputRequests, type InputResume } from "./input-resume.js";
@@ -25,11 +25,11 @@ export interface CheckedResume<R> {
 }
 
 /** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */
-export function currentRun(deps: DecisionDeps, runId: string): RunRecord {
-  const before = deps.runs.get(runId);
-  const run = expireWaitIfDue(deps.runs, runId);
+export async function currentRun(deps: DecisionDeps, runId: string): Promise<RunRecord> {
+  const before = await deps.runs.get(runId);
+  const run = await deps.runs.expireWaitIfDue(runId);
   if (run.status !== before.status) {
-    syncStateChanges(deps.runs, deps.trace, deps.recorder(run), run);
+    await syncStateChanges(deps.runs, deps.trace, deps.recorder(run), run);
     deps.trace.flush();
   }
   return run;
@@ -58,7 +58,7 @@ export function decisionInput(decision: DecisionOptions, kind: "approve" | "reje
 export async function checkDecisions(
   deps: DecisionDeps, runId: string, decisions: readonly DecisionInput[],
 ): Promise<CheckedResume<ApprovalResume[]>> {
-  const run = currentRun(deps, runId);
+  const run = await currentRun(deps, runId);
   if (run.status !== "WAITING_APPROVAL") {
     throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for approval`);
   }
@@ -82,7 +82,7 @@ export async function checkDecisions(
 export async function checkInput(
   deps: DecisionDeps, runId: string, value: unknown, by: string | undefined,
 ): Promise<CheckedResume<InputResume>> {
-  const run = currentRun(deps, runId);
+  const run = await currentRun(deps, runId);
   if (run.status !== "WAITING_INPUT") {
     throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${run.status}, not waiting for input`);
   }
@@ -101,18 +101,18 @@ export async function checkInput(
  * Stores a checked resume and leaves the run QUEUED for a worker; `holdMs`: for that long only a claim by id
  * (`Runtime.start`, the process that will execute it) takes it.
  */
-export function queueResume(
+export async function queueResume(
   deps: DecisionDeps, runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState, holdMs?: number,
-): RunView {
+): Promise<RunView> {
   let queued: RunRecord;
   try {
-    queued = deps.runs.resume(runId, { resume, expect, ...(holdMs === undefined ? {} : { availableAt: deps.runs.clock() + holdMs }) });
+    queued = await deps.runs.resume(runId, { resume, expect, ...(holdMs === undefined ? {} : { availableAt: deps.runs.clock() + holdMs }) });
   } catch (error) {
     // The wait's TTL passed since the check: record the expiry (with its trace), resume nothing.
-    currentRun(deps, runId);
+    await currentRun(deps, runId);
     throw error;
   }
-  syncStateChanges(deps.runs, deps.trace, deps.recorder(queued), queued);
+  await syncStateChanges(deps.runs, deps.trace, deps.recorder(queued), queued);
   deps.trace.flush();
   return toRunView(queued);
 }

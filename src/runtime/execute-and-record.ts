@@ -22,16 +22,14 @@ export interface ClaimDeps extends ExecutionDeps {
 }
 
 /**
- * The trace's start of a claimed run (root span, the claim's transition) in one commit rather than
- * one per write; inside a caller's transaction (the claim's own), in that one.
+ * The trace's start of a claimed run (root span, the claim's transition), written after the claim's commit:
+ * a crash between the two loses only trace rows, which the next start rebuilds from run_events.
  */
-export function startRecording(deps: ClaimDeps, run: RunRecord): TraceRecorder {
-  return deps.runs.transaction(() => {
-    const attached = deps.recorder(run);
-    syncStateChanges(deps.runs, deps.trace, attached, run);
-    attached.flush();
-    return attached;
-  });
+export async function startRecording(deps: ClaimDeps, run: RunRecord): Promise<TraceRecorder> {
+  const attached = deps.recorder(run);
+  await syncStateChanges(deps.runs, deps.trace, attached, run);
+  attached.flush();
+  return attached;
 }
 
 /**
@@ -43,7 +41,7 @@ export function startRecording(deps: ClaimDeps, run: RunRecord): TraceRecorder {
  * `storage_failed` event, before the write that records it, which may wait for room.
  */
 export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: RunLease, started?: TraceRecorder): Promise<void> {
-  const recorder = started ?? startRecording(deps, run);
+  const recorder = started ?? (await startRecording(deps, run));
   deps.emit({ type: "status", runId: run.runId, status: "RUNNING" });
   let executed: ExecutedRun;
   try {
@@ -64,14 +62,12 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   };
   if (outcome.status === "RETRYING" && isStorageFailureCode(outcome.errorCode)) announce(outcome.errorCode, outcome.errorMessage ?? "");
   try {
-    // The outcome, its transition in the trace and the run's pending spans in one commit. Spans are
-    // flushed only after the outcome is written, so a refused outcome (lost lease) rolls none back.
-    const after = await writeWhileDiskRefuses(lease, () => deps.runs.transaction(() => {
-      const recorded = applyOutcome(lease, outcome);
-      syncStateChanges(deps.runs, deps.trace, recorder, recorded);
-      recorder.flush();
-      return recorded;
-    }), (failure) => announce(failure.code as StorageFailureCode, failure.message));
+    // The outcome first (fenced), then its transition in the trace and the run's pending spans: a refused
+    // outcome (lost lease) writes no spans of it, and a crash between the two leaves the trace to be rebuilt
+    // from run_events (syncStateChanges) by the next start or read.
+    const after = await writeWhileDiskRefuses(lease, () => applyOutcome(lease, outcome),
+      (failure) => announce(failure.code as StorageFailureCode, failure.message));
+    await syncStateChanges(deps.runs, deps.trace, recorder, after);
     // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).
     deps.emit({ type: "status", runId: run.runId, status: after.status, ...(values === undefined || !isTerminal(after.status) ? {} : { values }) });
   } finally {

@@ -6,7 +6,7 @@
  * @module
  */
 import { openDatabase, type SqliteDatabase } from "../db/index.js";
-import { isWaiting, RunStore, type RunRecord, type RunStatus } from "../runs/index.js";
+import { isWaiting, SqliteRunStore, type RunRecord, type RunStatus } from "../runs/index.js";
 import { listSideEffects } from "./side-effects.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { Runtime } from "./runtime.js";
@@ -35,14 +35,14 @@ export function runViewOf(db: SqliteDatabase, run: RunRecord): RunView {
 export class RunReader implements RunSource {
   private constructor(
     private readonly db: SqliteDatabase,
-    private readonly runs: RunStore,
+    private readonly runs: SqliteRunStore,
   ) {}
 
   /** Opens an existing file read-only (DB_OPEN_FAILED when missing, a one-line StorageError when unreadable). */
   static open(path: string): RunReader {
     const db = openDatabase(path, { readonly: true, snapshot: true });
     try {
-      return new RunReader(db, RunStore.open(db));
+      return new RunReader(db, SqliteRunStore.open(db));
     } catch (error) {
       db.close();
       throw error;
@@ -50,22 +50,22 @@ export class RunReader implements RunSource {
   }
 
   /** True when the run (or, without an id, any run) waits past its TTL: showing it EXPIRED means recording that. */
-  hasOverdueWait(runId?: string): boolean {
+  async hasOverdueWait(runId?: string): Promise<boolean> {
     const now = this.runs.clock();
     const overdue = (run: RunRecord | undefined) => run !== undefined && isWaiting(run.status) && run.waitExpiresAt !== null && run.waitExpiresAt <= now;
-    if (runId !== undefined) return overdue(this.runs.find(runId));
+    if (runId !== undefined) return overdue(await this.runs.find(runId));
     // Read as records, not with the store's wait query: a file older than wait TTLs has no such column.
-    return this.runs.list({ status: ["WAITING_APPROVAL", "WAITING_INPUT"] }).some(overdue);
+    return (await this.runs.list({ status: ["WAITING_APPROVAL", "WAITING_INPUT"] })).some(overdue);
   }
 
   /** The run as stored; UNKNOWN_RUN for an unknown id. */
-  get(runId: string): RunView {
-    return runViewOf(this.db, this.runs.get(runId));
+  async get(runId: string): Promise<RunView> {
+    return runViewOf(this.db, await this.runs.get(runId));
   }
 
   /** Runs, newest first, optionally of one status. */
-  list(filter: { status?: RunStatus; limit?: number } = {}): RunView[] {
-    return this.runs.list({ ...filter, order: "newest" }).map(toRunView);
+  async list(filter: { status?: RunStatus; limit?: number } = {}): Promise<RunView[]> {
+    return (await this.runs.list({ ...filter, order: "newest" })).map(toRunView);
   }
 
   /** Closes the connection. */

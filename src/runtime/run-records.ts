@@ -6,33 +6,33 @@
  */
 import type { RunEvent, RunFilter, RunRecord, RunStore } from "../runs/index.js";
 
-/** The run records of one runtime's file, read-only. */
+/** The run records of one runtime's database, read-only. */
 export class RunRecords {
   /** @internal */
   constructor(private readonly runs: RunStore) {}
 
   /** The run; UNKNOWN_RUN for an unknown id. */
-  get(runId: string): RunRecord {
+  get(runId: string): Promise<RunRecord> {
     return this.runs.get(runId);
   }
 
   /** The run, or undefined. */
-  find(runId: string): RunRecord | undefined {
+  find(runId: string): Promise<RunRecord | undefined> {
     return this.runs.find(runId);
   }
 
   /** Runs matching the filter, in claim order (priority, then age) unless `order: "newest"`. */
-  list(filter: RunFilter = {}): RunRecord[] {
+  list(filter: RunFilter = {}): Promise<RunRecord[]> {
     return this.runs.list(filter);
   }
 
   /** The newest run of each thread of `threadIds` that has one (one query however many threads). */
-  latestOfThreads(threadIds: readonly string[]): Map<string, RunRecord> {
+  latestOfThreads(threadIds: readonly string[]): Promise<Map<string, RunRecord>> {
     return this.runs.latestOfThreads(threadIds);
   }
 
   /** The run's status changes, oldest first. */
-  events(runId: string): RunEvent[] {
+  events(runId: string): Promise<RunEvent[]> {
     return this.runs.events(runId);
   }
 
@@ -41,18 +41,13 @@ export class RunRecords {
     return this.runs.clock();
   }
 
-  /** A number that changes whenever another connection has committed to the file (SQLite's `data_version`); undefined once closed. */
-  dataVersion(): number | undefined {
-    return this.runs.db.open ? (this.runs.db.pragma("data_version", { simple: true }) as number) : undefined;
+  /** A number that changes whenever another connection has committed runs (SQLite's `data_version`); undefined once closed. */
+  dataVersion(): Promise<number | undefined> {
+    return this.runs.dataVersion();
   }
 
-  /**
-   * A stamp that changes whenever anything commits to the file, this connection included (`data_version` moves
-   * with other connections' commits, `total_changes()` with this one's); undefined once closed.
-   */
-  changeStamp(): string | undefined {
-    const db = this.runs.db;
-    if (!db.open) return undefined;
-    return `${String(db.pragma("data_version", { simple: true }))}:${String(db.prepare("SELECT total_changes()").pluck().get())}`;
+  /** A stamp that changes whenever runs change (any process, this one included); undefined once closed. */
+  changeStamp(): Promise<string | undefined> {
+    return this.runs.changeStamp();
   }
 }

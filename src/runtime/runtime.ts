@@ -10,9 +10,9 @@ import { UserInputError } from "../errors.js";
 import type { ApprovalResume } from "../graph/approval.js";
 import { SqliteStore } from "../memory/sqlite-store.js";
 import {
-  RunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
-  expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError, WorkerStoppingError,
-  type ClaimedRun, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
+  SqliteRunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
+  IllegalTransitionError, LeaseLostError, WorkerStoppingError,
+  type ClaimedRun, type RunStore, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
 import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
@@ -53,13 +53,14 @@ export class Runtime {
   private constructor(db: SqliteDatabase, registry: GraphRegistry, options: RuntimeOptions) {
     this.db = db;
     this.registry = registry;
-    this.runs = RunStore.open(db);
+    const runs = SqliteRunStore.open(db);
+    this.runs = runs;
     this.records = new RunRecords(this.runs);
     this.trace = openTraceStore(db);
     this.scheduler = new Scheduler(this.runs, options.scheduler);
     // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
     // Fenced by the writing execution's lease (see checkpoint-fence.ts).
-    const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceCheckpoints(this.runs, this.active) }));
+    const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceCheckpoints(runs, this.active) }));
     const store = new SqliteStore(db);
     this.store = store;
     const trace = this.trace;
@@ -91,16 +92,13 @@ export class Runtime {
   /** Creates a run; runs it here until it finishes or waits unless `queue` is set. */
   async submit(options: SubmitOptions): Promise<RunView> {
     const spec = await submitSpec(this.registry, this.runs, options);
-    if (options.queue === true) return toRunView(this.runs.create(spec));
-    // Created, claimed and its trace started in one commit rather than three.
-    const { run, claimed, recorder } = this.runs.transaction(() => {
-      const created = this.runs.create(spec);
-      const claim = this.scheduler.claimRun(created.runId, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs });
-      return { run: created, claimed: claim, recorder: claim === undefined ? undefined : startRecording(this.deps, claim.run) };
-    });
+    if (options.queue === true) return toRunView(await this.runs.create(spec));
+    // Created and claimed in one commit; its trace starts after it (a crash between leaves a claimed run whose
+    // lease expires, and its trace is rebuilt from run_events when it starts again).
+    const { run, claimed } = await this.scheduler.createAndClaim(spec, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs });
     // Over a cap or behind an older run of its thread: left QUEUED for a worker.
     if (claimed === undefined) return this.get(run.runId);
-    return this.executeHere(claimed, recorder);
+    return this.executeHere(claimed, await startRecording(this.deps, claimed.run));
   }
 
   /**
@@ -112,21 +110,19 @@ export class Runtime {
   }
 
   /** The run as the CLI shows it (EXPIRED once its wait outlived its TTL); UNKNOWN_RUN (exit 2) for an unknown id. */
-  get(runId: string): RunView {
-    return this.view(this.current(runId));
+  async get(runId: string): Promise<RunView> {
+    return this.view(await this.current(runId));
   }
 
   /** Runs, newest first, optionally of one status. */
-  list(filter: { status?: RunStatus; limit?: number } = {}): RunView[] {
-    // Waits past their TTL show as EXPIRED here too, even with no worker sweeping.
-    // Listing is a read: take the write lock (contended by workers) only when a wait is overdue.
-    const expired = hasOverdueWaits(this.runs, this.runs.clock())
-      ? this.runs.transaction(() => expireOverdueWaits(this.runs, this.runs.clock()))
-      : [];
-    for (const run of expired) syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
+  async list(filter: { status?: RunStatus; limit?: number } = {}): Promise<RunView[]> {
+    // Waits past their TTL show as EXPIRED here too, even with no worker sweeping (the store takes the write
+    // lock only when a wait is overdue).
+    const expired = await this.runs.expireOverdueWaits();
+    for (const run of expired) await syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
     if (expired.length > 0) this.trace.flush();
     // Newest first, so a limit keeps the latest runs (the store's default is claim order).
-    return this.runs.list({ ...filter, order: "newest" }).map(toRunView);
+    return (await this.runs.list({ ...filter, order: "newest" })).map(toRunView);
   }
 
   /** Approves one pending action (bound to its args hash) and resumes the run here. */
@@ -171,7 +167,7 @@ export class Runtime {
    * Stores a QUEUED run for a host that starts runs itself ({@link start}), with a thread made in the same commit,
    * the thread's unfinished runs handled per multitask strategy, and an optional hold against other workers' claims.
    */
-  createRun(options: CreateRunOptions): CreatedRun {
+  createRun(options: CreateRunOptions): Promise<CreatedRun> {
     return createRun({ runs: this.runs, cancel: (runId, o) => this.cancel(runId, o) }, options);
   }
 
@@ -188,15 +184,15 @@ export class Runtime {
    * executing it elsewhere within about a second); side effects already done stay done and are listed, calls still
    * in flight as "unknown" ({@link cancelAndWait} waits for them to report).
    */
-  cancel(runId: string, options: { by?: string; reason?: string } = {}): CanceledRunView {
-    const run = this.current(runId);
+  async cancel(runId: string, options: { by?: string; reason?: string } = {}): Promise<CanceledRunView> {
+    const run = await this.current(runId);
     if (isTerminal(run.status)) {
       throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${run.status}; nothing to cancel`);
     }
-    const canceled = this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
+    const canceled = await this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
     const lease = this.active.get(runId);
     lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
-    syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
+    await syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
     this.trace.flush();
     return { ...toRunView(canceled), side_effects: listSideEffects(this.db, runId) };
   }
@@ -207,10 +203,10 @@ export class Runtime {
    * lists a rollback the cancel stopped in time as not performed and one that completed as done, not both "unknown".
    */
   async cancelAndWait(runId: string, options: { by?: string; reason?: string; timeoutMs?: number } = {}): Promise<CanceledRunView> {
-    const status = this.current(runId).status;
+    const status = (await this.current(runId)).status;
     // Read before the cancel: one executing here reports (aborts) right after it.
     const inFlight = status === "RUNNING" || status === "RETRYING" ? await inFlightCalls(this.db, runId) : [];
-    const canceled = this.cancel(runId, options);
+    const canceled = await this.cancel(runId, options);
     if (inFlight.length === 0) return canceled;
     return { ...canceled, side_effects: await settledSideEffects(this.db, runId, inFlight, options.timeoutMs) };
   }
@@ -222,11 +218,9 @@ export class Runtime {
   recheckLease(runId: string): boolean {
     const lease = this.active.get(runId);
     if (lease === undefined) return false;
-    try {
-      lease.renew();
-    } catch {
+    lease.renew().catch(() => {
       // A lost lease has aborted the run's signal, which is the point; a busy file is retried at the next beat.
-    }
+    });
     return true;
   }
 
@@ -273,7 +267,7 @@ export class Runtime {
   }
 
   /** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */
-  private current(runId: string): RunRecord {
+  private current(runId: string): Promise<RunRecord> {
     return currentRun(this.decisionDeps, runId);
   }
 
@@ -289,10 +283,10 @@ export class Runtime {
   private async runHere(runId: string, resume?: ApprovalResume[] | InputResume, expect?: ExpectedRunState): Promise<RunView> {
     let claimed;
     try {
-      claimed = this.scheduler.claimRun(runId, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs, resume, expect });
+      claimed = await this.scheduler.claimRun(runId, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs, resume, expect });
     } catch (error) {
       // The wait's TTL passed since the check (the claim's sweep rolled back with it): expire it, resume nothing.
-      const now = this.current(runId);
+      const now = await this.current(runId);
       if (error instanceof IllegalTransitionError && resume !== undefined && isTerminal(now.status)) {
         throw new UserInputError("RUN_NOT_WAITING", `run ${runId} is ${now.status}, not waiting`);
       }
@@ -300,7 +294,7 @@ export class Runtime {
     }
     if (claimed === undefined) {
       // Over a cap or running elsewhere: leave it to a worker, with the decision stored.
-      if (resume !== undefined && isWaiting(this.runs.get(runId).status)) this.runs.resume(runId, { resume, expect });
+      if (resume !== undefined && isWaiting((await this.runs.get(runId)).status)) await this.runs.resume(runId, { resume, expect });
       return this.get(runId);
     }
     return this.executeHere(claimed);
@@ -317,6 +311,6 @@ export class Runtime {
       this.executions.delete(execution);
     }
     if (result.kind === "error") throw result.error;
-    return this.view(result.kind === "lost" ? this.runs.get(claimed.run.runId) : result.run);
+    return this.view(result.kind === "lost" ? await this.runs.get(claimed.run.runId) : result.run);
   }
 }

@@ -8,11 +8,11 @@ import type { RunRecord, RunStore } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 
 /** Records every transition of `run` that the trace does not have yet. */
-export function syncStateChanges(runs: RunStore, trace: TraceStore, recorder: TraceRecorder, run: RunRecord): void {
-  const transitions = runs.events(run.runId).filter((e) => e.from !== null);
+export async function syncStateChanges(runs: RunStore, trace: TraceStore, recorder: TraceRecorder, run: RunRecord): Promise<void> {
+  const transitions = (await runs.events(run.runId)).filter((e) => e.from !== null);
   const recorded = trace.countSpans(run.runId, "state_change");
   for (const event of transitions.slice(recorded)) {
-    const waitName = event.to === "WAITING_APPROVAL" ? `approval_wait ${pendingTools(runs.get(run.runId).pending)}` : undefined;
+    const waitName = event.to === "WAITING_APPROVAL" ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
     recorder.recordStateChange(event.from ?? "QUEUED", event.to, {
       at: event.at,
       ...(event.reason === null ? {} : { reason: event.reason }),

@@ -23,7 +23,7 @@ export async function submitSpec(registry: GraphRegistry, runs: RunStore, option
   if (options.input === undefined && keys.length > 0 && !keys.includes("messages")) {
     throw new UserInputError("BAD_INPUT", `graph ${options.graph} has no messages channel for --message: pass its state with --input JSON (keys: ${keys.join(", ")})`);
   }
-  if (options.threadId !== undefined) assertThreadGraph(runs, options.threadId, options.graph);
+  if (options.threadId !== undefined) await assertThreadGraph(runs, options.threadId, options.graph);
   const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
   // Refused before it is stored: a run whose input its graph's reducers refuse would leave an unreadable thread.
   if (graph !== undefined) await validateGraphInput(graph, options.graph, input, { current: threadValues(graph, options.threadId) });
@@ -35,8 +35,8 @@ export async function submitSpec(registry: GraphRegistry, runs: RunStore, option
 }
 
 /** A thread's checkpoints belong to the graph that wrote them: another graph cannot continue it. */
-function assertThreadGraph(runs: RunStore, threadId: string, graphId: string): void {
-  const previous = runs.list({ threadId, order: "newest", limit: 1 })[0];
+async function assertThreadGraph(runs: RunStore, threadId: string, graphId: string): Promise<void> {
+  const previous = (await runs.list({ threadId, order: "newest", limit: 1 }))[0];
   if (previous !== undefined && previous.graphId !== graphId) {
     throw new UserInputError("BAD_INPUT", `thread ${threadId} belongs to graph ${previous.graphId}, not ${graphId}: use another thread`);
   }

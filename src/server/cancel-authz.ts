@@ -44,7 +44,7 @@ export async function cancelRefusalNow(
   for (let run = listed; ;) {
     if (run.status !== "WAITING_APPROVAL" || !needsApproverCheck(run, caller)) return cancelRefusal(run, caller, []);
     const pending = await deps.states.pending(run.graphId, run.threadId);
-    const now = deps.runs.get(run.runId);
+    const now = await deps.runs.get(run.runId);
     if (now.status === run.status && now.fencingToken === run.fencingToken) return cancelRefusal(run, caller, pending);
     run = now;
   }

@@ -115,7 +115,7 @@ export class RunService {
    * (a copy, or a thread created with a graph id); undefined for a fresh thread.
    */
   async graphOfThread(threadId: string): Promise<string | undefined> {
-    const fromRuns = this.runtime.records.list({ threadId, order: "newest", limit: 1 })[0]?.graphId;
+    const fromRuns = (await this.runtime.records.list({ threadId, order: "newest", limit: 1 }))[0]?.graphId;
     if (fromRuns !== undefined) return fromRuns;
     const fromMeta = (await this.threads.find(threadId))?.metadata.graph_id;
     return typeof fromMeta === "string" ? fromMeta : undefined;
@@ -149,7 +149,7 @@ export class RunService {
       // Stateless: the thread made for it, then the run (thread store and runs are separate modules): a crash
       // between leaves an empty thread nobody was told of, never a run without its thread.
       const { threadId } = await this.threads.create(newThreadId(), { graph_id: graphId });
-      const { run } = this.runtime.createRun({ ...spec, thread: threadId });
+      const { run } = await this.runtime.createRun({ ...spec, thread: threadId });
       return { run, kick: (at) => this.launch(run.runId, at) };
     }
     if (checkpointId !== undefined) {
@@ -163,8 +163,8 @@ export class RunService {
     if (body.command?.resume !== undefined) return this.prepareResume(threadId, body.command.resume, caller, where);
     const strategy = (body.multitask_strategy ?? "reject") as MultitaskStrategy;
     // Interrupting cancels them: refused whole, before any is canceled, unless the caller may cancel each.
-    if (strategy === "interrupt" && pathThreadId !== undefined) await this.assertMayCancel(this.unfinishedRuns(threadId), caller);
-    const { run, behind, canceled } = this.runtime.createRun({ ...spec, thread: threadId, multitask: strategy, by: caller.id });
+    if (strategy === "interrupt" && pathThreadId !== undefined) await this.assertMayCancel(await this.unfinishedRuns(threadId), caller);
+    const { run, behind, canceled } = await this.runtime.createRun({ ...spec, thread: threadId, multitask: strategy, by: caller.id });
     for (const runId of canceled) this.canceled(runId);
     return { run, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
   }
@@ -191,8 +191,8 @@ export class RunService {
   }
 
   /** Cancels a run wherever it executes (a worker process stops it at once) and wakes its waiters. */
-  cancel(runId: string, by: string, reason: string): void {
-    this.runtime.cancel(runId, { by, reason });
+  async cancel(runId: string, by: string, reason: string): Promise<void> {
+    await this.runtime.cancel(runId, { by, reason });
     this.canceled(runId);
   }
 
@@ -213,26 +213,26 @@ export class RunService {
   /** {@link cancelUnlessFinished} as `caller`, once {@link assertMayCancel} allows it. */
   async cancelAs(run: RunRecord, caller: Caller, reason: string): Promise<void> {
     await this.assertMayCancel([run], caller);
-    this.cancelUnlessFinished(run.runId, caller.id, reason);
+    await this.cancelUnlessFinished(run.runId, caller.id, reason);
   }
 
   /** {@link cancel}, for a run listed a moment ago: one that has finished since is left as it is. */
-  cancelUnlessFinished(runId: string, by: string, reason: string): void {
+  async cancelUnlessFinished(runId: string, by: string, reason: string): Promise<void> {
     try {
-      this.cancel(runId, by, reason);
+      await this.cancel(runId, by, reason);
     } catch (error) {
       if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
     }
   }
 
   /** The thread's runs that have not finished: queued, running, retrying or waiting. */
-  unfinishedRuns(threadId: string): RunRecord[] {
+  unfinishedRuns(threadId: string): Promise<RunRecord[]> {
     return this.runtime.records.list({ threadId, status: UNFINISHED });
   }
 
   /** 409 THREAD_BUSY naming the thread's unfinished run and what to do about it (`hint`); nothing when it has none. */
-  assertNoUnfinishedRun(threadId: string, hint: string): void {
-    const [run] = this.unfinishedRuns(threadId);
+  async assertNoUnfinishedRun(threadId: string, hint: string): Promise<void> {
+    const [run] = await this.unfinishedRuns(threadId);
     if (run !== undefined) throw new HttpError(409, "THREAD_BUSY", `thread ${threadId} has an unfinished run ${run.runId} (${run.status}); ${hint}`);
   }
 
@@ -249,7 +249,7 @@ export class RunService {
   async decide(runId: string, decisions: readonly DecisionInput[], where: KickWhere = "any"): Promise<PreparedRun> {
     const here = this.executesHere(where);
     await this.runtime.decide(runId, decisions, { queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
-    return { run: this.runtime.records.get(runId), kick: (at) => this.launch(runId, here ? "here" : at) };
+    return { run: await this.runtime.records.get(runId), kick: (at) => this.launch(runId, here ? "here" : at) };
   }
 
   /** True when a run kicked with `where` executes in this process (no worker process would take it). */
@@ -270,22 +270,22 @@ export class RunService {
     let report: RestReport | undefined;
     const since = this.runtime.records.now();
     for (;;) {
-      const run = this.runtime.records.get(runId);
-      this.stalls.assertNotStalled(run, since);
+      const run = await this.runtime.records.get(runId);
+      await this.stalls.assertNotStalled(run, since);
       if (signal?.aborted === true || (isResting(run.status) && report !== undefined)) return withValues(run, report?.values);
       if (isResting(run.status)) {
         // Seen at rest through the shared file: a worker process of this server that ended it reports that
         // (with the final values) a moment later; anyone else never does.
-        return withValues(run, this.restReportedBy(run) ? (await this.nextReport(runId, signal))?.values : undefined);
+        return withValues(run, (await this.restReportedBy(run)) ? (await this.nextReport(runId, signal))?.values : undefined);
       }
       report = await this.wakes.next(runId, signal);
     }
   }
 
   /** True when a worker process of this server ended `run`: its report is on its way. */
-  private restReportedBy(run: RunRecord): boolean {
+  private async restReportedBy(run: RunRecord): Promise<boolean> {
     if (this.handoff === undefined || !isTerminal(run.status)) return false;
-    const claimer = this.runtime.records.events(run.runId).findLast((e) => e.to === "RUNNING")?.actor;
+    const claimer = (await this.runtime.records.events(run.runId)).findLast((e) => e.to === "RUNNING")?.actor;
     return claimer != null && this.handoff.reportsRests(claimer);
   }
 
@@ -333,14 +333,14 @@ export class RunService {
   }
 
   private async prepareResume(threadId: string, resume: unknown, caller: Caller, where: KickWhere): Promise<PreparedRun> {
-    const active = this.unfinishedRuns(threadId);
+    const active = await this.unfinishedRuns(threadId);
     const waiting = active.find((r) => r.status === "WAITING_APPROVAL");
     const asking = active.find((r) => r.status === "WAITING_INPUT");
     if (waiting === undefined && asking !== undefined) {
       // A plain interrupt(): the resume value (or the one keyed by its interrupt id) is what interrupt() returns.
       const here = this.executesHere(where);
       await this.runtime.answer(asking.runId, resume, { by: caller.authenticated ? caller.id : undefined, queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
-      return { run: this.runtime.records.get(asking.runId), kick: (at) => this.launch(asking.runId, here ? "here" : at) };
+      return { run: await this.runtime.records.get(asking.runId), kick: (at) => this.launch(asking.runId, here ? "here" : at) };
     }
     if (waiting === undefined) {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);

@@ -19,7 +19,7 @@ export class RunWakes {
   private lastWakeAll = 0;
 
   /** `dataVersion`: changes whenever another connection committed to the file; undefined once it is closed. */
-  constructor(private readonly dataVersion: () => number | undefined) {}
+  constructor(private readonly dataVersion: () => Promise<number | undefined>) {}
 
   /** Wakes the waiters of one run to look at it again. */
   notify(runId: string): void {
@@ -67,6 +67,26 @@ export class RunWakes {
     });
   }
 
+  private async checkForeign(): Promise<void> {
+    let version: number | undefined;
+    try {
+      version = this.watchers.size === 0 ? undefined : await this.dataVersion();
+    } catch {
+      // A busy or closing database: looked at again at the next tick.
+      version = this.seenVersion;
+    }
+    // The timer stays set until this read is done, so reads never overlap.
+    this.foreignTimer = undefined;
+    if (version === undefined) return;
+    const now = Date.now();
+    if (version !== this.seenVersion || now - this.lastWakeAll >= 5000) {
+      this.seenVersion = version;
+      this.lastWakeAll = now;
+      for (const runId of [...this.watchers.keys()]) this.notify(runId);
+    }
+    this.watchForeign();
+  }
+
   /**
    * Runs finished by another process send no event here. One shared timer (not one per waiter)
    * wakes every waiter when another connection has written (PRAGMA data_version moved), and every
@@ -75,16 +95,7 @@ export class RunWakes {
   private watchForeign(): void {
     if (this.foreignTimer !== undefined) return;
     this.foreignTimer = setTimeout(() => {
-      this.foreignTimer = undefined;
-      const version = this.watchers.size === 0 ? undefined : this.dataVersion();
-      if (version === undefined) return;
-      const now = Date.now();
-      if (version !== this.seenVersion || now - this.lastWakeAll >= 5000) {
-        this.seenVersion = version;
-        this.lastWakeAll = now;
-        for (const runId of [...this.watchers.keys()]) this.notify(runId);
-      }
-      this.watchForeign();
+      void this.checkForeign();
     }, 250);
     this.foreignTimer.unref();
   }

@@ -39,7 +39,7 @@ export class StorageStalls {
    * RETRYING for that reason while a waiter waiting `since` waited, or its retry is overdue: no process could claim
    * it, so the disk likely still refuses. A waiter that comes after such a RETRYING, before its retry is due, waits.
    */
-  assertNotStalled(run: RunRecord, since: number): void {
+  async assertNotStalled(run: RunRecord, since: number): Promise<void> {
     let stall = this.stalls.get(run.runId);
     // A later claim (a higher token) or a rest means the run moved on since.
     if (stall !== undefined && (stall.fencingToken !== run.fencingToken || isTerminal(run.status) || isWaiting(run.status))) {
@@ -47,7 +47,7 @@ export class StorageStalls {
       stall = undefined;
     }
     // Its last move, not its error code: a run's error code outlives the attempt that set it.
-    const last = stall === undefined && run.status === "RETRYING" && run.lease === null ? this.runs.events(run.runId).at(-1) : undefined;
+    const last = stall === undefined && run.status === "RETRYING" && run.lease === null ? (await this.runs.events(run.runId)).at(-1) : undefined;
     if (last?.to === "RETRYING" && isStorageFailureCode(last.errorCode) && (last.at >= since || run.availableAt + RETRY_OVERDUE_MS <= this.runs.now())) {
       stall = { fencingToken: run.fencingToken, code: last.errorCode, message: run.errorMessage ?? "" };
     }

@@ -35,7 +35,7 @@ describe("agentrt run on a graph that does not load", () => {
     expect(result.err).toMatch(reason);
     const runtime = Runtime.open({ db, config: join(dir, "langgraph.json") });
     try {
-      expect(runtimeInternals(runtime).runs.list()).toEqual([]);
+      expect(await runtimeInternals(runtime).runs.list()).toEqual([]);
     } finally {
       runtime.close();
     }

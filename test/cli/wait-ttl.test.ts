@@ -42,7 +42,7 @@ async function worldCalls(): Promise<Record<string, number>> {
   return (JSON.parse((await cli("world", "--json")).out) as { calls: Record<string, number> }).calls;
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   db = join(mkdtempSync(join(tmpdir(), "agentrt-ttl-")), "runs.db");
 });
 
@@ -118,11 +118,11 @@ describe("wait TTL", () => {
       const worker = rt.worker({ pollMs: 5 });
       const loop = worker.run();
       // The raw record (no lazy check): only the worker's sweep can move it.
-      for (let i = 0; i < 1000 && runtimeInternals(rt).runs.get(waiting.run_id).status !== "EXPIRED"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let i = 0; i < 1000 && (await runtimeInternals(rt).runs.get(waiting.run_id)).status !== "EXPIRED"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
       await worker.stop();
       await loop;
-      expect(runtimeInternals(rt).runs.get(waiting.run_id)).toMatchObject({ status: "EXPIRED", errorCode: "WAIT_EXPIRED" });
-      expect(runtimeInternals(rt).runs.events(waiting.run_id).at(-1)).toMatchObject({ from: "WAITING_INPUT", to: "EXPIRED" });
+      expect(await runtimeInternals(rt).runs.get(waiting.run_id)).toMatchObject({ status: "EXPIRED", errorCode: "WAIT_EXPIRED" });
+      expect((await runtimeInternals(rt).runs.events(waiting.run_id)).at(-1)).toMatchObject({ from: "WAITING_INPUT", to: "EXPIRED" });
       await expect(rt.provideInput(waiting.run_id, { text: "10086" })).rejects.toMatchObject({ code: "RUN_NOT_WAITING" });
     } finally {
       rt.close();

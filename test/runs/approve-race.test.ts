@@ -12,10 +12,10 @@ const CONFIG = join(fileURLToPath(new URL("../..", import.meta.url)), "langgraph
 const MESSAGE = "Why did the payments deploy fail? Roll back if needed.";
 const opened: Runtime[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   process.env.AGENTRT_SIM_LATENCY_MS = "0";
 });
-afterEach(() => {
+afterEach(async () => {
   for (const rt of opened.splice(0)) rt.close();
 });
 
@@ -70,16 +70,16 @@ async function race(held: Runtime, loser: () => Promise<RunView>, winner: () => 
 describe("decisions racing on one run", () => {
   it("a reject that lost to a queued approve is refused (RUN_NOT_WAITING, exit 2) and does not replace the approval", async () => {
     const { first, second, view, decision, rollbacks } = await waiting(tempDbPath());
-    const events = runtimeInternals(first).runs.events(view.run_id).length;
+    const events = (await runtimeInternals(first).runs.events(view.run_id)).length;
     const error = await race(second, () => second.reject(view.run_id, decision), () => first.approve(view.run_id, { ...decision, queue: true }));
     expect(error).toBeInstanceOf(UserInputError);
     expect(error).toMatchObject({ code: "RUN_NOT_WAITING" });
-    const run = runtimeInternals(first).runs.get(view.run_id);
+    const run = await runtimeInternals(first).runs.get(view.run_id);
     expect(run.status).toBe("QUEUED");
     expect(run.resume).toMatchObject([{ action_id: decision.actionId, decision: "approve" }]);
-    expect(runtimeInternals(first).runs.events(view.run_id)).toHaveLength(events + 1);
+    expect(await runtimeInternals(first).runs.events(view.run_id)).toHaveLength(events + 1);
     await first.worker({ once: true, pollMs: 5 }).run();
-    expect(first.get(view.run_id).status).toBe("SUCCEEDED");
+    expect((await first.get(view.run_id)).status).toBe("SUCCEEDED");
     expect(await rollbacks()).toBe(1);
   });
 
@@ -91,20 +91,22 @@ describe("decisions racing on one run", () => {
     const second = open(db);
     const view = await first.submit({ graph: "ops_rollback", message: MESSAGE, user: "alice", queue: true });
     await first.start(view.run_id);
-    const action = first.get(view.run_id).pending[0]!;
+    const action = (await first.get(view.run_id)).pending[0]!;
     const decision = { actionId: action.action_id, argsHash: action.args_hash, by: "alice" };
     const gate = await holdNextRead(second);
     const lost = second.approve(view.run_id, decision).then(() => undefined, (error: unknown) => error);
     await gate.reached;
     let statusWhenReleased = "";
     onRunning = () => {
-      statusWhenReleased = runtimeInternals(first).runs.get(view.run_id).status;
-      gate.release();
+      void runtimeInternals(first).runs.get(view.run_id).then((run) => {
+        statusWhenReleased = run.status;
+        gate.release();
+      });
     };
     expect((await first.approve(view.run_id, decision)).status).toBe("SUCCEEDED");
     expect(statusWhenReleased).toBe("RUNNING");
     expect(await lost).toMatchObject({ code: "RUN_NOT_WAITING" });
-    expect(runtimeInternals(first).runs.events(view.run_id).filter((e) => e.to === "RUNNING")).toHaveLength(2);
+    expect((await runtimeInternals(first).runs.events(view.run_id)).filter((e) => e.to === "RUNNING")).toHaveLength(2);
     expect((await openWorld({ db: runtimeInternals(first).db }).snapshot()).calls.rollback_deployment).toBe(1);
   });
 
@@ -112,7 +114,7 @@ describe("decisions racing on one run", () => {
     const { first, second, view, decision, rollbacks } = await waiting(tempDbPath());
     const error = await race(second, () => second.approve(view.run_id, decision), async () => first.cancel(view.run_id));
     expect(error).toMatchObject({ code: "RUN_NOT_WAITING" });
-    expect(runtimeInternals(first).runs.get(view.run_id)).toMatchObject({ status: "CANCELED", resume: null });
+    expect(await runtimeInternals(first).runs.get(view.run_id)).toMatchObject({ status: "CANCELED", resume: null });
     expect(await rollbacks()).toBe(0);
   });
 
@@ -120,9 +122,9 @@ describe("decisions racing on one run", () => {
     const { first, second, view, decision } = await waiting(tempDbPath());
     await first.approve(view.run_id, decision);
     // The runtime's own check passed earlier in another process; the store re-checks where it writes.
-    const error = thrown(() => runtimeInternals(second).runs.cancel(view.run_id));
+    const error = await thrown(() => runtimeInternals(second).runs.cancel(view.run_id));
     expect(error).toBeInstanceOf(UserInputError);
     expect(error).toMatchObject({ code: "RUN_FINISHED" });
-    expect(first.get(view.run_id).status).toBe("SUCCEEDED");
+    expect((await first.get(view.run_id)).status).toBe("SUCCEEDED");
   });
 });

@@ -30,9 +30,9 @@ function startWorker(db: string, id: string, hold: string, extra: string[] = [])
 }
 
 /** Polls state in the database (never a fixed sleep alone) until `ready` holds. */
-async function until(what: string, ready: () => boolean, timeoutMs = 150_000): Promise<void> {
+async function until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 150_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -60,12 +60,12 @@ function open() {
   runtimeInternals(rt).db.exec("CREATE TABLE IF NOT EXISTS crash_probe (id INTEGER PRIMARY KEY, pid INTEGER, kind TEXT)");
   const probes = (kind: string) => (runtimeInternals(rt).db.prepare("SELECT count(*) AS n FROM crash_probe WHERE kind = ?").get(kind) as { n: number }).n;
   const world = () => openWorld({ db: runtimeInternals(rt).db }).snapshot();
-  const rollback = () => ledgerFor(runtimeInternals(rt).db).listNow(rt.list()[0]?.run_id ?? "").find((e) => e.tool === "rollback_deployment");
+  const rollback = async () => (await ledgerFor(runtimeInternals(rt).db).list((await rt.list())[0]?.run_id ?? "")).find((e) => e.tool === "rollback_deployment");
   return { db, rt, probes, world, rollback };
 }
 
 async function approveQueued(rt: Runtime, runId: string): Promise<void> {
-  const action = rt.get(runId).pending[0];
+  const action = (await rt.get(runId)).pending[0];
   if (action === undefined) throw new Error(`run ${runId} has no pending action`);
   const view = await inParent(() => rt.approve(runId, { actionId: action.action_id, argsHash: action.args_hash, by: "alice", queue: true }));
   expect(view.status).toBe("QUEUED");
@@ -80,21 +80,21 @@ async function killAfterApproval(hold: string, moment: (s: ReturnType<typeof ope
   const first = startWorker(s.db, "w1", hold);
   await until(`${hold} moment`, () => moment(s)).catch(async (error: unknown) => {
     first.proc.kill("SIGKILL");
-    throw new Error(`${String(error)}; run ${JSON.stringify(s.rt.get(waiting.run_id).status)}; worker said: ${(await first.exit).stderr}`);
+    throw new Error(`${String(error)}; run ${JSON.stringify((await s.rt.get(waiting.run_id)).status)}; worker said: ${(await first.exit).stderr}`);
   });
   await kill(first);
-  const atKill = { world: await s.world(), rollback: s.rollback() };
+  const atKill = { world: await s.world(), rollback: await s.rollback() };
   const second = startWorker(s.db, "w2", "", ["--once"]);
   expect(await second.exit).toMatchObject({ code: 0 });
   return { ...s, runId: waiting.run_id, atKill, parentTurns: 3 };
 }
 
 async function expectFinishedOnce(s: ReturnType<typeof open> & { runId: string; parentTurns: number }) {
-  const run = s.rt.get(s.runId);
+  const run = await s.rt.get(s.runId);
   expect(run.status).toBe("SUCCEEDED");
   expect(JSON.stringify(run.result)).toContain("Rolled back to rev-184");
   expect((await s.world()).calls.rollback_deployment).toBe(1);
-  expect(s.rollback()).toMatchObject({ status: "done", externalOperationId: expect.any(String) });
+  expect(await s.rollback()).toMatchObject({ status: "done", externalOperationId: expect.any(String) });
   // A turn whose output was checkpointed is never asked again: exactly one finished call per turn.
   expect(s.probes("model_end") + s.parentTurns).toBe(TURNS);
   s.rt.close();
@@ -108,9 +108,9 @@ describe.concurrent("crash matrix: ops_rollback, SIGKILL the worker, a second wo
     await until("query_logs in flight", () => s.probes("sim_start:query_logs") > 0);
     await kill(first);
     const second = startWorker(s.db, "w2", "");
-    await until("approval wait", () => s.rt.get(queued.run_id).status === "WAITING_APPROVAL");
+    await until("approval wait", async () => (await s.rt.get(queued.run_id)).status === "WAITING_APPROVAL");
     await approveQueued(s.rt, queued.run_id);
-    await until("success", () => s.rt.get(queued.run_id).status === "SUCCEEDED");
+    await until("success", async () => (await s.rt.get(queued.run_id)).status === "SUCCEEDED");
     second.proc.kill("SIGTERM");
     await second.exit;
     expect((await s.world()).calls.get_deployment).toBe(1);
@@ -129,7 +129,7 @@ describe.concurrent("crash matrix: ops_rollback, SIGKILL the worker, a second wo
     expect(s.atKill.world.calls.rollback_deployment).toBe(1);
     expect(s.atKill.rollback?.status).toBe("pending");
     // Re-issued with the same key: the platform deduped it instead of rolling back again.
-    expect(s.rollback()?.attempts).toBe(2);
+    expect((await s.rollback())?.attempts).toBe(2);
     await expectFinishedOnce(s);
   });
 

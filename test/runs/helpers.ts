@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase, type SqliteDatabase } from "../../src/db/index.js";
-import { RunStore } from "../../src/runs/index.js";
+import { SqliteRunStore } from "../../src/runs/index.js";
 
 /** A fresh database file in its own temp directory. */
 export function tempDbPath(name = "runs.db"): string {
@@ -26,16 +26,16 @@ export function fakeClock(start = 1_700_000_000_000): FakeClock {
 }
 
 /** A store on a fresh file with a fake clock. */
-export function freshStore(path = tempDbPath()): { db: SqliteDatabase; store: RunStore; clock: FakeClock; path: string } {
+export function freshStore(path = tempDbPath()): { db: SqliteDatabase; store: SqliteRunStore; clock: FakeClock; path: string } {
   const db = openDatabase(path);
   const clock = fakeClock();
-  return { db, store: RunStore.open(db, { clock }), clock, path };
+  return { db, store: SqliteRunStore.open(db, { clock }), clock, path };
 }
 
-/** The error a function throws (fails the test if it returns). */
-export function thrown(fn: () => unknown): unknown {
+/** The error a function throws or its promise rejects with (fails the test if it returns). */
+export async function thrown(fn: () => unknown): Promise<unknown> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     return error;
   }

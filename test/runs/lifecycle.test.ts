@@ -10,7 +10,7 @@ import {
   isWaiting,
   type RunLease,
   type RunStatus,
-  type RunStore,
+  type SqliteRunStore,
 } from "../../src/runs/index.js";
 import { freshStore, thrown } from "./helpers.js";
 
@@ -26,41 +26,41 @@ const isLegal = (from: RunStatus, to: RunStatus) => LEGAL.some(([f, t]) => f ===
 const ALL_PAIRS = RUN_STATUSES.flatMap((from) => RUN_STATUSES.map((to) => [from, to] as const));
 
 describe("the transition table", () => {
-  it("is exactly the documented lifecycle", () => {
+  it("is exactly the documented lifecycle", async () => {
     for (const [from, to] of ALL_PAIRS) expect(canTransition(from, to), `${from} → ${to}`).toBe(isLegal(from, to));
     expect(Object.keys(RUN_TRANSITIONS).sort()).toEqual([...RUN_STATUSES].sort());
   });
 
-  it("classifies terminal and waiting statuses", () => {
+  it("classifies terminal and waiting statuses", async () => {
     expect(RUN_STATUSES.filter(isTerminal)).toEqual(["SUCCEEDED", "FAILED", "CANCELED", "EXPIRED"]);
     expect(RUN_STATUSES.filter(isWaiting)).toEqual(["WAITING_INPUT", "WAITING_APPROVAL"]);
   });
 
-  it("assertTransition throws a coded IllegalTransitionError", () => {
-    const error = thrown(() => assertTransition("SUCCEEDED", "RUNNING", "run_x"));
+  it("assertTransition throws a coded IllegalTransitionError", async () => {
+    const error = await thrown(() => assertTransition("SUCCEEDED", "RUNNING", "run_x"));
     expect(error).toBeInstanceOf(IllegalTransitionError);
     expect(error).toMatchObject({ code: "ILLEGAL_TRANSITION", from: "SUCCEEDED", to: "RUNNING" });
   });
 });
 
 /** Puts a fresh run into `status` through legal moves only. */
-function runIn(store: RunStore, scheduler: Scheduler, status: RunStatus): { runId: string; lease: RunLease | undefined } {
-  const { runId } = store.create({ graphId: "g" });
+async function runIn(store: SqliteRunStore, scheduler: Scheduler, status: RunStatus): Promise<{ runId: string; lease: RunLease | undefined }> {
+  const { runId } = await store.create({ graphId: "g" });
   if (status === "QUEUED") return { runId, lease: undefined };
-  const claimed = scheduler.claimRun(runId, { workerId: "w1", leaseMs: 60_000 });
+  const claimed = await scheduler.claimRun(runId, { workerId: "w1", leaseMs: 60_000 });
   if (claimed === undefined) throw new Error("claim failed");
-  if (status !== "RUNNING") claimed.lease.transition(status);
+  if (status !== "RUNNING") await claimed.lease.transition(status);
   return { runId, lease: status === "RUNNING" ? claimed.lease : undefined };
 }
 
-function attempt(store: RunStore, scheduler: Scheduler, runId: string, lease: RunLease | undefined, to: RunStatus): void {
+async function attempt(store: SqliteRunStore, scheduler: Scheduler, runId: string, lease: RunLease | undefined, to: RunStatus): Promise<void> {
   if (to === "RUNNING") {
-    const claimed = scheduler.claimRun(runId, { workerId: "w2", leaseMs: 60_000 });
+    const claimed = await scheduler.claimRun(runId, { workerId: "w2", leaseMs: 60_000 });
     if (claimed === undefined) throw new IllegalTransitionError({ runId, from: "RUNNING", to });
   } else if (lease !== undefined) {
-    lease.transition(to);
+    await lease.transition(to);
   } else {
-    store.transition(runId, to);
+    await store.transition(runId, to);
   }
 }
 
@@ -69,32 +69,32 @@ describe("the run store applies the table", () => {
   const { store } = freshStore();
   const scheduler = new Scheduler(store);
 
-  it.each(ALL_PAIRS)("%s → %s", (from, to) => {
-    const { runId, lease } = runIn(store, scheduler, from);
-    const before = { run: store.get(runId), events: store.events(runId) };
+  it.each(ALL_PAIRS)("%s → %s", async (from, to) => {
+    const { runId, lease } = await runIn(store, scheduler, from);
+    const before = { run: await store.get(runId), events: await store.events(runId) };
     if (isLegal(from, to)) {
-      attempt(store, scheduler, runId, lease, to);
-      expect(store.get(runId).status).toBe(to);
-      expect(store.events(runId).at(-1)).toMatchObject({ from, to });
-      expect(store.events(runId)).toHaveLength(before.events.length + 1);
+      await attempt(store, scheduler, runId, lease, to);
+      expect((await store.get(runId)).status).toBe(to);
+      expect((await store.events(runId)).at(-1)).toMatchObject({ from, to });
+      expect(await store.events(runId)).toHaveLength(before.events.length + 1);
     } else {
-      const error = thrown(() => attempt(store, scheduler, runId, lease, to));
+      const error = await thrown(() => attempt(store, scheduler, runId, lease, to));
       expect(error).toBeInstanceOf(IllegalTransitionError);
-      expect({ run: store.get(runId), events: store.events(runId) }).toEqual(before);
+      expect({ run: await store.get(runId), events: await store.events(runId) }).toEqual(before);
     }
   });
 
-  it("enters RUNNING only through a claim", () => {
-    const { runId } = store.create({ graphId: "g" });
-    expect(thrown(() => store.transition(runId, "RUNNING"))).toMatchObject({ code: "ILLEGAL_TRANSITION" });
-    expect(store.get(runId).status).toBe("QUEUED");
+  it("enters RUNNING only through a claim", async () => {
+    const { runId } = await store.create({ graphId: "g" });
+    expect(await thrown(() => store.transition(runId, "RUNNING"))).toMatchObject({ code: "ILLEGAL_TRANSITION" });
+    expect((await store.get(runId)).status).toBe("QUEUED");
   });
 
-  it("lets an operator cancel a RUNNING run without the lease, revoking it", () => {
-    const { runId, lease } = runIn(store, scheduler, "RUNNING");
-    store.cancel(runId, { actor: "cli", reason: "user asked" });
-    expect(store.get(runId)).toMatchObject({ status: "CANCELED", lease: null, errorCode: "CANCELED" });
-    expect(thrown(() => lease!.transition("SUCCEEDED"))).toMatchObject({ code: "LEASE_LOST", reason: "canceled" });
-    expect(store.get(runId).status).toBe("CANCELED");
+  it("lets an operator cancel a RUNNING run without the lease, revoking it", async () => {
+    const { runId, lease } = await runIn(store, scheduler, "RUNNING");
+    await store.cancel(runId, { actor: "cli", reason: "user asked" });
+    expect(await store.get(runId)).toMatchObject({ status: "CANCELED", lease: null, errorCode: "CANCELED" });
+    expect(await thrown(() => lease!.transition("SUCCEEDED"))).toMatchObject({ code: "LEASE_LOST", reason: "canceled" });
+    expect((await store.get(runId)).status).toBe("CANCELED");
   });
 });

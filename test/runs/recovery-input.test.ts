@@ -10,10 +10,10 @@ import { runtimeInternals } from "../../src/runtime/internals.js";
 const CONFIG = join(fileURLToPath(new URL("../..", import.meta.url)), "langgraph.json");
 const opened: Runtime[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   process.env.AGENTRT_SIM_LATENCY_MS = "0";
 });
-afterEach(() => {
+afterEach(async () => {
   for (const rt of opened.splice(0)) rt.close();
 });
 
@@ -35,10 +35,10 @@ describe("the input of a run on a thread", () => {
     expect((await rt.submit({ graph: "city_weather", message: "Weather for Beijing", threadId: "t" })).status).toBe("SUCCEEDED");
     const second = await rt.submit({ graph: "city_weather", message: "Weather for Tokyo", threadId: "t", queue: true });
     // Attempt 1 claimed it and stopped before writing anything (here: handed back at once, so not counted).
-    new Scheduler(runtimeInternals(rt).runs).claimRun(second.run_id, { workerId: "dead", leaseMs: 60_000 })!.lease.release("worker died");
+    await (await new Scheduler(runtimeInternals(rt).runs).claimRun(second.run_id, { workerId: "dead", leaseMs: 60_000 }))!.lease.release("worker died");
     const done = await rt.start(second.run_id);
     expect(done).toMatchObject({ status: "SUCCEEDED" });
-    expect(runtimeInternals(rt).runs.get(second.run_id)).toMatchObject({ attempts: 1, fencingToken: 2 });
+    expect(await runtimeInternals(rt).runs.get(second.run_id)).toMatchObject({ attempts: 1, fencingToken: 2 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing", "Weather for Tokyo"]);
   });
 
@@ -53,10 +53,10 @@ describe("the input of a run on a thread", () => {
     };
     expect(await worker.run()).toMatchObject({ released: 1 });
     // Handed back by a stopping worker: that attempt is not counted.
-    expect(runtimeInternals(rt).runs.get(first.run_id)).toMatchObject({ status: "RETRYING", attempts: 0 });
+    expect(await runtimeInternals(rt).runs.get(first.run_id)).toMatchObject({ status: "RETRYING", attempts: 0 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing"]);
     await rt.worker({ once: true, pollMs: 5 }).run();
-    expect(runtimeInternals(rt).runs.get(first.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, fencingToken: 2 });
+    expect(await runtimeInternals(rt).runs.get(first.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 1, fencingToken: 2 });
     expect(await humanTurns(rt, "t")).toEqual(["Weather for Beijing"]);
   });
 });

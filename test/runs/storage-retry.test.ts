@@ -10,14 +10,14 @@ const full = () => Object.assign(new Error("database or disk is full"), { code: 
 describe("writeWhileDiskRefuses", () => {
   it("gives up within the lease as it stood at the first refusal, though a heartbeat keeps renewing it", async () => {
     const { store, clock } = freshStore();
-    store.create({ graphId: "g" });
-    const { lease } = new Scheduler(store).claimNext({ workerId: "A", leaseMs: LEASE })!;
+    await store.create({ graphId: "g" });
+    const { lease } = (await new Scheduler(store).claimNext({ workerId: "A", leaseMs: LEASE }))!;
     let tries = 0;
     // Each refused write is followed by a renewal that fits (a small UPDATE), as a heartbeat beside it would do.
-    const write = () => {
+    const write = async () => {
       tries++;
       clock.advance(3000);
-      lease.renew();
+      await lease.renew();
       throw full();
     };
     const outcome = await writeWhileDiskRefuses(lease, write).then(() => undefined, (error: unknown) => error);
@@ -29,8 +29,8 @@ describe("writeWhileDiskRefuses", () => {
 
   it("returns the write's result once the disk has room again", async () => {
     const { store } = freshStore();
-    store.create({ graphId: "g" });
-    const { lease } = new Scheduler(store).claimNext({ workerId: "A", leaseMs: 60_000 })!;
+    await store.create({ graphId: "g" });
+    const { lease } = (await new Scheduler(store).claimNext({ workerId: "A", leaseMs: 60_000 }))!;
     let tries = 0;
     const heard: string[] = [];
     const result = await writeWhileDiskRefuses(lease, () => {

@@ -10,15 +10,15 @@ function raw(db: ReturnType<typeof freshStore>["db"], runId: string): Record<str
 }
 
 describe("the JSON documents of a run row", () => {
-  it("are written with their format version and read back as given", () => {
+  it("are written with their format version and read back as given", async () => {
     const { db, store } = freshStore();
-    store.create({ runId: "r1", graphId: "g", budget: { maxSteps: 5 }, config: { configurable: { model: "m" }, recursionLimit: 40 } });
-    const lease = new Scheduler(store).claimRun("r1", { workerId: "w", leaseMs: 1000 })!.lease;
-    lease.transition("WAITING_APPROVAL", { pending: PENDING });
+    await store.create({ runId: "r1", graphId: "g", budget: { maxSteps: 5 }, config: { configurable: { model: "m" }, recursionLimit: 40 } });
+    const lease = (await new Scheduler(store).claimRun("r1", { workerId: "w", leaseMs: 1000 }))!.lease;
+    await lease.transition("WAITING_APPROVAL", { pending: PENDING });
     expect(JSON.parse(raw(db, "r1").budget_json!)).toEqual({ $v: 1, maxSteps: 5 });
     expect(JSON.parse(raw(db, "r1").config_json!)).toEqual({ $v: 1, configurable: { model: "m" }, recursionLimit: 40 });
     expect(JSON.parse(raw(db, "r1").pending_json!)).toEqual({ $v: 1, value: PENDING });
-    const resumed = store.resume("r1", { resume: [{ action_id: "act_1", decision: "approve" }] });
+    const resumed = await store.resume("r1", { resume: [{ action_id: "act_1", decision: "approve" }] });
     expect(JSON.parse(raw(db, "r1").resume_json!)).toEqual({ $v: 1, value: [{ action_id: "act_1", decision: "approve" }] });
     expect(resumed).toMatchObject({
       budget: { maxSteps: 5 },
@@ -27,13 +27,13 @@ describe("the JSON documents of a run row", () => {
     });
   });
 
-  it("written before versions existed (version 0) are read by their own schema", () => {
+  it("written before versions existed (version 0) are read by their own schema", async () => {
     const { db, store } = freshStore();
-    store.create({ runId: "r0", graphId: "g" });
+    await store.create({ runId: "r0", graphId: "g" });
     db.prepare("UPDATE runs SET status = 'WAITING_APPROVAL', budget_json = ?, config_json = ?, pending_json = ?, resume_json = ? WHERE run_id = 'r0'").run(
       '{"maxSteps":20}', '{"recursionLimit":60}', JSON.stringify(PENDING), '{"kind":"input","interrupt_id":"i1","value":"yes","by":"ann"}',
     );
-    expect(store.get("r0")).toMatchObject({
+    expect(await store.get("r0")).toMatchObject({
       budget: { maxSteps: 20 },
       config: { recursionLimit: 60 },
       pending: PENDING,
@@ -41,15 +41,15 @@ describe("the JSON documents of a run row", () => {
     });
   });
 
-  it("of a newer version are refused as DB_SCHEMA_TOO_NEW naming the column; a malformed one as DB_CORRUPT", () => {
+  it("of a newer version are refused as DB_SCHEMA_TOO_NEW naming the column; a malformed one as DB_CORRUPT", async () => {
     const { db, store } = freshStore();
-    store.create({ runId: "r2", graphId: "g" });
+    await store.create({ runId: "r2", graphId: "g" });
     db.prepare("UPDATE runs SET pending_json = ? WHERE run_id = 'r2'").run('{"$v":2,"items":[]}');
-    const tooNew = thrown(() => store.get("r2"));
+    const tooNew = await thrown(() => store.get("r2"));
     expect(tooNew).toBeInstanceOf(StorageError);
     expect(tooNew).toMatchObject({ code: "DB_SCHEMA_TOO_NEW", details: { column: "pending_json", version: 2, known: 1 } });
     db.prepare("UPDATE runs SET pending_json = NULL, budget_json = ? WHERE run_id = 'r2'").run('{"$v":1,"maxSteps":-1}');
-    const corrupt = thrown(() => store.get("r2"));
+    const corrupt = await thrown(() => store.get("r2"));
     expect(corrupt).toMatchObject({ code: "DB_CORRUPT", details: { column: "budget_json", version: 1 } });
     expect((corrupt as Error).message).toContain("budget_json");
   });

@@ -44,9 +44,9 @@ function startWorker(db: string, id: string): WorkerProcess {
   return { proc, started, exit };
 }
 
-async function until(what: string, ready: () => boolean, timeoutMs = 120_000): Promise<void> {
+async function until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 120_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -64,23 +64,23 @@ describe("two worker processes, one file", () => {
       for (let i = 0; i < RUNS; i++) {
         ids.push((await rt.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", queue: true })).run_id);
       }
-      await until("every run finished", () => runtimeInternals(rt).runs.list({ status: "QUEUED", limit: 1 }).length === 0 && ids.every((id) => isTerminal(runtimeInternals(rt).runs.get(id).status)));
+      await until("every run finished", async () => (await runtimeInternals(rt).runs.list({ status: "QUEUED", limit: 1 })).length === 0 && (await Promise.all(ids.map((id) => runtimeInternals(rt).runs.get(id)))).every((run) => isTerminal(run.status)));
     } finally {
       for (const w of workers) w.proc.kill("SIGTERM");
     }
     const exits = await Promise.all(workers.map((w) => w.exit));
     for (const exit of exits) expect(exit, exit.stderr).toMatchObject({ code: 0 });
 
-    const runs = runtimeInternals(rt).runs.list({ limit: 1000 });
+    const runs = await runtimeInternals(rt).runs.list({ limit: 1000 });
     expect(runs).toHaveLength(RUNS);
     expect(runs.filter((r) => r.status !== "SUCCEEDED").map((r) => [r.runId, r.status, r.errorCode])).toEqual([]);
     // Claimed once each (one RUNNING event, one attempt), and by both workers between them.
-    const claimers = runs.map((r) => {
-      const claims = runtimeInternals(rt).runs.events(r.runId).filter((e) => e.to === "RUNNING");
+    const claimers = await Promise.all(runs.map(async (r) => {
+      const claims = (await runtimeInternals(rt).runs.events(r.runId)).filter((e) => e.to === "RUNNING");
       expect(claims, r.runId).toHaveLength(1);
       expect(r.attempts).toBe(1);
       return claims[0]!.actor;
-    });
+    }));
     const perWorker = { w1: claimers.filter((c) => c === "w1").length, w2: claimers.filter((c) => c === "w2").length };
     expect(perWorker.w1 + perWorker.w2).toBe(RUNS);
     expect(perWorker.w1).toBeGreaterThan(0);

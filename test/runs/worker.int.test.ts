@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore, createWorker } from "../../src/runs/index.js";
+import { SqliteRunStore, createWorker } from "../../src/runs/index.js";
 import { tempDbPath } from "./helpers.js";
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "worker-child.ts");
@@ -45,8 +45,8 @@ interface Execution {
 describe("worker processes sharing one SQLite file", () => {
   it("two processes execute each of 200 runs exactly once, within the global cap", async () => {
     const path = tempDbPath();
-    const store = RunStore.open(openDatabase(path));
-    for (let i = 0; i < 200; i++) store.create({ graphId: "g", priority: i % 3, userId: `u${i % 7}` });
+    const store = SqliteRunStore.open(openDatabase(path));
+    for (let i = 0; i < 200; i++) await store.create({ graphId: "g", priority: i % 3, userId: `u${i % 7}` });
     const go = `${path}.go`;
     const workers = ["P1", "P2"].map((id) =>
       startWorker({
@@ -59,7 +59,7 @@ describe("worker processes sharing one SQLite file", () => {
     for (const exit of exits) expect(exit, exit.stderr).toMatchObject({ code: 0 });
 
     const executions = store.db.prepare("SELECT run_id, worker_id, token, finished FROM test_executions").all() as Execution[];
-    const runs = store.list({ limit: 1000 });
+    const runs = await store.list({ limit: 1000 });
     expect(runs).toHaveLength(200);
     expect(runs.every((r) => r.status === "SUCCEEDED" && r.attempts === 1)).toBe(true);
     expect(executions).toHaveLength(200);
@@ -77,15 +77,15 @@ describe("worker processes sharing one SQLite file", () => {
 
   it("a run of a SIGKILLed worker is finished by another after its lease expires", async () => {
     const path = tempDbPath();
-    const store = RunStore.open(openDatabase(path));
-    const { runId } = store.create({ graphId: "g" });
+    const store = SqliteRunStore.open(openDatabase(path));
+    const { runId } = await store.create({ graphId: "g" });
     const victim = startWorker({ DB: path, WORKER_ID: "victim", MODE: "hang", LEASE_MS: "300", HEARTBEAT_MS: "50" });
     const executions = () => store.db.prepare("SELECT run_id, worker_id, token, finished FROM test_executions ORDER BY id").all() as Execution[];
     const tableExists = () => store.db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'test_executions'").get() !== undefined;
     while (!tableExists() || executions().length === 0) await new Promise((r) => setTimeout(r, 20));
     victim.proc.kill("SIGKILL");
     expect((await victim.exit).signal).toBe("SIGKILL");
-    expect(store.get(runId)).toMatchObject({ status: "RUNNING", lease: { owner: "victim" } });
+    expect(await store.get(runId)).toMatchObject({ status: "RUNNING", lease: { owner: "victim" } });
 
     // The other worker runs in this process: it must wait for the dead lease to expire, then take over.
     const record = store.db.prepare("INSERT INTO test_executions (run_id, worker_id, token, finished) VALUES (?, ?, ?, 1)");
@@ -97,12 +97,12 @@ describe("worker processes sharing one SQLite file", () => {
       },
     }).run();
     expect(stats).toMatchObject({ claimed: 1, finished: { SUCCEEDED: 1 } });
-    expect(store.get(runId)).toMatchObject({ status: "SUCCEEDED", attempts: 2, result: { by: "rescuer" }, lease: null });
+    expect(await store.get(runId)).toMatchObject({ status: "SUCCEEDED", attempts: 2, result: { by: "rescuer" }, lease: null });
     expect(executions().map((e) => [e.worker_id, e.token, e.finished])).toEqual([
       ["victim", 1, 0],
       ["rescuer", 2, 1],
     ]);
-    expect(store.events(runId).map((e) => [e.to, e.actor ?? e.errorCode])).toEqual([
+    expect((await store.events(runId)).map((e) => [e.to, e.actor ?? e.errorCode])).toEqual([
       ["QUEUED", null],
       ["RUNNING", "victim"],
       ["RETRYING", "LEASE_LOST"],

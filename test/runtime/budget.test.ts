@@ -15,7 +15,7 @@ const CONFIG = fileURLToPath(new URL("../fixtures/budget/langgraph.json", import
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-budget-")), "b.db");
 
 let runtime: Runtime;
-beforeEach(() => {
+beforeEach(async () => {
   resetCounters();
   runtime = Runtime.open({ db: tempDb(), config: CONFIG });
 });
@@ -50,7 +50,7 @@ describe("budgets, checked before each model call", () => {
   it("counts the tokens of the call about to be made, not only those already spent", async () => {
     // Two calls fit what was spent so far (≈ 2 × first input), but the third context is larger than what is left.
     const first = await run({});
-    const spent = runtime.get(first.run_id).usage.tokens;
+    const spent = (await runtime.get(first.run_id)).usage.tokens;
     resetCounters();
     const view = await run({ maxTokens: Math.floor(spent / 2) });
     expect(view.error?.code).toBe("BUDGET_TOKENS");
@@ -112,6 +112,6 @@ describe("agentrt run budget flags", () => {
   it("the runtime refuses a bad budget too, before creating anything", async () => {
     await expect(runtime.submit({ graph: "looper", message: "x", budget: { maxSteps: -1 } })).rejects.toMatchObject({ code: "BAD_INPUT" });
     await expect(runtime.submit({ graph: "looper", message: "x", budget: { maxCostUsd: Number.NaN } })).rejects.toMatchObject({ code: "BAD_INPUT" });
-    expect(runtime.list()).toEqual([]);
+    expect(await runtime.list()).toEqual([]);
   });
 });

@@ -33,9 +33,9 @@ describe("a cancel from another process", () => {
     // Step "a" starts right after the run's input checkpoint is written.
     const checkpoints = runtimeInternals(elsewhere).db.prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = ?");
     while ((checkpoints.get(queued.thread_id) as { n: number }).n === 0) await new Promise((r) => setTimeout(r, 10));
-    elsewhere.cancel(queued.run_id, { by: "ops" });
+    await elsewhere.cancel(queued.run_id, { by: "ops" });
     expect(await stats).toMatchObject({ lost: 1 });
     expect(existsSync(abortLog) && readFileSync(abortLog, "utf8")).toBe("a aborted\n");
-    expect(runtimeInternals(elsewhere).runs.get(queued.run_id).status).toBe("CANCELED");
+    expect((await runtimeInternals(elsewhere).runs.get(queued.run_id)).status).toBe("CANCELED");
   });
 });

@@ -24,7 +24,7 @@ const SLOW_MS = "20000";
 const LONG_LEASE_MS = "300000";
 const opened: Runtime[] = [];
 
-afterEach(() => {
+afterEach(async () => {
   for (const rt of opened.splice(0)) rt.close();
 });
 
@@ -57,9 +57,9 @@ async function cancelInChild(db: string, runId: string, env: Record<string, stri
   expect(JSON.parse(canceled.out)).toMatchObject({ status: "CANCELED", side_effects: [] });
 }
 
-async function until(what: string, ready: () => boolean, timeoutMs = 90_000): Promise<void> {
+async function until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 90_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -117,7 +117,7 @@ describe("a cancel from another process than the one executing the run", () => {
     // Whatever the child had done, it is done by now: the world never saw the rollback, and nothing says it might have.
     expect(await rollbacksPerformed(rt)).toBe(0);
     expect(rollbackEntry(rt, view.run_id)?.status).toBe("failed");
-    const status = rt.get(view.run_id);
+    const status = await rt.get(view.run_id);
     expect(status).toMatchObject({ status: "CANCELED" });
     expect(status.side_effects ?? []).toEqual([]);
   }, 120_000);
@@ -141,7 +141,7 @@ describe("a cancel from another process than the one executing the run", () => {
     expect(approved).toMatchObject({ run_id: view.run_id, status: "CANCELED" });
     expect(await rollbacksPerformed(rt)).toBe(0);
     expect(rollbackEntry(rt, view.run_id)?.status).toBe("failed");
-    expect(rt.get(view.run_id).side_effects ?? []).toEqual([]);
+    expect((await rt.get(view.run_id)).side_effects ?? []).toEqual([]);
   }, 120_000);
 
   it("aborts the rollback the server performs for an approval over HTTP when `agentrt cancel` runs in a child process", async () => {
@@ -157,7 +157,7 @@ describe("a cancel from another process than the one executing the run", () => {
       const thread = await client.threads.create();
       await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
       const [waiting] = await client.runs.list(thread.thread_id);
-      const action = server.runtime.get(waiting!.run_id).pending[0]!;
+      const action = (await server.runtime.get(waiting!.run_id)).pending[0]!;
       process.env.AGENTRT_SIM_LATENCY_MS = SLOW_MS;
       let run;
       try {
@@ -169,7 +169,7 @@ describe("a cancel from another process than the one executing the run", () => {
         await until("the server is performing the rollback", () => rollback()?.status === "pending");
         await cancelInChild(project.db, rollback()!.run_id, { AGENTRT_CONFIG: project.config });
         await client.runs.join(thread.thread_id, run.run_id);
-        expect(server.runtime.get(rollback()!.run_id)).toMatchObject({ status: "CANCELED" });
+        expect(await server.runtime.get(rollback()!.run_id)).toMatchObject({ status: "CANCELED" });
         expect(rollback()?.status).toBe("failed");
       } finally {
         delete process.env.AGENTRT_SIM_LATENCY_MS;

@@ -23,7 +23,7 @@ function open(): { rt: Runtime; db: string } {
   return { rt, db };
 }
 
-afterEach(() => {
+afterEach(async () => {
   for (const rt of opened.splice(0)) rt.close();
 });
 
@@ -33,9 +33,9 @@ function probes(rt: Runtime, runId: string): string[] {
   return (runtimeInternals(rt).db.prepare("SELECT kind FROM cancel_probe WHERE run_id = ? ORDER BY id").all(runId) as { kind: string }[]).map((r) => r.kind);
 }
 
-async function until(what: string, ready: () => boolean, timeoutMs = 60_000): Promise<void> {
+async function until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!ready()) {
+  while (!(await ready())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -82,7 +82,7 @@ describe("cancel", () => {
     const running = rt.start(queued.run_id);
     const rollback = () => ledgerFor(runtimeInternals(rt).db).listNow(waiting.run_id).find((e) => e.tool === "rollback_deployment");
     await until("the rollback is recorded", () => rollback()?.status === "done");
-    const canceled = rt.cancel(waiting.run_id, { by: "alice" });
+    const canceled = await rt.cancel(waiting.run_id, { by: "alice" });
     expect(canceled.status).toBe("CANCELED");
     expect(canceled.side_effects).toContainEqual({
       tool: "rollback_deployment", tool_call_id: rollback()!.toolCallId, external_operation_id: rollback()!.externalOperationId,
@@ -101,7 +101,7 @@ describe("cancel", () => {
     const queued = await executor.submit({ graph: "hold_then_answer", message: "go", queue: true });
     const running = executor.start(queued.run_id);
     await until("hold started", () => probes(canceler, queued.run_id).includes("held"));
-    canceler.cancel(queued.run_id);
+    await canceler.cancel(queued.run_id);
     runtimeInternals(canceler).db.prepare("INSERT INTO cancel_probe (run_id, kind) VALUES (?, 'go')").run(queued.run_id);
     expect((await running).status).toBe("CANCELED");
     expect(holdCounters.modelCalls).toBe(1);
@@ -121,12 +121,12 @@ describe("cancel", () => {
     const queued = await rt.submit({ graph: "slow_op", message: "go", queue: true });
     const running = rt.start(queued.run_id);
     await until("slow_op started", () => probes(rt, queued.run_id).includes("started"));
-    const canceled = rt.cancel(queued.run_id);
+    const canceled = await rt.cancel(queued.run_id);
     expect(canceled.status).toBe("CANCELED");
     expect(canceled.side_effects).toEqual([expect.objectContaining({ tool: "slow_op", status: "unknown" })]);
     expect((await running).status).toBe("CANCELED");
     expect(probes(rt, queued.run_id)).toEqual(["started", "aborted"]);
-    expect(runtimeInternals(rt).runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
+    expect((await runtimeInternals(rt).runs.events(queued.run_id)).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
   });
 
   it("a cancel from another process aborts the tool a worker process is running; the worker stops the run", async () => {
@@ -140,8 +140,8 @@ describe("cancel", () => {
     const exit = new Promise<number | null>((resolve) => worker.on("exit", (code) => resolve(code)));
     try {
       await until("slow_op started in the worker", () => probes(rt, queued.run_id).includes("started"), 90_000);
-      expect(rt.get(queued.run_id).status).toBe("RUNNING");
-      const canceled = rt.cancel(queued.run_id, { by: "ops" });
+      expect((await rt.get(queued.run_id)).status).toBe("RUNNING");
+      const canceled = await rt.cancel(queued.run_id, { by: "ops" });
       expect(canceled.side_effects).toEqual([expect.objectContaining({ tool: "slow_op", status: "unknown" })]);
       // The worker's heartbeat sees CANCELED, aborts the lease signal the tool holds, and (--once) exits.
       expect(await exit, stderr).toBe(0);
@@ -149,7 +149,7 @@ describe("cancel", () => {
       worker.kill("SIGKILL");
     }
     expect(probes(rt, queued.run_id)).toEqual(["started", "aborted"]);
-    expect(rt.get(queued.run_id)).toMatchObject({ status: "CANCELED", error: { code: "CANCELED" } });
-    expect(runtimeInternals(rt).runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
+    expect(await rt.get(queued.run_id)).toMatchObject({ status: "CANCELED", error: { code: "CANCELED" } });
+    expect((await runtimeInternals(rt).runs.events(queued.run_id)).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "CANCELED"]);
   }, 120_000);
 });

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LeaseLostError, RunStore, Scheduler } from "../../src/runs/index.js";
+import { LeaseLostError, SqliteRunStore, Scheduler } from "../../src/runs/index.js";
 import { openDatabase } from "../../src/db/index.js";
 import { Runtime } from "../../src/runtime/index.js";
 import { fenceCheckpoints } from "../../src/runtime/checkpoint-fence.js";
@@ -15,11 +15,11 @@ import { runtimeInternals } from "../../src/runtime/internals.js";
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-fence-")), "f.db");
 
 /** A run claimed by worker "w" on a fresh file, and the fence over its lease. */
-function claimedRun() {
+async function claimedRun() {
   const db = openDatabase(tempDb());
-  const runs = RunStore.open(db);
-  const run = runs.create({ graphId: "g", input: {}, userId: "u" });
-  const claimed = new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 })!;
+  const runs = SqliteRunStore.open(db);
+  const run = await runs.create({ graphId: "g", input: {}, userId: "u" });
+  const claimed = (await new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 }))!;
   return { db, runs, run, claimed, fence: fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]])) };
 }
 
@@ -30,7 +30,7 @@ describe("checkpoint fence", () => {
     try {
       const view = await runtime.submit({ graph: "cancel_elsewhere", input: {} });
       expect(view.status).toBe("CANCELED");
-      const thread = runtimeInternals(runtime).runs.get(view.run_id).threadId;
+      const thread = (await runtimeInternals(runtime).runs.get(view.run_id)).threadId;
       const writes = runtimeInternals(runtime).db.prepare("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = ? AND task_id IN (SELECT task_id FROM checkpoint_writes WHERE channel = 'steps')").get(thread) as { n: number };
       expect(writes.n).toBe(0);
       const graph = (await runtime.registry.load("cancel_elsewhere")) as unknown as { getState(c: object): Promise<{ values: { steps?: string[] }; next: string[] }> };
@@ -43,16 +43,16 @@ describe("checkpoint fence", () => {
     }
   });
 
-  it("passes writes of the current holder (flushing its deferred usage) and of writers outside a run", () => {
-    const { db, runs, run, claimed, fence } = claimedRun();
+  it("passes writes of the current holder (flushing its deferred usage) and of writers outside a run", async () => {
+    const { db, runs, run, claimed, fence } = await claimedRun();
     try {
       claimed.lease.deferUsage({ modelCalls: 1, tokens: 7 });
       fence({ configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } });
-      expect(runs.get(run.runId).usage).toMatchObject({ modelCalls: 1, tokens: 7 });
+      expect((await runs.get(run.runId)).usage).toMatchObject({ modelCalls: 1, tokens: 7 });
       fence({ configurable: { thread_id: "t" } });
       // A stale token (an execution this process no longer tracks) is checked against the record.
       expect(() => fence({ configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token + 1 } })).toThrow(LeaseLostError);
-      runs.cancel(run.runId, { actor: "elsewhere" });
+      await runs.cancel(run.runId, { actor: "elsewhere" });
       expect(() => fence({ configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } })).toThrow(LeaseLostError);
       expect(claimed.lease.signal.aborted).toBe(true);
     } finally {
@@ -60,8 +60,8 @@ describe("checkpoint fence", () => {
     }
   });
 
-  it("a checkpoint write that does not commit defers its usage again: counted once, by the next write", () => {
-    const { db, runs, run, claimed, fence } = claimedRun();
+  it("a checkpoint write that does not commit defers its usage again: counted once, by the next write", async () => {
+    const { db, runs, run, claimed, fence } = await claimedRun();
     try {
       const config = { configurable: { run_id: run.runId, [FENCING_TOKEN_KEY]: claimed.lease.token } };
       claimed.lease.deferUsage({ modelCalls: 1, tokens: 7 });
@@ -71,9 +71,9 @@ describe("checkpoint fence", () => {
       db.exec("ROLLBACK");
       expect(typeof undo).toBe("function");
       (undo as () => void)();
-      expect(runs.get(run.runId).usage).toMatchObject({ modelCalls: 0, tokens: 0 });
+      expect((await runs.get(run.runId)).usage).toMatchObject({ modelCalls: 0, tokens: 0 });
       fence(config);
-      expect(runs.get(run.runId).usage).toMatchObject({ modelCalls: 1, tokens: 7 });
+      expect((await runs.get(run.runId)).usage).toMatchObject({ modelCalls: 1, tokens: 7 });
     } finally {
       db.close();
     }

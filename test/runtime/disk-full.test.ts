@@ -21,7 +21,7 @@ let dir: string;
 let runtime: Runtime | undefined;
 const events: RuntimeEvent[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "agentrt-diskfull-"));
   writeFileSync(join(dir, "langgraph.json"), JSON.stringify({ graphs: { disk_full: `${GRAPH}:graph` } }));
   process.env.DISK_FULL_EFFECTS = join(dir, "effects.log");
@@ -29,7 +29,7 @@ beforeEach(() => {
   events.length = 0;
 });
 
-afterEach(() => {
+afterEach(async () => {
   runtime?.close();
   runtime = undefined;
 });
@@ -55,8 +55,8 @@ function freeSpace(rt: Runtime): void {
   runtimeInternals(rt).db.pragma("max_page_count = 1073741823");
 }
 
-async function until(ok: () => boolean): Promise<void> {
-  while (!ok()) await new Promise((resolve) => setTimeout(resolve, 10));
+async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ok())) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** Starts the run, waits until its side effect is done and it holds, fills the disk and lets it go on. */
@@ -81,11 +81,11 @@ describe("a full disk mid-run, Runtime in-process", () => {
     const view = (await submitted) as { run_id: string; status: string; error?: { code: string } };
     expect(view).toMatchObject({ run_id: (stalled as { runId: string }).runId, status: "RETRYING", error: { code: "STORAGE_FULL" } });
     const runId = view.run_id;
-    expect(runtimeInternals(rt).runs.get(runId).availableAt).toBeGreaterThan(runtimeInternals(rt).runs.get(runId).updatedAt);
+    expect((await runtimeInternals(rt).runs.get(runId)).availableAt).toBeGreaterThan((await runtimeInternals(rt).runs.get(runId)).updatedAt);
 
     freeSpace(rt);
     await rt.worker({ once: true, pollMs: 20 }).run();
-    expect(rt.get(runId).status).toBe("SUCCEEDED");
+    expect((await rt.get(runId)).status).toBe("SUCCEEDED");
     expect(readFileSync(join(dir, "effects.log"), "utf8")).toBe("hello\n");
     expect(runtimeInternals(rt).db.pragma("integrity_check", { simple: true })).toBe("ok");
   });

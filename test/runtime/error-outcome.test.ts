@@ -19,20 +19,20 @@ afterAll(() => runtime.close());
 async function viaRuntime(kind: string): Promise<{ errorCode: string | null; errorMessage: string | null }> {
   const view = await runtime.submit({ graph: "fail", input: { kind } });
   expect(view.status).toBe("FAILED");
-  const { errorCode, errorMessage } = runtimeInternals(runtime).runs.get(view.run_id);
+  const { errorCode, errorMessage } = await runtimeInternals(runtime).runs.get(view.run_id);
   return { errorCode, errorMessage };
 }
 
 /** The same error as the worker records it: thrown by an execute around the same graph. */
 async function viaWorker(kind: string): Promise<{ errorCode: string | null; errorMessage: string | null }> {
   const { store } = freshStore();
-  const { runId } = store.create({ graphId: "fail" });
-  const claimed = new Scheduler(store).claimNext({ workerId: "w", leaseMs: 60_000 })!;
+  const { runId } = await store.create({ graphId: "fail" });
+  const claimed = (await new Scheduler(store).claimNext({ workerId: "w", leaseMs: 60_000 }))!;
   const result = await executeClaimed(claimed, async () => {
     await graph.invoke({ kind }, { recursionLimit: DEFAULT_RECURSION_LIMIT });
   });
   expect(result.kind).toBe("recorded");
-  const { errorCode, errorMessage } = store.get(runId);
+  const { errorCode, errorMessage } = await store.get(runId);
   store.db.close();
   return { errorCode, errorMessage };
 }

@@ -19,7 +19,7 @@ function open(config: string): Runtime {
   return rt;
 }
 
-afterEach(() => {
+afterEach(async () => {
   for (const rt of opened.splice(0)) rt.close();
 });
 
@@ -30,7 +30,7 @@ describe("Runtime.provideInput", () => {
     expect(waiting.input_requests).toEqual([{ interrupt_id: expect.any(String), question: "Which order?", value: { question: "Which order?" } }]);
     const done = await rt.provideInput(waiting.run_id, { text: "ORD-1001", by: "bob" });
     expect(done).toMatchObject({ status: "SUCCEEDED", input_requests: [], result: { answer: "ORD-1001" } });
-    expect(runtimeInternals(rt).runs.events(waiting.run_id).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "WAITING_INPUT", "RUNNING", "SUCCEEDED"]);
+    expect((await runtimeInternals(rt).runs.events(waiting.run_id)).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "WAITING_INPUT", "RUNNING", "SUCCEEDED"]);
   });
 
   it("refuses unknown runs and runs not waiting for input, changing nothing", async () => {
@@ -39,10 +39,10 @@ describe("Runtime.provideInput", () => {
     const approval = await rt.submit({ graph: "ops_rollback", message: "Why did the payments deploy fail? Roll back if needed.", user: "alice" });
     expect(approval.status).toBe("WAITING_APPROVAL");
     await expect(rt.provideInput(approval.run_id, { text: "yes" })).rejects.toMatchObject({ code: "RUN_NOT_WAITING" });
-    expect(rt.get(approval.run_id)).toEqual(approval);
+    expect(await rt.get(approval.run_id)).toEqual(approval);
     const queued = await rt.submit({ graph: "order_delay", message: "Is my order late?", queue: true });
     await expect(rt.provideInput(queued.run_id, { text: "10086" })).rejects.toMatchObject({ code: "RUN_NOT_WAITING" });
-    expect(runtimeInternals(rt).runs.events(queued.run_id).map((e) => e.to)).toEqual(["QUEUED"]);
+    expect((await runtimeInternals(rt).runs.events(queued.run_id)).map((e) => e.to)).toEqual(["QUEUED"]);
   });
 });
 
@@ -58,7 +58,7 @@ describe("two answers racing", () => {
     ]);
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     expect(refused.map((r) => (r.reason as { code: string }).code)).toEqual(["RUN_NOT_WAITING"]);
-    const after = first.get(waiting.run_id);
+    const after = await first.get(waiting.run_id);
     expect(after.status).toBe("SUCCEEDED");
     expect(["ORD-1", "ORD-2"]).toContain((after.result as { answer: string }).answer);
   });
@@ -67,7 +67,7 @@ describe("two answers racing", () => {
 describe("input requests and resumes", () => {
   const task = (interrupts: { id?: string; value?: unknown }[], result?: unknown) => ({ interrupts, result });
 
-  it("reads the live question of each unfinished task and skips approvals", () => {
+  it("reads the live question of each unfinished task and skips approvals", async () => {
     const snapshot = {
       tasks: [
         task([{ id: "i1", value: { question: "Which order?" } }]),
@@ -81,7 +81,7 @@ describe("input requests and resumes", () => {
     expect(questionOf({ n: 1 })).toBe('{"n":1}');
   });
 
-  it("resumes only a still-live interrupt: an answer consumed before a crash is not sent again", () => {
+  it("resumes only a still-live interrupt: an answer consumed before a crash is not sent again", async () => {
     const resume = { kind: "input", interrupt_id: "i1", value: "10086", by: "alice" };
     const live = inputCommand(resume, { tasks: [task([{ id: "i1", value: "Which order?" }])] });
     expect(live).toBeInstanceOf(Command);

@@ -25,8 +25,8 @@ describe("side-effect intents are fenced by the run's lease", () => {
   it("the holder writes its intent and calls; after a takeover the old holder is refused before any intent", async () => {
     const { db, store, clock } = freshStore();
     const scheduler = new Scheduler(store);
-    const run = store.create({ graphId: "g" });
-    const first = scheduler.claimRun(run.runId, { workerId: "w1", leaseMs: 1_000 })!;
+    const run = await store.create({ graphId: "g" });
+    const first = (await scheduler.claimRun(run.runId, { workerId: "w1", leaseMs: 1_000 }))!;
     const guard = createBudgetGuard(first.run, first.lease, { pricing: {}, emit: () => undefined, clock });
     const { tool, sent } = sender();
     const execute = createResilientExecutor();
@@ -35,7 +35,7 @@ describe("side-effect intents are fenced by the run's lease", () => {
     expect(await execute(tool, { to: "a" }, scope("call_1"))).toMatchObject({ ok: true });
     // w1 stalls past its lease; w2 takes the run over.
     clock.advance(1_001);
-    expect(scheduler.claimNext({ workerId: "w2", leaseMs: 1_000 })?.run.runId).toBe(run.runId);
+    expect((await scheduler.claimNext({ workerId: "w2", leaseMs: 1_000 }))?.run.runId).toBe(run.runId);
 
     const stale = execute(tool, { to: "b" }, scope("call_2"));
     await expect(stale).rejects.toBeInstanceOf(LeaseLostError);

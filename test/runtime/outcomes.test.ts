@@ -27,7 +27,7 @@ describe("run outcomes", () => {
     withRuntime(FIXTURES, async (runtime) => {
       const view = await runtime.submit({ graph: "ask", input: {} });
       expect(view.status).toBe("WAITING_INPUT");
-      expect(runtimeInternals(runtime).runs.get(view.run_id).pending).toEqual([expect.objectContaining({ value: { question: "Which order?" } })]);
+      expect((await runtimeInternals(runtime).runs.get(view.run_id)).pending).toEqual([expect.objectContaining({ value: { question: "Which order?" } })]);
     }));
 
   it("a plain interrupt() streamed to a listener of a bus without \"updates\" still leaves the run WAITING_INPUT", async () => {
@@ -46,7 +46,7 @@ describe("run outcomes", () => {
     withRuntime(FIXTURES, async (runtime) => {
       const view = await runtime.submit({ graph: "breakpoint", input: {} });
       expect(view.status).toBe("FAILED");
-      expect(runtimeInternals(runtime).runs.get(view.run_id).errorMessage).toContain("stopped before its end");
+      expect((await runtimeInternals(runtime).runs.get(view.run_id)).errorMessage).toContain("stopped before its end");
     }));
 
   it("a run that reaches its end is decided from its stream: the result is the final state", () =>
@@ -54,8 +54,8 @@ describe("run outcomes", () => {
       const view = await runtime.submit({ graph: "city_weather", message: "Weather in Beijing and Shanghai" });
       expect(view.status).toBe("SUCCEEDED");
       const graph = (await runtime.registry.load("city_weather")) as unknown as { getState(c: object): Promise<{ values: { result?: unknown } }> };
-      const state = await graph.getState({ configurable: { thread_id: runtimeInternals(runtime).runs.get(view.run_id).threadId } });
-      expect(runtimeInternals(runtime).runs.get(view.run_id).result).toEqual(state.values.result);
+      const state = await graph.getState({ configurable: { thread_id: (await runtimeInternals(runtime).runs.get(view.run_id)).threadId } });
+      expect((await runtimeInternals(runtime).runs.get(view.run_id)).result).toEqual(state.values.result);
       expect(state.values.result).toBeTruthy();
     }));
 

@@ -23,7 +23,7 @@ describe("submitting a message", () => {
     await expect(runtime.submit({ graph: "slow", message: "hi" })).rejects.toMatchObject({
       code: "BAD_INPUT", message: expect.stringMatching(/graph slow has no messages channel for --message: pass its state with --input JSON \(keys: steps\)/),
     });
-    expect(runtimeInternals(runtime).runs.list()).toEqual([]);
+    expect(await runtimeInternals(runtime).runs.list()).toEqual([]);
     expect(await runtime.submit({ graph: "slow", input: { steps: [] } })).toMatchObject({ status: "SUCCEEDED", result: { steps: ["a", "b", "c"] } });
   });
 
@@ -37,7 +37,7 @@ describe("submitting a message", () => {
       code: "BAD_INPUT", message: expect.stringMatching(/^input\.messages\[0\]: 5 is not a message/),
     });
     await expect(runtime.submit({ graph: "chat", input: "hello" })).rejects.toMatchObject({ code: "BAD_INPUT" });
-    expect(runtimeInternals(runtime).runs.list()).toEqual([]);
+    expect(await runtimeInternals(runtime).runs.list()).toEqual([]);
     expect(await runtime.submit({ graph: "chat", input: { messages: ["hi"] } })).toMatchObject({ status: "SUCCEEDED" });
   });
 });

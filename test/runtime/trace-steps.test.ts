@@ -9,7 +9,7 @@ import { Runtime } from "../../src/runtime/index.js";
 const config = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
 let runtime: Runtime;
 
-beforeAll(() => {
+beforeAll(async () => {
   delete process.env.OPENAI_API_KEY;
   runtime = Runtime.open({ db: join(mkdtempSync(join(tmpdir(), "agentrt-rt-")), "rt.db"), config });
 });
@@ -82,7 +82,7 @@ async function queuedApproval(runtime: Runtime): Promise<void> {
   const queued = await runtime.approve(view.run_id, { actionId: action.action_id, argsHash: action.args_hash, queue: true });
   expect(queued.status).toBe("QUEUED");
   await runtime.worker({ once: true, pollMs: 10 }).run();
-  expect(runtime.get(view.run_id).status).toBe("SUCCEEDED");
+  expect((await runtime.get(view.run_id)).status).toBe("SUCCEEDED");
   const changes = runtime.trace.spans(view.run_id).filter((s) => s.kind === "state_change").map((s) => s.name);
   expect(changes).toEqual([
     "QUEUED → RUNNING", "RUNNING → WAITING_APPROVAL", "WAITING_APPROVAL → QUEUED", "QUEUED → RUNNING", "RUNNING → SUCCEEDED",

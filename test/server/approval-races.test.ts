@@ -111,7 +111,7 @@ describe("concurrent approvals of one action", () => {
     const approvals = (cli.code === 0 ? 1 : 0) + (http.status === 200 ? 1 : 0);
     const final = await waitForRest(runId);
     // A cancel that came after an approval won stops the approved execution; one that came first wins the wait.
-    const events = runtimeInternals(server.runtime).runs.events(runId);
+    const events = await runtimeInternals(server.runtime).runs.events(runId);
     const cancelWonWait = events.some((e) => e.from === "WAITING_APPROVAL" && e.to === "CANCELED");
     const summary = `cli ${cli.code} ${cli.err}; cancel ${cancel.code} ${cancel.err}; http ${http.status} ${JSON.stringify(http.json)}; final ${final}`;
     expect(approvals + (cancelWonWait ? 1 : 0), summary).toBe(1);
@@ -171,14 +171,14 @@ describe("the same refusal, the same code on the CLI and over HTTP", () => {
       delete process.env.AGENTRT_WAIT_TTL_MS;
       // Past its TTL by the file's own clock (swept to EXPIRED by the server's worker, or not yet: the approval's own check).
       const runs = runtimeInternals(server.runtime).runs;
-      const overdue = () => runs.get(expiring).status !== "WAITING_APPROVAL" || (runs.get(expiring).waitExpiresAt ?? Infinity) <= runs.clock();
-      while (!overdue()) await new Promise((resolve) => setTimeout(resolve, 5));
+      const overdue = async () => { const run = await runs.get(expiring); return run.status !== "WAITING_APPROVAL" || (run.waitExpiresAt ?? Infinity) <= runs.clock(); };
+      while (!(await overdue())) await new Promise((resolve) => setTimeout(resolve, 5));
       // The same action as the run before (a scripted model): only the expiry can refuse it.
       const http = await approveOverHttp(expiring, done.action);
       expect({ status: http.status, code: http.json.code }).toEqual({ status: 409, code: "RUN_NOT_WAITING" });
       const cli = await runCli(["approve", expiring, "--action", done.action.action_id, "--args-hash", done.action.args_hash, "--db", project.db]);
       expect(cliCode(cli.err)).toBe("RUN_NOT_WAITING");
-      expect(runs.get(expiring)).toMatchObject({ status: "EXPIRED", errorCode: "WAIT_EXPIRED" });
+      expect(await runs.get(expiring)).toMatchObject({ status: "EXPIRED", errorCode: "WAIT_EXPIRED" });
     } finally {
       if (previous.config === undefined) delete process.env.AGENTRT_CONFIG;
       else process.env.AGENTRT_CONFIG = previous.config;

@@ -1,7 +1,7 @@
 // A run's budget over HTTP (agentrt extension of the run body): enforced like the CLI's; a bad one is 422 and creates nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore } from "../../src/runs/index.js";
+import { SqliteRunStore } from "../../src/runs/index.js";
 import type { AgentServer } from "../../src/server/server.js";
 import { ROLLBACK_INPUT, startTestServer } from "./harness.js";
 
@@ -20,10 +20,10 @@ afterAll(async () => {
 const post = (body: unknown) =>
   fetch(`${server.url}/runs/wait`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
-function runs() {
+async function runs() {
   const database = openDatabase(db);
   try {
-    return RunStore.open(database).list();
+    return await SqliteRunStore.open(database).list();
   } finally {
     database.close();
   }
@@ -34,12 +34,12 @@ describe("budget in the run body", () => {
     const response = await post({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT, budget: { maxSteps: -1 } });
     expect(response.status).toBe(422);
     expect(await response.json()).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/maxSteps/) });
-    expect(runs()).toEqual([]);
+    expect(await runs()).toEqual([]);
   });
 
   it("is stored with the run and stops it before a model call", async () => {
     await (await post({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT, budget: { maxModelCalls: 0 } })).text();
-    const [run] = runs();
+    const [run] = await runs();
     expect(run).toMatchObject({ budget: { maxModelCalls: 0 }, status: "FAILED", errorCode: "BUDGET_MODEL_CALLS", usage: { modelCalls: 0 } });
   });
 });

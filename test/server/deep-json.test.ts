@@ -34,7 +34,7 @@ describe("deep JSON bodies", () => {
     refusedForDepth(await send("POST", "/threads/search", `{"metadata":{"tag":${deep}}}`));
     // A 1 MB body of brackets (the size limit) is refused the same way.
     refusedForDepth(await send("POST", "/threads", nested(500_000)));
-    expect(runtimeInternals(ctx.server.runtime).runs.list({}).length).toBe(0);
+    expect((await runtimeInternals(ctx.server.runtime).runs.list({})).length).toBe(0);
     expect((await ctx.client.threads.search()).map((t) => t.thread_id)).toEqual([thread.thread_id]);
     expect((await ctx.client.threads.get(thread.thread_id)).metadata).not.toHaveProperty("tag");
   });

@@ -91,8 +91,8 @@ function fillDisk(path: string): void {
   }
 }
 
-async function until(ok: () => boolean): Promise<void> {
-  while (!ok()) await new Promise((resolve) => setTimeout(resolve, 20));
+async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await ok())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 async function post(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -135,15 +135,15 @@ describe("agentrt serve with the official SDK client", () => {
     const post = (path: string, body: object) => fetch(`${two.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     const thread = (await (await post("/threads", {})).json()) as { thread_id: string };
     expect((await post(`/threads/${thread.thread_id}/runs/wait`, { assistant_id: "ops_rollback", input: ROLLBACK_INPUT })).status).toBe(200);
-    const stored = () => runtimeInternals(two.runtime).runs.list({ threadId: thread.thread_id }).length;
-    expect(stored()).toBe(1);
+    const stored = async () => (await runtimeInternals(two.runtime).runs.list({ threadId: thread.thread_id })).length;
+    expect(await stored()).toBe(1);
     const foreign = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "city_weather", input: { messages: [] } });
     expect(foreign.status).toBe(422);
     expect(await foreign.json()).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/belongs to graph ops_rollback, not city_weather/) });
     const broken = await post(`/threads/${thread.thread_id}/runs`, { assistant_id: "broken", input: {} });
     expect(broken.status).toBe(500);
     expect(await broken.json()).toMatchObject({ code: "GRAPH_LOAD_FAILED", message: expect.stringMatching(/graph broken: cannot load .*missing\.ts/) });
-    expect(stored()).toBe(1);
+    expect(await stored()).toBe(1);
   });
 
   it("waits for a run, creates a background run and joins it, and cancels", async () => {

@@ -25,18 +25,18 @@ describe("server shutdown", () => {
     const client = new Client({ apiUrl: first.url, apiKey: null });
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", { input: { steps: [] } });
-    while (runtimeInternals(first.runtime).runs.get(run.run_id).status !== "RUNNING") await new Promise((r) => setTimeout(r, 10));
+    while ((await runtimeInternals(first.runtime).runs.get(run.run_id)).status !== "RUNNING") await new Promise((r) => setTimeout(r, 10));
     await first.close();
 
     const second = await startServer({ port: 0, db, config, apiKey: "", log: () => undefined });
     onTestFinished(() => second.close());
-    const released = runtimeInternals(second.runtime).runs.events(run.run_id).find((e) => e.to === "RETRYING");
+    const released = (await runtimeInternals(second.runtime).runs.events(run.run_id)).find((e) => e.to === "RETRYING");
     expect(released).toMatchObject({ from: "RUNNING", reason: expect.stringMatching(/is stopping/), errorCode: null });
     const joined = (await new Client({ apiUrl: second.url, apiKey: null }).runs.join(thread.thread_id, run.run_id)) as { steps: string[] };
     expect(joined.steps).toEqual(["a", "b", "c"]);
     // Handed back, not crashed: one attempt in all, and no lease expiry on the way.
-    expect(runtimeInternals(second.runtime).runs.get(run.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 1 });
-    expect(runtimeInternals(second.runtime).runs.events(run.run_id).some((e) => e.errorCode === "LEASE_LOST")).toBe(false);
+    expect(await runtimeInternals(second.runtime).runs.get(run.run_id)).toMatchObject({ status: "SUCCEEDED", attempts: 1 });
+    expect((await runtimeInternals(second.runtime).runs.events(run.run_id)).some((e) => e.errorCode === "LEASE_LOST")).toBe(false);
   });
 
   it("refuses a port that is in use with one line, not a stack trace", async () => {

@@ -2,7 +2,7 @@
 // created and moved while the stream was open, also when another connection (a CLI, a worker) wrote it.
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/index.js";
-import { RunStore } from "../../src/runs/index.js";
+import { SqliteRunStore } from "../../src/runs/index.js";
 import { ROLLBACK_INPUT, startTestServer } from "./harness.js";
 
 interface Listened { events: { event: string; data: string }[]; stop: () => void; until: (pred: () => boolean) => Promise<void> }
@@ -71,7 +71,7 @@ describe("GET /agentrt/events", () => {
       // Another process's write (here another connection to the same file) reaches the feed too.
       const db = openDatabase(project.db);
       try {
-        const other = RunStore.open(db).create({ graphId: "ops_rollback", input: {} });
+        const other = await SqliteRunStore.open(db).create({ graphId: "ops_rollback", input: {} });
         await feed.until(() => changedRuns(feed).some((r) => r.run_id === other.runId));
       } finally {
         db.close();

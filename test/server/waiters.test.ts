@@ -26,7 +26,7 @@ describe("waiting on runs", () => {
     let runId: string | undefined;
     while (runId === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      runId = runtimeInternals(other).runs.list({ threadId: "t-elsewhere" })[0]?.runId;
+      runId = (await runtimeInternals(other).runs.list({ threadId: "t-elsewhere" }))[0]?.runId;
     }
     const client = new Client({ apiUrl: server.url });
     const joined = (await client.runs.join("t-elsewhere", runId)) as { steps: string[] };

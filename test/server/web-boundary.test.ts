@@ -40,7 +40,7 @@ function send(server: AgentServer, method: string, path: string, headers: Record
 }
 
 const sent = async (server: AgentServer): Promise<number> => (await (await openWorld({ db: runtimeInternals(server.runtime).db })).snapshot()).calls.send_message ?? 0;
-const runsStored = (server: AgentServer): number => runtimeInternals(server.runtime).runs.list({}).length;
+const runsStored = async (server: AgentServer): Promise<number> => (await runtimeInternals(server.runtime).runs.list({})).length;
 
 /** A browser's preflight. */
 const preflight = (server: AgentServer, path: string, origin: string, method = "POST") =>
@@ -71,7 +71,7 @@ describe("a foreign web page", () => {
       expect((await send(ctx.server, "POST", "/runs/wait", { origin, "content-type": "application/json" }, NOTIFY)).status).toBe(403);
     }
     expect(await sent(ctx.server)).toBe(0);
-    expect(runsStored(ctx.server)).toBe(0);
+    expect(await runsStored(ctx.server)).toBe(0);
   });
 
   it("cannot make a GET by embedding it (an <img>, a frame): no Origin, but Sec-Fetch-Site says cross-site", async () => {
@@ -98,7 +98,7 @@ describe("a foreign web page", () => {
     // A resolver that asks DNS for *.localhost would hand a hostile name loopback's trust: only localhost itself has it.
     expect((await send(ctx.server, "GET", "/info", { host: "evil.localhost" })).status).toBe(421);
     expect(await sent(ctx.server)).toBe(0);
-    expect(runsStored(ctx.server)).toBe(0);
+    expect(await runsStored(ctx.server)).toBe(0);
   });
 
   it("refuses a body that is not JSON with 415 even without an Origin (curl, an old browser's form)", async () => {
@@ -108,7 +108,7 @@ describe("a foreign web page", () => {
     }
     expect((await send(ctx.server, "POST", "/runs/wait", {}, NOTIFY)).status).toBe(415);
     expect(await sent(ctx.server)).toBe(0);
-    expect(runsStored(ctx.server)).toBe(0);
+    expect(await runsStored(ctx.server)).toBe(0);
   });
 });
 
@@ -167,7 +167,7 @@ describe("a local web UI and the SDK", () => {
 
 describe("widening the defaults", () => {
   const saved = { ...process.env };
-  afterEach(() => {
+  afterEach(async () => {
     for (const name of ["AGENTRT_CORS_ORIGINS", "AGENTRT_ALLOWED_HOSTS"]) {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];

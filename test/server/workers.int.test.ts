@@ -53,8 +53,8 @@ async function until(what: string, ready: () => boolean | Promise<boolean>, time
 }
 
 /** Who claimed each attempt of a run (lease owners, from the run's events). */
-function claimers(server: AgentServer, runId: string): string[] {
-  return runtimeInternals(server.runtime).runs.events(runId).filter((e) => e.to === "RUNNING").map((e) => e.actor ?? "");
+async function claimers(server: AgentServer, runId: string): Promise<string[]> {
+  return (await runtimeInternals(server.runtime).runs.events(runId)).filter((e) => e.to === "RUNNING").map((e) => e.actor ?? "");
 }
 
 describe("server with worker processes", () => {
@@ -97,10 +97,10 @@ describe("server with worker processes", () => {
       expect(values).not.toHaveProperty("__error__");
       expect(JSON.stringify(values)).toMatch(/Beijing/);
     }
-    const runs = runtimeInternals(server.runtime).runs.list({ limit: 100 }).filter((r) => r.graphId === "city_weather");
+    const runs = (await runtimeInternals(server.runtime).runs.list({ limit: 100 })).filter((r) => r.graphId === "city_weather");
     expect(runs).toHaveLength(8);
     expect(runs.map((r) => r.status)).toEqual(Array(8).fill("SUCCEEDED"));
-    const byChild = runs.filter((r) => claimers(server, r.runId).some((id) => childIds().includes(id)));
+    const byChild = (await Promise.all(runs.map((r) => claimers(server, r.runId)))).filter((ids) => ids.some((id) => childIds().includes(id)));
     expect(byChild.length).toBeGreaterThan(0);
     // The same values the thread's state shows.
     const thread = await client.threads.create();
@@ -119,7 +119,7 @@ describe("server with worker processes", () => {
     const [run] = await client.runs.list(thread.thread_id);
     expect(run?.status).toBe("success");
     // The resume was queued for a worker process, which claimed it.
-    expect(childIds()).toContain(claimers(server, run!.run_id).at(-1));
+    expect(childIds()).toContain((await claimers(server, run!.run_id)).at(-1));
   });
 
   it("asks for input and resumes with a plain string", async () => {
@@ -136,8 +136,8 @@ describe("server with worker processes", () => {
     expect(events[0]?.event).toBe("metadata");
     expect(events.filter((e) => e.event === "updates").length).toBeGreaterThan(1);
     const runId = (events[0]?.data as { run_id: string }).run_id;
-    expect(runtimeInternals(server.runtime).runs.get(runId).status).toBe("SUCCEEDED");
-    expect(childIds()).not.toContain(claimers(server, runId)[0]);
+    expect((await runtimeInternals(server.runtime).runs.get(runId)).status).toBe("SUCCEEDED");
+    expect(childIds()).not.toContain((await claimers(server, runId))[0]);
   });
 
   it("keeps streamed runs in the server while the worker processes claim other runs", async () => {
@@ -153,7 +153,7 @@ describe("server with worker processes", () => {
     for (const events of streams) {
       const runId = (events[0]?.data as { run_id: string }).run_id;
       // A worker process claiming it first would leave the stream without live chunks.
-      expect(childIds()).not.toContain(claimers(server, runId)[0]);
+      expect(childIds()).not.toContain((await claimers(server, runId))[0]);
       expect(events.filter((e) => e.event === "updates").length).toBeGreaterThan(1);
     }
   });
@@ -163,7 +163,7 @@ describe("server with worker processes", () => {
     const run = await client.runs.create(thread.thread_id, "city_weather", { input: WEATHER });
     const events: { event: string; data: unknown }[] = [];
     for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: "values" })) events.push(part);
-    expect(childIds()).toContain(claimers(server, run.run_id)[0]);
+    expect(childIds()).toContain((await claimers(server, run.run_id))[0]);
     // The stream bus is the server's: nothing live from the worker, one snapshot once the run rests.
     expect(events.filter((e) => e.event === "values")).toHaveLength(1);
     expect(events.at(-1)?.event).toBe("values");
@@ -175,9 +175,9 @@ describe("server with worker processes", () => {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, "slow", { input: { steps: [] } });
     await until("step a checkpointed", async () => ((await client.threads.getState<{ steps?: string[] }>(thread.thread_id)).values.steps ?? []).length >= 1);
-    expect(childIds()).toContain(claimers(server, run.run_id)[0]);
+    expect(childIds()).toContain((await claimers(server, run.run_id))[0]);
     await client.runs.cancel(thread.thread_id, run.run_id, true);
-    expect(runtimeInternals(server.runtime).runs.get(run.run_id).status).toBe("CANCELED");
+    expect((await runtimeInternals(server.runtime).runs.get(run.run_id)).status).toBe("CANCELED");
     // Step b (1 s) was under way: told at once, the worker aborts it mid-sleep. Left to itself, the worker
     // would let b finish and only then find its checkpoint write refused (or notice at a heartbeat).
     await until("step b aborted in the worker", () => existsSync(abortLog) && readFileSync(abortLog, "utf8").includes("b aborted"), 5000);
@@ -195,7 +195,7 @@ describe("server with worker processes", () => {
 
 describe("server killed with SIGKILL", () => {
   const spawned: ChildProcess[] = [];
-  afterEach(() => {
+  afterEach(async () => {
     for (const child of spawned.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
   });
 

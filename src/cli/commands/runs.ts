@@ -21,8 +21,8 @@ export const runsCommand: Command = {
     const status = ctx.flags.status as RunStatus | undefined;
     const limit = parseInteger(ctx.flags.limit as string | undefined, "--limit") ?? 100;
     if (limit < 1) throw new UserInputError("BAD_INPUT", "--limit must be at least 1");
-    return withRunSource(ctx, (reader) => reader.hasOverdueWait(), (source) => {
-      const runs = source.list({ status, limit });
+    return withRunSource(ctx, (reader) => reader.hasOverdueWait(), async (source) => {
+      const runs = await source.list({ status, limit });
       if (ctx.json) {
         ctx.out(JSON.stringify({ runs }));
       } else {

@@ -15,6 +15,6 @@ export const statusCommand: Command = {
     const [runId, ...extra] = ctx.args;
     if (runId === undefined || extra.length > 0) throw new UserInputError("BAD_INPUT", "usage: agentrt status <run_id>");
     // A read: works on a read-only file; the lazy wait-TTL check records an expiry when the file allows it.
-    return withRunSource(ctx, (reader) => reader.hasOverdueWait(runId), (runs) => printRun(ctx, runs.get(runId)));
+    return withRunSource(ctx, (reader) => reader.hasOverdueWait(runId), async (runs) => printRun(ctx, await runs.get(runId)));
   },
 };

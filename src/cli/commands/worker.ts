@@ -33,7 +33,12 @@ export const workerCommand: Command = {
     projectGraphs("a worker runs the graphs it lists");
     const once = ctx.flags.once === true;
     let runtime: Runtime | undefined;
-    const onEvent = (event: RuntimeEvent): void => printOutcome(ctx, runtime, event);
+    // Each outcome line reads the run; the summary waits for those lines, so it stays last.
+    const printing = new Set<Promise<void>>();
+    const onEvent = (event: RuntimeEvent): void => {
+      const line = printOutcome(ctx, runtime, event).finally(() => printing.delete(line));
+      printing.add(line);
+    };
     // --once on a file that does not exist has nothing to run: refused (exit 2) rather than created empty.
     return withRuntime(ctx, async (opened) => {
       runtime = opened;
@@ -45,6 +50,7 @@ export const workerCommand: Command = {
       if (!ctx.json) ctx.err(`worker ${worker.workerId}: concurrency ${concurrency}${once ? ", until the queue is empty" : ""}`);
       try {
         const stats = await worker.run();
+        await Promise.all(printing);
         if (ctx.json) ctx.out(JSON.stringify({ worker_id: worker.workerId, ...stats }));
         else ctx.out(`worker ${worker.workerId}: claimed ${stats.claimed}, finished ${JSON.stringify(stats.finished)}, lost ${stats.lost}`);
         return 0;
@@ -57,10 +63,10 @@ export const workerCommand: Command = {
 };
 
 /** One line per run that came to rest here (human mode). */
-function printOutcome(ctx: CommandContext, runtime: Runtime | undefined, event: RuntimeEvent): void {
+async function printOutcome(ctx: CommandContext, runtime: Runtime | undefined, event: RuntimeEvent): Promise<void> {
   if (ctx.json || runtime === undefined || event.type !== "status" || !RESTING_STATUSES.has(event.status)) return;
   try {
-    ctx.out(runOutcomeLine(runtime.get(event.runId), dbFlag(ctx)));
+    ctx.out(runOutcomeLine(await runtime.get(event.runId), dbFlag(ctx)));
   } catch {
     // A listener must not throw: the run is recorded whatever this line says.
     ctx.out(`${event.runId}  ${event.status}`);

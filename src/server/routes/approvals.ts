@@ -26,7 +26,7 @@ async function decide(c: Context<ServerEnv>, deps: RouteDeps, kind: "approve" | 
   const prepared = await deps.service.decide(runId, [decision]);
   prepared.kick();
   const wait = c.req.query("wait") !== "false";
-  const after = wait ? await deps.service.waitResting(runId) : deps.service.runtime.records.get(runId);
+  const after = wait ? await deps.service.waitResting(runId) : await deps.service.runtime.records.get(runId);
   return c.json(toRunView(after));
 }
 
@@ -34,28 +34,28 @@ async function decide(c: Context<ServerEnv>, deps: RouteDeps, kind: "approve" | 
 export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const app = new Hono<ServerEnv>();
   const runtime = deps.service.runtime;
-  app.get("/agentrt/runs", (c) => {
+  app.get("/agentrt/runs", async (c) => {
     const status = c.req.query("status");
     if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
       throw new HttpError(422, "BAD_INPUT", `unknown status ${status} (known: ${RUN_STATUSES.join(", ")})`);
     }
-    return c.json(runtime.list({ status: status as RunStatus | undefined, limit: intParam(c.req.query("limit"), 100) }));
+    return c.json(await runtime.list({ status: status as RunStatus | undefined, limit: intParam(c.req.query("limit"), 100) }));
   });
-  app.get("/agentrt/runs/:rid", (c) => c.json(runtime.get(c.req.param("rid"))));
+  app.get("/agentrt/runs/:rid", async (c) => c.json(await runtime.get(c.req.param("rid"))));
   app.get("/agentrt/runs/:rid/approvals", async (c) => {
-    const run = runtime.records.get(c.req.param("rid"));
+    const run = await runtime.records.get(c.req.param("rid"));
     if (run.status !== "WAITING_APPROVAL") return c.json([]);
     const pending = await deps.service.states.pending(run.graphId, run.threadId);
     return c.json(pending.map(({ interrupt_id: _id, ...action }) => action));
   });
   app.post("/agentrt/runs/:rid/approve", (c) => decide(c, deps, "approve"));
   app.post("/agentrt/runs/:rid/reject", (c) => decide(c, deps, "reject"));
-  app.get("/agentrt/runs/:rid/trace", (c) => {
-    const run = runtime.records.get(c.req.param("rid"));
+  app.get("/agentrt/runs/:rid/trace", async (c) => {
+    const run = await runtime.records.get(c.req.param("rid"));
     return c.json(runtime.trace.spans(run.runId));
   });
   app.get("/agentrt/runs/:rid/graph", async (c) => {
-    const run = runtime.records.get(c.req.param("rid"));
+    const run = await runtime.records.get(c.req.param("rid"));
     const graph = await runtime.registry.load(run.graphId);
     const drawable = await graph.getGraphAsync();
     return c.json({ graph_id: run.graphId, mermaid: drawable.drawMermaid() });

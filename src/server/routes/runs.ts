@@ -53,8 +53,8 @@ function cancelOnDisconnect(deps: RouteDeps, run: RunRecord, caller: Caller): ()
   };
 }
 
-function runOfThread(deps: RouteDeps, threadId: string, runId: string): RunRecord {
-  const run = deps.service.runtime.records.find(runId);
+async function runOfThread(deps: RouteDeps, threadId: string, runId: string): Promise<RunRecord> {
+  const run = await deps.service.runtime.records.find(runId);
   if (run === undefined || run.threadId !== threadId) throw new HttpError(404, "UNKNOWN_RUN", `no run ${runId} on thread ${threadId}`);
   return run;
 }
@@ -77,7 +77,7 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   }
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
-  if (mode === "background") return c.json(runToWire(deps.service.runtime.records.get(run.runId)));
+  if (mode === "background") return c.json(runToWire(await deps.service.runtime.records.get(run.runId)));
   return c.json(await finalValues(deps, await settled(c, deps, run, body.on_disconnect === "cancel")));
 }
 
@@ -112,26 +112,26 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const limit = intParam(c.req.query("limit"), 10);
     const offset = intParam(c.req.query("offset"), 0, 1_000_000);
     const status = c.req.query("status");
-    const list = runs.list({ threadId }).reverse().map(runToWire).filter((r) => status === undefined || r.status === status);
+    const list = (await runs.list({ threadId })).reverse().map(runToWire).filter((r) => status === undefined || r.status === status);
     return c.json(list.slice(offset, offset + limit));
   });
-  app.get("/threads/:tid/runs/:rid", (c) => c.json(runToWire(runOfThread(deps, c.req.param("tid"), c.req.param("rid")))));
+  app.get("/threads/:tid/runs/:rid", async (c) => c.json(runToWire(await runOfThread(deps, c.req.param("tid"), c.req.param("rid")))));
   app.post("/threads/:tid/runs/:rid/cancel", async (c) => {
-    const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     if (!isTerminal(run.status)) await deps.service.cancelAs(run, c.get("caller"), "canceled over the API");
     else deps.service.notify(run.runId);
     if (flagParam(c.req.query("wait"))) await deps.service.waitResting(run.runId);
     return c.body(null, 202);
   });
   app.get("/threads/:tid/runs/:rid/join", async (c) => {
-    const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     const cancel = flagParam(c.req.query("cancel_on_disconnect"));
     // Refused up front: a caller who may not cancel the run must not be able to by hanging up.
     if (cancel) await deps.service.assertMayCancel([run], c.get("caller"));
     return c.json(await finalValues(deps, await settled(c, deps, run, cancel)));
   });
   app.get("/threads/:tid/runs/:rid/stream", async (c) => {
-    const run = runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     const modes = c.req.queries("stream_mode") ?? ["values"];
     const cancel = flagParam(c.req.query("cancel_on_disconnect"));
     if (cancel) await deps.service.assertMayCancel([run], c.get("caller"));

@@ -38,12 +38,13 @@ async function currentState(service: RunService, threadId: string): Promise<{ st
 }
 
 /** The newest run of each thread, read in one query however many threads there are. */
-function latestRuns(service: RunService, threads: readonly ThreadRow[]): Map<string, RunRecord> {
+function latestRuns(service: RunService, threads: readonly ThreadRow[]): Promise<Map<string, RunRecord>> {
   return service.runtime.records.latestOfThreads(threads.map((t) => t.threadId));
 }
 
 /** A thread as the API shows it; `latest`: its newest run when the caller has read it (see latestRuns). */
-async function threadToWire(service: RunService, thread: ThreadRow, withValues: boolean, latest = latestRuns(service, [thread]).get(thread.threadId)): Promise<Record<string, unknown>> {
+async function threadToWire(service: RunService, thread: ThreadRow, withValues: boolean, known?: { latest: RunRecord | undefined }): Promise<Record<string, unknown>> {
+  const latest = known === undefined ? (await latestRuns(service, [thread])).get(thread.threadId) : known.latest;
   const { state, damage } = withValues ? await currentState(service, thread.threadId) : {};
   // The thread row's or its newest run's last change (a state update made without a run is not counted).
   const updatedAt = new Date(Math.max(thread.updatedAt, latest?.updatedAt ?? 0)).toISOString();
@@ -106,9 +107,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
       metadata: body.metadata, ids: body.ids ?? undefined, sortBy, sortOrder: body.sort_order ?? undefined,
       limit: inMemory ? 1000 : body.limit, offset: inMemory ? 0 : body.offset,
     });
-    const latest = latestRuns(service, rows);
+    const latest = await latestRuns(service, rows);
     const matching = body.status === undefined ? rows : rows.filter((t) => threadStatus(latest.get(t.threadId)) === body.status);
-    let threads = await Promise.all(matching.map((t) => threadToWire(service, t, true, latest.get(t.threadId))));
+    let threads = await Promise.all(matching.map((t) => threadToWire(service, t, true, { latest: latest.get(t.threadId) })));
     if (computed !== undefined) {
       const sign = body.sort_order === "asc" ? 1 : -1;
       const key = computed === "status" ? "status" : "updated_at";
@@ -120,7 +121,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const body = await readBody(c, ThreadCount);
     const rows = await service.threads.search({ metadata: body.metadata, limit: -1, offset: 0 });
     if (body.status === undefined) return c.json(rows.length);
-    const latest = latestRuns(service, rows);
+    const latest = await latestRuns(service, rows);
     return c.json(rows.filter((t) => threadStatus(latest.get(t.threadId)) === body.status).length);
   });
   app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, await service.threads.get(c.req.param("tid")), true)));
@@ -134,9 +135,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const threadId = c.req.param("tid");
     await service.threads.get(threadId);
     // Deleting cancels its unfinished runs: refused whole unless the caller may cancel each (cancel-authz.ts).
-    const unfinished = service.unfinishedRuns(threadId);
+    const unfinished = await service.unfinishedRuns(threadId);
     await service.assertMayCancel(unfinished, c.get("caller"));
-    for (const run of unfinished) service.cancelUnlessFinished(run.runId, c.get("caller").id, "thread deleted");
+    for (const run of unfinished) await service.cancelUnlessFinished(run.runId, c.get("caller").id, "thread deleted");
     await service.states.deleteThread(threadId);
     await service.threads.delete(threadId);
     return c.body(null, 204);
@@ -144,7 +145,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.post("/threads/:tid/copy", async (c) => {
     const source = await service.threads.get(c.req.param("tid"));
     // A waiting run's pending approval or question belongs to that run: a copy of it could never be answered.
-    service.assertNoUnfinishedRun(source.threadId, "copy it once that run has finished or been canceled");
+    await service.assertNoUnfinishedRun(source.threadId, "copy it once that run has finished or been canceled");
     // The copy gets no runs: its graph must be named in its metadata, or its state could not be read.
     const graphId = await service.graphOfThread(source.threadId);
     const metadata = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
@@ -159,7 +160,7 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const graphId = await service.graphOfThread(threadId);
     if (graphId === undefined) throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has never run; there is no state to update`);
     // A waiting or running run owns the thread's head: changing it under the run would orphan its approvals.
-    service.assertNoUnfinishedRun(threadId, "cancel it first");
+    await service.assertNoUnfinishedRun(threadId, "cancel it first");
     // A value its reducers refuse would be stored as the thread's newest write, unreadable from then on.
     const graph = await service.states.graph(graphId);
     await validateGraphInput(graph, graphId, body.values, { label: "values", scope: "state", current: threadValues(graph, threadId) });

@@ -19,12 +19,21 @@ export class RunChanges {
   private timer: NodeJS.Timeout | undefined;
   private fileVersion = "";
   private seen = new Map<string, string>();
+  /** The first look of a listening period, which the first poll compares against. */
+  private first: Promise<void> = Promise.resolve();
 
   constructor(private readonly runs: RunRecords, private readonly intervalMs = 300) {}
 
   /** Adds a listener; returns its removal. */
   subscribe(listener: RunChangeListener): () => void {
-    if (this.listeners.size === 0) this.seen = this.snapshot();
+    if (this.listeners.size === 0) {
+      this.first = this.snapshot().then(
+        (seen) => {
+          this.seen = seen;
+        },
+        () => undefined,
+      );
+    }
     this.listeners.add(listener);
     this.schedule();
     return () => {
@@ -44,28 +53,34 @@ export class RunChanges {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.listeners.size === 0) return;
-      if (!this.poll()) return;
-      this.schedule();
+      this.poll().then(
+        (open) => {
+          if (open) this.schedule();
+        },
+        // A busy file: looked at again at the next tick.
+        () => this.schedule(),
+      );
     }, this.intervalMs);
     this.timer.unref();
   }
 
   /** Sends what changed; false once the file is closed (the timer stops). */
-  private poll(): boolean {
-    const version = this.runs.changeStamp();
+  private async poll(): Promise<boolean> {
+    await this.first;
+    const version = await this.runs.changeStamp();
     if (version === undefined) return false;
     if (version === this.fileVersion) return true;
     this.fileVersion = version;
     const before = this.seen;
-    const records = this.runs.list({ order: "newest", limit: WATCHED_RUNS });
+    const records = await this.runs.list({ order: "newest", limit: WATCHED_RUNS });
     this.seen = new Map(records.map((r) => [r.runId, signature(r)]));
     const changed = records.filter((r) => before.get(r.runId) !== this.seen.get(r.runId)).map(toRunView);
     if (changed.length > 0) for (const listener of this.listeners) listener(changed);
     return true;
   }
 
-  private snapshot(): Map<string, string> {
-    return new Map(this.runs.list({ order: "newest", limit: WATCHED_RUNS }).map((r) => [r.runId, signature(r)]));
+  private async snapshot(): Promise<Map<string, string>> {
+    return new Map((await this.runs.list({ order: "newest", limit: WATCHED_RUNS })).map((r) => [r.runId, signature(r)]));
   }
 }
 

@@ -14,7 +14,7 @@ const CONFIG = fileURLToPath(new URL("../../fixtures/edits/langgraph.json", impo
 
 let db: string;
 let runtime: Runtime;
-beforeEach(() => {
+beforeEach(async () => {
   refunds.length = 0;
   db = join(mkdtempSync(join(tmpdir(), "agentrt-edit-")), "e.db");
   runtime = Runtime.open({ db, config: CONFIG });
@@ -74,7 +74,7 @@ describe("edit", () => {
     const view = await start();
     await expect(approve(view, { editedArgs: { amount: 5000, to: "bob" } })).rejects.toMatchObject({ code: "EDIT_ARGS_INVALID" });
     await expect(approve(view, { editedArgs: { amount: "ten", to: "bob" } })).rejects.toMatchObject({ code: "EDIT_ARGS_INVALID" });
-    expect(runtime.get(view.run_id).status).toBe("WAITING_APPROVAL");
+    expect((await runtime.get(view.run_id)).status).toBe("WAITING_APPROVAL");
     expect(refunds).toEqual([]);
   });
 
@@ -113,7 +113,7 @@ describe("edit", () => {
     const view = await start("no_edits");
     expect(only(view).allowed_decisions).toEqual(["approve", "reject"]);
     await expect(approve(view, { editedArgs: { amount: 20, to: "alice" } })).rejects.toMatchObject({ code: "DECISION_NOT_ALLOWED" });
-    expect(runtime.get(view.run_id).status).toBe("WAITING_APPROVAL");
+    expect((await runtime.get(view.run_id)).status).toBe("WAITING_APPROVAL");
     const done = await approve(view);
     expect(done.status).toBe("SUCCEEDED");
     expect(refunds).toHaveLength(1);

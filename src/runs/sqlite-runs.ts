@@ -1,0 +1,252 @@
+/**
+ * The SQLite run engine (synchronous): creates runs, reads them back and moves them through the
+ * lifecycle, appending a `run_events` row in the same transaction as every
+ * status change. Writes by a lease holder are fenced by its token.
+ * @module
+ */
+import type Database from "better-sqlite3";
+import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from "../db/index.js";
+import { SystemError, UserInputError } from "../errors.js";
+import { IllegalTransitionError, UnknownRunError } from "./errors.js";
+import { validateBudget } from "./budget.js";
+import { validateGraphConfig } from "./graph-config.js";
+import { assertFence } from "./fence.js";
+import { setBackoff } from "./backoff.js";
+import { defaultThreadId, newRunId } from "./ids.js";
+import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
+import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
+import { rowToRun, toJson, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
+import { RUNS_SCHEMA } from "./schema.js";
+import { encodeBudget, encodeConfig } from "./stored-documents.js";
+import { writeTransition, type ClaimFields, type TransitionOptions } from "./transition-write.js";
+import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
+
+export type { ClaimFields, TransitionOptions } from "./transition-write.js";
+import type { CreateRunInput, RunFilter, RunStoreOptions } from "./run-store.js";
+
+/**
+ * The synchronous SQLite engine behind {@link SqliteRunStore}: one better-sqlite3 connection, every
+ * atomic unit one BEGIN IMMEDIATE transaction. Internal to src/runs.
+ */
+export class SqliteRuns {
+  readonly db: SqliteDatabase;
+  readonly clock: () => number;
+  private readonly statements = new Map<string, Database.Statement<unknown[]>>();
+
+  private constructor(db: SqliteDatabase, clock: () => number) {
+    this.db = db;
+    this.clock = clock;
+  }
+
+  /**
+   * Migrates the runs tables and returns a store. Throws a StorageError
+   * DB_SCHEMA_TOO_NEW when the file was written by a newer agentrt.
+   * @example const store = SqliteRuns.open(openDatabase("agentrt.db"));
+   */
+  static open(db: SqliteDatabase, options: RunStoreOptions = {}): SqliteRuns {
+    // A read-only connection reads an older file as it is (rows parse without the newer columns).
+    const version = db.readonly ? readVersion(db, RUNS_SCHEMA.module) : 0;
+    if (!(version >= 1 && version < RUNS_SCHEMA.migrations.length)) migrate(db, RUNS_SCHEMA);
+    return new SqliteRuns(db, options.clock ?? Date.now);
+  }
+
+  /** Runs `fn` in a BEGIN IMMEDIATE transaction (a savepoint when nested). */
+  transaction<T>(fn: () => T): T {
+    return immediateTransaction(this.db, fn)();
+  }
+
+  /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
+  create(input: CreateRunInput): RunRecord {
+    assertIntegers(input);
+    const budget = validateBudget(input.budget);
+    const config = validateGraphConfig(input.config);
+    const now = this.clock();
+    const runId = input.runId ?? newRunId(now);
+    if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
+    this.transaction(() => {
+      this.stmt(
+        `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
+           available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
+         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        runId,
+        input.threadId ?? defaultThreadId(runId),
+        input.graphId,
+        input.userId ?? "anonymous",
+        input.priority ?? 0,
+        input.maxAttempts ?? 3,
+        input.deadlineAt ?? null,
+        input.availableAt ?? now,
+        encodeBudget(budget),
+        toJson(input.input ?? null),
+        JSON.stringify(input.metadata ?? {}),
+        now,
+        now,
+        input.waitTtlMs ?? null,
+        encodeConfig(config),
+      );
+      appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
+    });
+    return this.get(runId);
+  }
+
+  /** The run, or a UnknownRunError. */
+  get(runId: string): RunRecord {
+    const run = this.find(runId);
+    if (run === undefined) throw new UnknownRunError(runId);
+    return run;
+  }
+
+  /** The run, or undefined. */
+  find(runId: string): RunRecord | undefined {
+    const row = this.stmt("SELECT * FROM runs WHERE run_id = ?").get(runId);
+    return row === undefined ? undefined : rowToRun(row);
+  }
+
+  /** Runs matching the filter, in claim order (priority, then age) unless `order: "newest"`. */
+  list(filter: RunFilter = {}): RunRecord[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (filter.status !== undefined) {
+      const statuses = typeof filter.status === "string" ? [filter.status] : [...filter.status];
+      where.push(`status IN (${statuses.map(() => "?").join(", ")})`);
+      args.push(...statuses);
+    }
+    for (const [column, value] of [["user_id", filter.userId], ["graph_id", filter.graphId], ["thread_id", filter.threadId]] as const) {
+      if (value !== undefined) {
+        where.push(`${column} = ?`);
+        args.push(value);
+      }
+    }
+    const clause = where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
+    const order = filter.order === "newest" ? "created_at DESC, run_id DESC" : "priority DESC, created_at, run_id";
+    return this.db
+      .prepare(`SELECT * FROM runs ${clause} ORDER BY ${order} LIMIT ?`)
+      .all(...args, filter.limit ?? 1000)
+      .map(rowToRun);
+  }
+
+  /** The newest run (by creation) of each of `threadIds` that has one, in one statement whatever their number. */
+  latestOfThreads(threadIds: readonly string[]): Map<string, RunRecord> {
+    const rows = this.stmt(
+      `SELECT r.* FROM json_each(?) AS t JOIN runs r ON r.run_id =
+         (SELECT run_id FROM runs WHERE thread_id = t.value ORDER BY created_at DESC, run_id DESC LIMIT 1)`,
+    ).all(JSON.stringify(threadIds));
+    return new Map(rows.map(rowToRun).map((run) => [run.threadId, run]));
+  }
+
+  /** The run's status changes, oldest first. */
+  events(runId: string): RunEvent[] {
+    return listRunEvents(this.db, runId);
+  }
+
+  /**
+   * Status changes of every run (or one) with `eventId > afterEventId`, oldest
+   * first: lets another process tail the log (pass the last id it has seen).
+   */
+  eventsAfter(afterEventId: number, options: { runId?: string; limit?: number } = {}): RunEvent[] {
+    return listEventsAfter(this.db, afterEventId, options);
+  }
+
+  /**
+   * Moves a run to `to` and appends the event, atomically. With `fence` the
+   * write succeeds only while the caller's lease is current (else
+   * LeaseLostError); without it, leaving RUNNING revokes the holder's lease
+   * (cancel, expiry). RUNNING itself is entered only through a claim.
+   */
+  transition(runId: string, to: RunStatus, options: TransitionOptions = {}): RunRecord {
+    if (to === "RUNNING") {
+      throw new SystemError("ILLEGAL_TRANSITION", `run ${runId}: RUNNING is entered only by claiming a lease (Scheduler.claimRun)`);
+    }
+    return this.transaction(() => {
+      if (options.fence !== undefined) {
+        // What the holder deferred, and the end of a backoff it still shows, commit with its status change.
+        if (options.usage !== undefined) this.addUsage(runId, options.fence, options.usage);
+        if (options.endBackoff !== undefined) setBackoff(this, runId, options.fence, "RUNNING", { actor: options.actor ?? "", reason: options.endBackoff });
+      }
+      const current = this.get(runId);
+      if (options.fence !== undefined) assertFence(current, options.fence);
+      assertTransition(current.status, to, runId);
+      return this.applyTransition(current, to, options);
+    });
+  }
+
+  /** Cancels a run that is not finished (else RUN_FINISHED, checked in the same transaction); done side effects stay done. */
+  cancel(runId: string, options: { actor?: string; reason?: string } = {}): RunRecord {
+    return this.transaction(() => {
+      const current = this.get(runId);
+      // A run that finished since the caller looked (another process) is the caller's race, not a bug.
+      if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
+      // Who canceled and why, so `status` never prints an empty reason.
+      const why = options.reason === undefined || options.reason === "canceled" ? "" : `: ${options.reason}`;
+      const errorMessage = `canceled${options.actor === undefined ? "" : ` by ${options.actor}`}${why}`;
+      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED", errorMessage });
+    });
+  }
+
+  /**
+   * Hands a waiting run back to the queue with what it resumes with. With `expect`, the run must
+   * still be in the state the resume was checked against (else RUN_NOT_WAITING, nothing changed);
+   * a wait past its TTL is RUN_NOT_WAITING too. `availableAt`: not claimed by a worker before then (a claim by id is).
+   */
+  resume(runId: string, options: { resume?: unknown; actor?: string; reason?: string; expect?: ExpectedRunState; availableAt?: number } = {}): RunRecord {
+    return this.transaction(() => {
+      const current = this.get(runId);
+      assertUnchanged(current, options.expect);
+      if (!isWaiting(current.status)) throw new IllegalTransitionError({ runId, from: current.status, to: "QUEUED" });
+      // A wait past its TTL is over even if no sweep has marked it EXPIRED yet: it cannot be resumed.
+      if (current.waitExpiresAt !== null && current.waitExpiresAt <= this.clock()) {
+        throw new UserInputError("RUN_NOT_WAITING", `run ${runId}: its wait expired (TTL ${current.waitTtlMs ?? "?"} ms); nothing was applied`);
+      }
+      return this.applyTransition(current, "QUEUED", options);
+    });
+  }
+
+  /** Adds to the run's usage counters as its lease holder (also while it backs off RETRYING); returns the totals. */
+  addUsage(runId: string, fence: number, delta: Partial<RunUsage>): RunUsage {
+    const totals = this.stmt(
+      `UPDATE runs SET steps = steps + ?, model_calls = model_calls + ?, tokens = tokens + ?, cost_usd = cost_usd + ?,
+         updated_at = ? WHERE run_id = ? AND fencing_token = ? AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL
+       RETURNING steps, model_calls, tokens, cost_usd`,
+    ).get(delta.steps ?? 0, delta.modelCalls ?? 0, delta.tokens ?? 0, delta.costUsd ?? 0, this.clock(), runId, fence) as
+      | { steps: number; model_calls: number; tokens: number; cost_usd: number }
+      | undefined;
+    if (totals === undefined) {
+      assertFence(this.get(runId), fence);
+      throw new SystemError("INTERNAL", `run ${runId}: usage not updated although the lease is held`);
+    }
+    // The totals come back from the UPDATE itself: no second read.
+    return { steps: totals.steps, modelCalls: totals.model_calls, tokens: totals.tokens, costUsd: totals.cost_usd };
+  }
+
+  /**
+   * Internal: writes an already-validated transition guarded by the current
+   * status and token, appends its event and returns the new record.
+   */
+  applyTransition(current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields): RunRecord {
+    return writeTransition(this, current, to, options, claim);
+  }
+
+  /** Internal: a cached prepared statement. */
+  stmt(sql: string): Database.Statement<unknown[]> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<unknown[]>(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
+function assertIntegers(input: CreateRunInput): void {
+  const fields = {
+    priority: input.priority, maxAttempts: input.maxAttempts, deadlineAt: input.deadlineAt, availableAt: input.availableAt, waitTtlMs: input.waitTtlMs,
+  };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value !== undefined && !Number.isSafeInteger(value)) {
+      throw new UserInputError("BAD_INPUT", `run ${name} must be an integer (got ${value})`, { details: { [name]: value } });
+    }
+  }
+  if (input.maxAttempts !== undefined && input.maxAttempts < 1) throw new UserInputError("BAD_INPUT", "run maxAttempts must be at least 1");
+  if (input.waitTtlMs !== undefined && input.waitTtlMs < 1) throw new UserInputError("BAD_INPUT", `run waitTtlMs must be at least 1 ms (got ${input.waitTtlMs})`);
+}
