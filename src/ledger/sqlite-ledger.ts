@@ -91,14 +91,6 @@ export class SqliteToolLedger implements ToolLedger {
 
   /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */
   async list(runId: string, options: { status?: LedgerStatus } = {}): Promise<LedgerEntry[]> {
-    return this.listNow(runId, options);
-  }
-
-  /**
-   * {@link list}, synchronously: for the SQLite-only views that are not async yet (a run's side effects in
-   * `Runtime.get`/`cancel` and `RunReader`); new callers use the interface.
-   */
-  listNow(runId: string, options: { status?: LedgerStatus } = {}): LedgerEntry[] {
     const rows =
       options.status === undefined
         ? this.db.prepare("SELECT * FROM tool_ledger WHERE run_id = ? ORDER BY rowid").all(runId)

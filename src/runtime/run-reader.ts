@@ -18,12 +18,12 @@ export type RunSource = Pick<Runtime, "get" | "list">;
  * The view of a run as `status` prints it: one that ended without success (FAILED, EXPIRED, CANCELED) lists
  * the side effects it performed, which stay done.
  */
-export function runViewOf(db: SqliteDatabase, run: RunRecord): RunView {
+export async function runViewOf(db: SqliteDatabase, run: RunRecord): Promise<RunView> {
   const view = toRunView(run);
   if (run.status !== "FAILED" && run.status !== "EXPIRED" && run.status !== "CANCELED") return view;
-  let effects: ReturnType<typeof listSideEffects>;
+  let effects: Awaited<ReturnType<typeof listSideEffects>>;
   try {
-    effects = listSideEffects(db, run.runId);
+    effects = await listSideEffects(db, run.runId);
   } catch {
     // A ledger that cannot be read (the run may have failed for that very reason) must not hide the outcome.
     return view;

@@ -194,7 +194,7 @@ export class Runtime {
     lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
     await syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
     this.trace.flush();
-    return { ...toRunView(canceled), side_effects: listSideEffects(this.db, runId) };
+    return { ...toRunView(canceled), side_effects: await listSideEffects(this.db, runId) };
   }
 
   /**
@@ -262,7 +262,7 @@ export class Runtime {
   }
 
   /** The view of a run; one that ended without success lists the side effects it performed (they stay done). */
-  private view(run: RunRecord): RunView {
+  private view(run: RunRecord): Promise<RunView> {
     return runViewOf(this.db, run);
   }
 

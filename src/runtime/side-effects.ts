@@ -23,9 +23,8 @@ export interface SideEffectView {
 }
 
 /** The run's side effects that happened or may have happened, in the order they were begun. */
-export function listSideEffects(db: SqliteDatabase, runId: string): SideEffectView[] {
-  return ledgerFor(db)
-    .listNow(runId)
+export async function listSideEffects(db: SqliteDatabase, runId: string): Promise<SideEffectView[]> {
+  return (await ledgerFor(db).list(runId))
     .filter((entry) => entry.status !== "failed")
     .map((entry) => ({
       tool: entry.tool,

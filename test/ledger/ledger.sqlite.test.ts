@@ -42,12 +42,6 @@ describe("SqliteToolLedger", () => {
     expect((await ledger.list("run_1")).map((e) => e.toolCallId)).toEqual(["sync"]);
   });
 
-  it("listNow is list, synchronously", async () => {
-    const ledger = SqliteToolLedger.open(openDatabase(dbPath()));
-    await ledger.begin(call());
-    expect(ledger.listNow("run_1")).toEqual(await ledger.list("run_1"));
-  });
-
   it("refuses a file whose ledger schema is newer", () => {
     const path = dbPath();
     const db = openDatabase(path);

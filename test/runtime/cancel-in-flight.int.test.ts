@@ -75,8 +75,8 @@ async function waitingRollback(): Promise<{ rt: Runtime; db: string; view: RunVi
   return { rt, db, view };
 }
 
-function rollbackEntry(rt: Runtime, runId: string) {
-  return ledgerFor(runtimeInternals(rt).db).listNow(runId).find((entry) => entry.tool === "rollback_deployment");
+async function rollbackEntry(rt: Runtime, runId: string) {
+  return (await ledgerFor(runtimeInternals(rt).db).list(runId)).find((entry) => entry.tool === "rollback_deployment");
 }
 
 async function rollbacksPerformed(rt: Runtime): Promise<number> {
@@ -92,7 +92,7 @@ describe("a cancel from another process than the one executing the run", () => {
     });
     try {
       // The ledger's intent is written right before the call: the rollback is in flight in the child.
-      await until("the rollback is in flight in the child", () => rollbackEntry(rt, view.run_id)?.status === "pending");
+      await until("the rollback is in flight in the child", async () => (await rollbackEntry(rt, view.run_id))?.status === "pending");
       const previous = process.env.AGENTRT_CONFIG;
       process.env.AGENTRT_CONFIG = CONFIG;
       let canceled;
@@ -116,7 +116,7 @@ describe("a cancel from another process than the one executing the run", () => {
     }
     // Whatever the child had done, it is done by now: the world never saw the rollback, and nothing says it might have.
     expect(await rollbacksPerformed(rt)).toBe(0);
-    expect(rollbackEntry(rt, view.run_id)?.status).toBe("failed");
+    expect((await rollbackEntry(rt, view.run_id))?.status).toBe("failed");
     const status = await rt.get(view.run_id);
     expect(status).toMatchObject({ status: "CANCELED" });
     expect(status.side_effects ?? []).toEqual([]);
@@ -132,7 +132,7 @@ describe("a cancel from another process than the one executing the run", () => {
     let approved: RunView;
     try {
       const approving = executing.approve(view.run_id, { actionId: action.action_id, argsHash: action.args_hash, by: "alice" });
-      await until("the rollback is in flight here", () => rollbackEntry(rt, view.run_id)?.status === "pending");
+      await until("the rollback is in flight here", async () => (await rollbackEntry(rt, view.run_id))?.status === "pending");
       await cancelInChild(db, view.run_id);
       approved = await approving;
     } finally {
@@ -140,7 +140,7 @@ describe("a cancel from another process than the one executing the run", () => {
     }
     expect(approved).toMatchObject({ run_id: view.run_id, status: "CANCELED" });
     expect(await rollbacksPerformed(rt)).toBe(0);
-    expect(rollbackEntry(rt, view.run_id)?.status).toBe("failed");
+    expect((await rollbackEntry(rt, view.run_id))?.status).toBe("failed");
     expect((await rt.get(view.run_id)).side_effects ?? []).toEqual([]);
   }, 120_000);
 

@@ -46,7 +46,7 @@ describe("cancel", () => {
     const { rt, db } = open();
     const waiting = await rt.submit({ graph: "note_then_approve", message: "tidy up" });
     expect(waiting.status).toBe("WAITING_APPROVAL");
-    const note = ledgerFor(runtimeInternals(rt).db).listNow(waiting.run_id)[0]!;
+    const note = (await ledgerFor(runtimeInternals(rt).db).list(waiting.run_id))[0]!;
     expect(note).toMatchObject({ tool: "post_note", status: "done" });
 
     const previous = process.env.AGENTRT_CONFIG;
@@ -80,15 +80,16 @@ describe("cancel", () => {
     const action = waiting.pending[0]!;
     const queued = await rt.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash, queue: true });
     const running = rt.start(queued.run_id);
-    const rollback = () => ledgerFor(runtimeInternals(rt).db).listNow(waiting.run_id).find((e) => e.tool === "rollback_deployment");
-    await until("the rollback is recorded", () => rollback()?.status === "done");
+    const rollback = async () => (await ledgerFor(runtimeInternals(rt).db).list(waiting.run_id)).find((e) => e.tool === "rollback_deployment");
+    await until("the rollback is recorded", async () => (await rollback())?.status === "done");
     const canceled = await rt.cancel(waiting.run_id, { by: "alice" });
     expect(canceled.status).toBe("CANCELED");
+    const done = (await rollback())!;
     expect(canceled.side_effects).toContainEqual({
-      tool: "rollback_deployment", tool_call_id: rollback()!.toolCallId, external_operation_id: rollback()!.externalOperationId,
-      idempotency_key: rollback()!.key, status: "done",
+      tool: "rollback_deployment", tool_call_id: done.toolCallId, external_operation_id: done.externalOperationId,
+      idempotency_key: done.key, status: "done",
     });
-    expect(rollback()!.externalOperationId).toBeTruthy();
+    expect(done.externalOperationId).toBeTruthy();
     expect((await running).status).toBe("CANCELED");
     expect((await world.snapshot()).calls.rollback_deployment).toBe(1);
   });
