@@ -4,7 +4,7 @@
  * @module
  */
 export {
-  openTraceStore, TraceStore, TraceRecorder, priceFor, lookupPrice, resolvePricing, loadPricingFile, DEFAULT_PRICING,
+  openTraceStore, SqliteTraceStore, TraceRecorder, priceFor, lookupPrice, resolvePricing, loadPricingFile, DEFAULT_PRICING,
   SCRIPTED_MODEL, redactArgs, renderTraceTree, SPAN_KINDS,
 } from "../trace/index.js";
 export type {

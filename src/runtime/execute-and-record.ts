@@ -9,14 +9,14 @@ import {
   LeaseLostError, applyOutcome, isTerminal, outcomeOfError, writeWhileDiskRefuses,
   type RunLease, type RunRecord, type RunStore,
 } from "../runs/index.js";
-import type { TraceRecorder, TraceStore } from "../trace/index.js";
+import type { TraceRecorder, SqliteTraceStore } from "../trace/index.js";
 import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
 import { syncStateChanges } from "./state-changes.js";
 
 /** What executing a claimed run needs. */
 export interface ClaimDeps extends ExecutionDeps {
   runs: RunStore;
-  trace: TraceStore;
+  trace: SqliteTraceStore;
   leaseMs: number;
   workerId: string;
 }

@@ -14,7 +14,7 @@ import {
   expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError, WorkerStoppingError,
   type ClaimedRun, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
-import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
+import { openTraceStore, type TraceRecorder, type SqliteTraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
 import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-and-record.js";
@@ -35,7 +35,7 @@ import type { CanceledRunView, DecisionOptions, InputOptions, ResumeOptions, Run
 export class Runtime {
   /** The runs as stored, read-only; every change goes through this class's operations. */
   readonly records: RunRecords;
-  readonly trace: TraceStore;
+  readonly trace: SqliteTraceStore;
   readonly registry: GraphRegistry;
   /** The long-term memory every graph gets as `config.store` (the server's `/store` endpoints read and write it too). */
   readonly store: SqliteStore;

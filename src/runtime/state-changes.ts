@@ -5,10 +5,10 @@
  * @module
  */
 import type { RunRecord, RunStore } from "../runs/index.js";
-import type { TraceRecorder, TraceStore } from "../trace/index.js";
+import type { TraceRecorder, SqliteTraceStore } from "../trace/index.js";
 
 /** Records every transition of `run` that the trace does not have yet. */
-export function syncStateChanges(runs: RunStore, trace: TraceStore, recorder: TraceRecorder, run: RunRecord): void {
+export function syncStateChanges(runs: RunStore, trace: SqliteTraceStore, recorder: TraceRecorder, run: RunRecord): void {
   const transitions = runs.events(run.runId).filter((e) => e.from !== null);
   const recorded = trace.countSpans(run.runId, "state_change");
   for (const event of transitions.slice(recorded)) {

@@ -3,8 +3,8 @@
  * OpenTelemetry mirror.
  * @module
  */
-export { openTraceStore, TraceStore } from "./store.js";
-export type { TraceStoreOptions, RecorderOptions } from "./store.js";
+export { openTraceStore, SqliteTraceStore } from "./sqlite-store.js";
+export type { TraceStoreOptions, RecorderOptions } from "./sqlite-store.js";
 export { TraceRecorder } from "./recorder.js";
 export type { StartSpanOptions, StateChangeOptions } from "./recorder.js";
 export type { EndSpanOptions, SpanHandle } from "./span-handle.js";

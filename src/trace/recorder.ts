@@ -69,7 +69,7 @@ export interface StateChangeOptions {
   waitName?: string;
 }
 
-/** Writes the spans of one run; obtained from {@link TraceStore.recorder}. */
+/** Writes the spans of one run; obtained from {@link SqliteTraceStore.recorder}. */
 export class TraceRecorder {
   /** The run this recorder writes for. */
   readonly runId: string;

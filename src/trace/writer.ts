@@ -23,7 +23,7 @@ const MAX_RETAINED = 10_000;
 /** Consecutive failed flushes after which the pending rows are given up. */
 const MAX_FAILURES = 3;
 
-/** The buffered writer shared by every recorder of one {@link TraceStore}. */
+/** The buffered writer shared by every recorder of one {@link SqliteTraceStore}. */
 export class SpanWriter {
   readonly #db: SqliteDatabase;
   readonly #upsert;

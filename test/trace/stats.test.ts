@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { percentile, type TraceStore } from "../../src/trace/index.js";
+import { percentile, type SqliteTraceStore } from "../../src/trace/index.js";
 import { T0, freshStore } from "./fixtures/seed.js";
 
 /** Seeds two graphs: "orders" with tool `slow` (10 calls, 10..100 ms, 3 failures, 2 retries), "weather" with `fast` (20 calls, 1..20 ms). */
-function seed(store: TraceStore): void {
+function seed(store: SqliteTraceStore): void {
   const orders = store.recorder("o1", { graph: "orders", startTime: T0 });
   for (let i = 1; i <= 10; i++) {
     orders.recordToolCall({ tool: "slow", startTime: T0, endTime: T0 + i * 10, status: i <= 3 ? "error" : "ok", attempt: i === 4 || i === 5 ? 2 : 1 });

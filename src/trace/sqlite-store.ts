@@ -1,5 +1,5 @@
 /**
- * The trace store: owns the `spans` table, hands out recorders, and reads
+ * The SQLite trace store: owns the `spans` table, hands out recorders, and reads
  * spans and statistics back.
  * @module
  */
@@ -44,7 +44,7 @@ type Statement = Database.Statement<unknown[]>;
 const defaultClock = () => performance.timeOrigin + performance.now();
 
 /** Spans of every run in one database. */
-export class TraceStore {
+export class SqliteTraceStore {
   readonly #db: SqliteDatabase;
   readonly #options: TraceStoreOptions;
   readonly #pricing: PricingTable;
@@ -180,8 +180,8 @@ export class TraceStore {
  * const store = openTraceStore(openDatabase("agentrt.db"));
  * const rec = store.recorder("run_01", { graph: "ops_rollback" });
  */
-export function openTraceStore(db: SqliteDatabase, options: TraceStoreOptions = {}): TraceStore {
+export function openTraceStore(db: SqliteDatabase, options: TraceStoreOptions = {}): SqliteTraceStore {
   if (db.readonly) assertSchemaCurrent(db, TRACE_SCHEMA);
   else migrate(db, TRACE_SCHEMA);
-  return new TraceStore(db, options);
+  return new SqliteTraceStore(db, options);
 }
