@@ -65,7 +65,7 @@ const best = (a: { wall: number; cpu: number }, b: { wall: number; cpu: number }
 const db = openDatabase(join(mkdtempSync(join(tmpdir(), "agentrt-bench-trace-")), "bench.db"));
 const store = openTraceStore(db);
 let runs = 0;
-const newRecorder = () => store.recorder(`bench_${runs++}`, { graph: "bench" });
+const newRecorder = () => store.recorderNow(`bench_${runs++}`, { graph: "bench" });
 
 // Warm up both paths (JIT, statement cache, WAL file growth).
 await timeRound(() => stepUntraced());
@@ -79,7 +79,7 @@ for (let r = 0; r < ROUNDS; r++) {
   base = best(base, await timeRound(() => stepUntraced()));
   const rec = newRecorder();
   traced = best(traced, await timeRound((n) => stepTraced(rec, n)));
-  rec.close();
+  await rec.close();
 }
 
 const recordWallUs = traced.wall - base.wall;

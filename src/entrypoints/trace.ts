@@ -8,7 +8,7 @@ export {
   SCRIPTED_MODEL, redactArgs, renderTraceTree, SPAN_KINDS,
 } from "../trace/index.js";
 export type {
-  TraceStoreOptions, RecorderOptions, StartSpanOptions, EndSpanOptions, SpanHandle, ModelCallRecord, ToolCallRecord,
+  TraceStore, TraceStoreOptions, RecorderOptions, StartSpanOptions, EndSpanOptions, SpanHandle, ModelCallRecord, ToolCallRecord,
   SpanKind, SpanStatus, SpanAttributes, TraceSpan, ModelPrice, PricingTable, TokenUsage, Cost, RenderOptions,
   StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, UsageTotals,
 } from "../trace/index.js";

@@ -52,7 +52,7 @@ export async function runCase(evalCase: EvalCase, options: RunCaseOptions): Prom
     const notes: string[] = [];
     const submitted = await runtime.submit({ graph: options.graph, ...caseInput(evalCase), user: evalCase.user });
     const view = await decideApprovals(runtime, submitted, evalCase.approvals ?? [], { decisions, requested, notes });
-    return observe(runtime, evalCase, view, { decisions, requested, notes, statuses, env, latencyMs: performance.now() - started });
+    return await observe(runtime, evalCase, view, { decisions, requested, notes, statuses, env, latencyMs: performance.now() - started });
   } catch (error) {
     const code = error instanceof AgentrtError ? error.code : "INTERNAL";
     const message = error instanceof Error ? error.message.split("\n")[0] ?? "" : String(error);
@@ -110,10 +110,10 @@ interface Seen extends DecisionLog {
   latencyMs: number;
 }
 
-function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen): CaseObservation {
-  runtime.trace.flush();
+async function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen): Promise<CaseObservation> {
+  await runtime.trace.flush();
   const approved = new Map(seen.decisions.filter((d) => d.decision === "approve").map((d) => [d.actionId, d.by]));
-  const spans = runtime.trace.spans(view.run_id).filter((span) => span.kind === "tool_call" && span.tool !== null);
+  const spans = (await runtime.trace.spans(view.run_id)).filter((span) => span.kind === "tool_call" && span.tool !== null);
   // One entry per tool call: a step recorded again (say, after recovery) keeps its last record.
   const last = new Map(spans.map((span, index) => [span.toolCallId ?? `#${index}`, index]));
   const toolCalls: ObservedToolCall[] = spans

@@ -29,8 +29,8 @@ export function currentRun(deps: DecisionDeps, runId: string): RunRecord {
   const before = deps.runs.get(runId);
   const run = expireWaitIfDue(deps.runs, runId);
   if (run.status !== before.status) {
-    syncStateChanges(deps.runs, deps.trace, deps.recorder(run), run);
-    deps.trace.flush();
+    syncStateChanges(deps.runs, deps.recorder(run), run);
+    void deps.trace.flush();
   }
   return run;
 }
@@ -112,8 +112,8 @@ export function queueResume(
     currentRun(deps, runId);
     throw error;
   }
-  syncStateChanges(deps.runs, deps.trace, deps.recorder(queued), queued);
-  deps.trace.flush();
+  syncStateChanges(deps.runs, deps.recorder(queued), queued);
+  void deps.trace.flush();
   return toRunView(queued);
 }
 

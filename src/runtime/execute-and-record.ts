@@ -9,14 +9,14 @@ import {
   LeaseLostError, applyOutcome, isTerminal, outcomeOfError, writeWhileDiskRefuses,
   type RunLease, type RunRecord, type RunStore,
 } from "../runs/index.js";
-import type { TraceRecorder, SqliteTraceStore } from "../trace/index.js";
+import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
 import { syncStateChanges } from "./state-changes.js";
 
 /** What executing a claimed run needs. */
 export interface ClaimDeps extends ExecutionDeps {
   runs: RunStore;
-  trace: SqliteTraceStore;
+  trace: TraceStore;
   leaseMs: number;
   workerId: string;
 }
@@ -28,8 +28,9 @@ export interface ClaimDeps extends ExecutionDeps {
 export function startRecording(deps: ClaimDeps, run: RunRecord): TraceRecorder {
   return deps.runs.transaction(() => {
     const attached = deps.recorder(run);
-    syncStateChanges(deps.runs, deps.trace, attached, run);
-    attached.flush();
+    syncStateChanges(deps.runs, attached, run);
+    // Written before it returns on SQLite: commits with the claim.
+    void attached.flush();
     return attached;
   });
 }
@@ -50,7 +51,7 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
     executed = await executeRun(deps, run, lease);
   } catch (error) {
     if (error instanceof LeaseLostError || lease.signal.aborted) {
-      recorder.flush();
+      await recorder.flush();
       throw error;
     }
     executed = { outcome: outcomeOfError(error, run.attempts) };
@@ -68,13 +69,13 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
     // flushed only after the outcome is written, so a refused outcome (lost lease) rolls none back.
     const after = await writeWhileDiskRefuses(lease, () => deps.runs.transaction(() => {
       const recorded = applyOutcome(lease, outcome);
-      syncStateChanges(deps.runs, deps.trace, recorder, recorded);
-      recorder.flush();
+      syncStateChanges(deps.runs, recorder, recorded);
+      void recorder.flush();
       return recorded;
     }), (failure) => announce(failure.code as StorageFailureCode, failure.message));
     // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).
     deps.emit({ type: "status", runId: run.runId, status: after.status, ...(values === undefined || !isTerminal(after.status) ? {} : { values }) });
   } finally {
-    recorder.flush();
+    await recorder.flush();
   }
 }

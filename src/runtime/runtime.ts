@@ -14,7 +14,7 @@ import {
   expireOverdueWaits, hasOverdueWaits, IllegalTransitionError, LeaseLostError, WorkerStoppingError,
   type ClaimedRun, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
-import { openTraceStore, type TraceRecorder, type SqliteTraceStore } from "../trace/index.js";
+import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
 import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-and-record.js";
@@ -35,7 +35,7 @@ import type { CanceledRunView, DecisionOptions, InputOptions, ResumeOptions, Run
 export class Runtime {
   /** The runs as stored, read-only; every change goes through this class's operations. */
   readonly records: RunRecords;
-  readonly trace: SqliteTraceStore;
+  readonly trace: TraceStore;
   readonly registry: GraphRegistry;
   /** The long-term memory every graph gets as `config.store` (the server's `/store` endpoints read and write it too). */
   readonly store: SqliteStore;
@@ -55,18 +55,19 @@ export class Runtime {
     this.registry = registry;
     this.runs = RunStore.open(db);
     this.records = new RunRecords(this.runs);
-    this.trace = openTraceStore(db);
+    const trace = openTraceStore(db);
+    this.trace = trace;
     this.scheduler = new Scheduler(this.runs, options.scheduler);
     // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
     // Fenced by the writing execution's lease (see checkpoint-fence.ts).
     const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceCheckpoints(this.runs, this.active) }));
     const store = new SqliteStore(db);
     this.store = store;
-    const trace = this.trace;
     this.deps = {
       db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace,
       emit: options.onEvent ?? (() => undefined),
-      recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
+      // Synchronous on SQLite: the claim's transaction starts the trace inside it.
+      recorder: (run) => trace.recorderNow(run.runId, { graph: run.graphId, agent: run.graphId }),
       pricing: trace.pricing,
       leaseMs: options.leaseMs ?? defaultLeaseMs(),
       workerId: options.workerId ?? `rt_${newSortableId()}`,
@@ -123,8 +124,8 @@ export class Runtime {
     const expired = hasOverdueWaits(this.runs, this.runs.clock())
       ? this.runs.transaction(() => expireOverdueWaits(this.runs, this.runs.clock()))
       : [];
-    for (const run of expired) syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
-    if (expired.length > 0) this.trace.flush();
+    for (const run of expired) syncStateChanges(this.runs, this.deps.recorder(run), run);
+    if (expired.length > 0) void this.trace.flush();
     // Newest first, so a limit keeps the latest runs (the store's default is claim order).
     return this.runs.list({ ...filter, order: "newest" }).map(toRunView);
   }
@@ -196,8 +197,8 @@ export class Runtime {
     const canceled = this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
     const lease = this.active.get(runId);
     lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
-    syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
-    this.trace.flush();
+    syncStateChanges(this.runs, this.deps.recorder(canceled), canceled);
+    void this.trace.flush();
     return { ...toRunView(canceled), side_effects: listSideEffects(this.db, runId) };
   }
 
@@ -257,7 +258,8 @@ export class Runtime {
 
   /** Flushes the trace and closes the database. */
   close(): void {
-    this.trace.flush();
+    // Written before it returns on SQLite, so the file is closed with every span in it.
+    void this.trace.flush();
     if (this.db.open) this.db.close();
   }
 

@@ -5,12 +5,15 @@
  * @module
  */
 import type { RunRecord, RunStore } from "../runs/index.js";
-import type { TraceRecorder, SqliteTraceStore } from "../trace/index.js";
+import type { TraceRecorder } from "../trace/index.js";
 
-/** Records every transition of `run` that the trace does not have yet. */
-export function syncStateChanges(runs: RunStore, trace: SqliteTraceStore, recorder: TraceRecorder, run: RunRecord): void {
+/**
+ * Records every transition of `run` that the trace does not have yet. The recorder knows how many it has
+ * (read from the store when it was obtained), so this stays synchronous inside a caller's transaction.
+ */
+export function syncStateChanges(runs: RunStore, recorder: TraceRecorder, run: RunRecord): void {
   const transitions = runs.events(run.runId).filter((e) => e.from !== null);
-  const recorded = trace.countSpans(run.runId, "state_change");
+  const recorded = recorder.countStateChanges();
   for (const event of transitions.slice(recorded)) {
     const waitName = event.to === "WAITING_APPROVAL" ? `approval_wait ${pendingTools(runs.get(run.runId).pending)}` : undefined;
     recorder.recordStateChange(event.from ?? "QUEUED", event.to, {

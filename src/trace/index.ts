@@ -4,7 +4,7 @@
  * @module
  */
 export { openTraceStore, SqliteTraceStore } from "./sqlite-store.js";
-export type { TraceStoreOptions, RecorderOptions } from "./sqlite-store.js";
+export type { TraceStore, TraceStoreOptions, RecorderOptions } from "./trace-store.js";
 export { TraceRecorder } from "./recorder.js";
 export type { StartSpanOptions, StateChangeOptions } from "./recorder.js";
 export type { EndSpanOptions, SpanHandle } from "./span-handle.js";
