@@ -47,8 +47,8 @@ export class SqliteTraceStore implements TraceStore {
   }
 
   /** {@link TraceStore.recorder}; on SQLite, done when it returns. */
-  recorder(runId: string, options: RecorderOptions = {}): Promise<TraceRecorder> {
-    return Promise.resolve(this.recorderNow(runId, options));
+  async recorder(runId: string, options: RecorderOptions = {}): Promise<TraceRecorder> {
+    return this.recorderNow(runId, options);
   }
 
   /**
