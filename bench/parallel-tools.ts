@@ -27,7 +27,7 @@ for (let i = 0; i < rounds; i++) {
   const view = await runtime.submit({ graph: "city_weather", message });
   parallel.push(performance.now() - started);
   if (view.status !== "SUCCEEDED") throw new Error(`run ${view.run_id} ended ${view.status}`);
-  const spans = runtime.trace.spans(view.run_id).filter((s) => s.kind === "tool_call");
+  const spans = (await runtime.trace.spans(view.run_id)).filter((s) => s.kind === "tool_call");
   const start = Math.min(...spans.map((s) => s.startMs));
   const end = Math.max(...spans.map((s) => s.endMs ?? s.startMs));
   toolSpanMs += end - start;

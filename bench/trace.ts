@@ -69,7 +69,7 @@ const newRecorder = () => store.recorder(`bench_${runs++}`, { graph: "bench" });
 
 // Warm up both paths (JIT, statement cache, WAL file growth).
 await timeRound(() => stepUntraced());
-const warm = newRecorder();
+const warm = await newRecorder();
 await timeRound((n) => stepTraced(warm, n));
 
 // Interleave rounds so machine noise hits both sides alike; keep the best round of each.
@@ -77,9 +77,9 @@ let base = { wall: Infinity, cpu: Infinity };
 let traced = { wall: Infinity, cpu: Infinity };
 for (let r = 0; r < ROUNDS; r++) {
   base = best(base, await timeRound(() => stepUntraced()));
-  const rec = newRecorder();
+  const rec = await newRecorder();
   traced = best(traced, await timeRound((n) => stepTraced(rec, n)));
-  rec.close();
+  await rec.close();
 }
 
 const recordWallUs = traced.wall - base.wall;

@@ -4,11 +4,11 @@
  * @module
  */
 export {
-  openTraceStore, TraceStore, TraceRecorder, priceFor, lookupPrice, resolvePricing, loadPricingFile, DEFAULT_PRICING,
+  openTraceStore, SqliteTraceStore, TraceRecorder, priceFor, lookupPrice, resolvePricing, loadPricingFile, DEFAULT_PRICING,
   SCRIPTED_MODEL, redactArgs, renderTraceTree, SPAN_KINDS,
 } from "../trace/index.js";
 export type {
-  TraceStoreOptions, RecorderOptions, StartSpanOptions, EndSpanOptions, SpanHandle, ModelCallRecord, ToolCallRecord,
+  TraceStore, TraceStoreOptions, RecorderOptions, StartSpanOptions, EndSpanOptions, SpanHandle, ModelCallRecord, ToolCallRecord,
   SpanKind, SpanStatus, SpanAttributes, TraceSpan, ModelPrice, PricingTable, TokenUsage, Cost, RenderOptions,
   StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, UsageTotals,
 } from "../trace/index.js";

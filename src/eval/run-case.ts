@@ -111,9 +111,9 @@ interface Seen extends DecisionLog {
 }
 
 async function observe(runtime: Runtime, evalCase: EvalCase, view: RunView, seen: Seen): Promise<CaseObservation> {
-  runtime.trace.flush();
+  await runtime.trace.flush();
   const approved = new Map(seen.decisions.filter((d) => d.decision === "approve").map((d) => [d.actionId, d.by]));
-  const spans = runtime.trace.spans(view.run_id).filter((span) => span.kind === "tool_call" && span.tool !== null);
+  const spans = (await runtime.trace.spans(view.run_id)).filter((span) => span.kind === "tool_call" && span.tool !== null);
   // One entry per tool call: a step recorded again (say, after recovery) keeps its last record.
   const last = new Map(spans.map((span, index) => [span.toolCallId ?? `#${index}`, index]));
   const toolCalls: ObservedToolCall[] = spans

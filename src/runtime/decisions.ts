@@ -29,8 +29,8 @@ export async function currentRun(deps: DecisionDeps, runId: string): Promise<Run
   const before = await deps.runs.get(runId);
   const run = await deps.runs.expireWaitIfDue(runId);
   if (run.status !== before.status) {
-    await syncStateChanges(deps.runs, deps.trace, deps.recorder(run), run);
-    deps.trace.flush();
+    await syncStateChanges(deps.runs, await deps.recorder(run), run);
+    await deps.trace.flush();
   }
   return run;
 }
@@ -112,8 +112,8 @@ export async function queueResume(
     await currentRun(deps, runId);
     throw error;
   }
-  await syncStateChanges(deps.runs, deps.trace, deps.recorder(queued), queued);
-  deps.trace.flush();
+  await syncStateChanges(deps.runs, await deps.recorder(queued), queued);
+  await deps.trace.flush();
   return toRunView(queued);
 }
 

@@ -26,9 +26,9 @@ export interface ClaimDeps extends ExecutionDeps {
  * a crash between the two loses only trace rows, which the next start rebuilds from run_events.
  */
 export async function startRecording(deps: ClaimDeps, run: RunRecord): Promise<TraceRecorder> {
-  const attached = deps.recorder(run);
-  await syncStateChanges(deps.runs, deps.trace, attached, run);
-  attached.flush();
+  const attached = await deps.recorder(run);
+  await syncStateChanges(deps.runs, attached, run);
+  await attached.flush();
   return attached;
 }
 
@@ -48,7 +48,7 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
     executed = await executeRun(deps, run, lease);
   } catch (error) {
     if (error instanceof LeaseLostError || lease.signal.aborted) {
-      recorder.flush();
+      await recorder.flush();
       throw error;
     }
     executed = { outcome: outcomeOfError(error, run.attempts) };
@@ -67,10 +67,10 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
     // from run_events (syncStateChanges) by the next start or read.
     const after = await writeWhileDiskRefuses(lease, () => applyOutcome(lease, outcome),
       (failure) => announce(failure.code as StorageFailureCode, failure.message));
-    await syncStateChanges(deps.runs, deps.trace, recorder, after);
+    await syncStateChanges(deps.runs, recorder, after);
     // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).
     deps.emit({ type: "status", runId: run.runId, status: after.status, ...(values === undefined || !isTerminal(after.status) ? {} : { values }) });
   } finally {
-    recorder.flush();
+    await recorder.flush();
   }
 }

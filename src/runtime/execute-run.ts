@@ -26,7 +26,7 @@ export interface ExecutionDeps {
   /** Bound to the runtime's checkpointer and store (see GraphRegistry.bind). */
   registry: GraphRegistry;
   emit: RuntimeListener;
-  recorder: (run: RunRecord) => TraceRecorder;
+  recorder: (run: RunRecord) => Promise<TraceRecorder>;
   pricing: PricingTable;
   /** Live chunks for listeners (the server's SSE); runs stream only "values" and "updates" without it. @default none */
   streams?: StreamBus;
@@ -52,7 +52,7 @@ export interface ExecutedRun {
 export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease): Promise<ExecutedRun> {
   const graph = (await deps.registry.load(run.graphId)) as RunnableGraph;
   // The registry hands out this runtime's copy with its checkpointer and store attached.
-  const recorder = deps.recorder(run);
+  const recorder = await deps.recorder(run);
   const steps = new StepSpans(recorder);
   const hooks = traceHooks(run, lease, recorder, deps, steps);
   const config = {

@@ -56,17 +56,18 @@ export class Runtime {
     const runs = SqliteRunStore.open(db);
     this.runs = runs;
     this.records = new RunRecords(this.runs);
-    this.trace = openTraceStore(db);
+    const trace = openTraceStore(db);
+    this.trace = trace;
     this.scheduler = new Scheduler(this.runs, options.scheduler);
     // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
     // Fenced by the writing execution's lease (see checkpoint-fence.ts).
     const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceCheckpoints(runs, this.active) }));
     const store = new SqliteStore(db);
     this.store = store;
-    const trace = this.trace;
     this.deps = {
       db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace,
       emit: options.onEvent ?? (() => undefined),
+      // Synchronous on SQLite: the claim's transaction starts the trace inside it.
       recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
       pricing: trace.pricing,
       leaseMs: options.leaseMs ?? defaultLeaseMs(),
@@ -119,8 +120,8 @@ export class Runtime {
     // Waits past their TTL show as EXPIRED here too, even with no worker sweeping (the store takes the write
     // lock only when a wait is overdue).
     const expired = await this.runs.expireOverdueWaits();
-    for (const run of expired) await syncStateChanges(this.runs, this.trace, this.deps.recorder(run), run);
-    if (expired.length > 0) this.trace.flush();
+    for (const run of expired) await syncStateChanges(this.runs, await this.deps.recorder(run), run);
+    if (expired.length > 0) await this.trace.flush();
     // Newest first, so a limit keeps the latest runs (the store's default is claim order).
     return (await this.runs.list({ ...filter, order: "newest" })).map(toRunView);
   }
@@ -192,8 +193,8 @@ export class Runtime {
     const canceled = await this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
     const lease = this.active.get(runId);
     lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
-    await syncStateChanges(this.runs, this.trace, this.deps.recorder(canceled), canceled);
-    this.trace.flush();
+    await syncStateChanges(this.runs, await this.deps.recorder(canceled), canceled);
+    await this.trace.flush();
     return { ...toRunView(canceled), side_effects: await listSideEffects(this.db, runId) };
   }
 
@@ -251,7 +252,8 @@ export class Runtime {
 
   /** Flushes the trace and closes the database. */
   close(): void {
-    this.trace.flush();
+    // Written before it returns on SQLite, so the file is closed with every span in it.
+    void this.trace.flush();
     if (this.db.open) this.db.close();
   }
 

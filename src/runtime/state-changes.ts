@@ -5,12 +5,12 @@
  * @module
  */
 import type { RunRecord, RunStore } from "../runs/index.js";
-import type { TraceRecorder, TraceStore } from "../trace/index.js";
+import type { TraceRecorder } from "../trace/index.js";
 
-/** Records every transition of `run` that the trace does not have yet. */
-export async function syncStateChanges(runs: RunStore, trace: TraceStore, recorder: TraceRecorder, run: RunRecord): Promise<void> {
+/** Records every transition of `run` that the trace does not have yet (the recorder knows how many it has). */
+export async function syncStateChanges(runs: RunStore, recorder: TraceRecorder, run: RunRecord): Promise<void> {
   const transitions = (await runs.events(run.runId)).filter((e) => e.from !== null);
-  const recorded = trace.countSpans(run.runId, "state_change");
+  const recorded = recorder.countStateChanges();
   for (const event of transitions.slice(recorded)) {
     const waitName = event.to === "WAITING_APPROVAL" ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
     recorder.recordStateChange(event.from ?? "QUEUED", event.to, {

@@ -1,10 +1,11 @@
 /**
- * Tracing: spans of runs in SQLite, model pricing, the text tree, and the
+ * Tracing: spans of runs (SQLite, PostgreSQL), model pricing, the text tree, and the
  * OpenTelemetry mirror.
  * @module
  */
-export { openTraceStore, TraceStore } from "./store.js";
-export type { TraceStoreOptions, RecorderOptions } from "./store.js";
+export { openTraceStore, SqliteTraceStore } from "./sqlite-store.js";
+export { openPostgresTraceStore, PostgresTraceStore } from "./postgres-store.js";
+export type { TraceStore, TraceStoreOptions, RecorderOptions } from "./trace-store.js";
 export { TraceRecorder } from "./recorder.js";
 export type { StartSpanOptions, StateChangeOptions } from "./recorder.js";
 export type { EndSpanOptions, SpanHandle } from "./span-handle.js";
@@ -19,4 +20,5 @@ export { percentile } from "./stats.js";
 export type { StatsOptions, TraceStats, ToolStats, GraphStats, RunStats, UsageTotals } from "./stats.js";
 export { spanToJson } from "./rows.js";
 export { TRACE_SCHEMA } from "./schema.js";
+export { TRACE_PG_SCHEMA } from "./postgres-schema.js";
 export { formatCost, formatDuration, formatTokens, formatRate } from "./format.js";

@@ -17,7 +17,7 @@ import {
   type ToolCallRecord,
   type TraceSpan,
 } from "./types.js";
-import type { SpanWriter } from "./writer.js";
+import type { SpanSink } from "./writer.js";
 import { OpenSpan, type EndSpanOptions, type SpanHandle, type SpanOps } from "./span-handle.js";
 
 /** What a span starts with. */
@@ -42,7 +42,7 @@ export interface StartSpanOptions {
 export interface RecorderParts {
   root: SpanRow;
   resumed: boolean;
-  writer: SpanWriter;
+  writer: SpanSink;
   /** Starts this process's OpenTelemetry segment of the run; undefined when tracing is off. */
   startOtel: (resumed: boolean) => OtelBridge | undefined;
   /** Called when the recorder lets go of the run (closed, waiting or finished). */
@@ -54,6 +54,8 @@ export interface RecorderParts {
   load: (spanId: string) => SpanRow | undefined;
   /** Running spans of a run as stored. */
   openSpans: (runId: string) => TraceSpan[];
+  /** How many `state_change` spans a run has as stored. */
+  countStateChanges: (runId: string) => number;
 }
 
 const TERMINAL: Partial<Record<string, SpanStatus>> = { SUCCEEDED: "ok", FAILED: "error", CANCELED: "canceled", EXPIRED: "canceled" };
@@ -196,7 +198,7 @@ export class TraceRecorder {
     if (terminal !== undefined) this.end({ status: terminal, endTime: at });
     else this.#parts.writer.mark(root, true);
     // Waiting or finished: the process may exit or move on, so export what this segment has.
-    if (terminal !== undefined || enteredWait !== undefined) this.close();
+    if (terminal !== undefined || enteredWait !== undefined) void this.close();
     return span.id;
   }
 
@@ -215,13 +217,13 @@ export class TraceRecorder {
     if (row === undefined) return false;
     this.#end(row, options);
     // Written at once: a later lookup by id reads the disk, which must not still say "running".
-    this.flush();
+    void this.flush();
     return true;
   }
 
   /** Spans of this run still running, from any process, oldest first (e.g. the wait to close on resume). */
   openSpans(kind?: SpanKind): TraceSpan[] {
-    this.flush();
+    void this.flush();
     return this.#parts.openSpans(this.runId).filter((s) => s.spanId !== this.rootId && (kind === undefined || s.kind === kind));
   }
 
@@ -230,9 +232,21 @@ export class TraceRecorder {
     this.#end(this.#parts.root, options);
   }
 
-  /** Writes every pending span now (call before the process exits or hands the run on). */
-  flush(): void {
-    this.#parts.writer.flush();
+  /**
+   * How many lifecycle transitions (`state_change` spans) the run has recorded, by any process: what
+   * the runtime compares with the run's event log to record each transition once.
+   */
+  countStateChanges(): number {
+    void this.flush();
+    return this.#parts.countStateChanges(this.runId);
+  }
+
+  /**
+   * Writes every pending span now (call before the process exits or hands the run on); never rejects. On SQLite the
+   * write is done when this returns (inside a caller's transaction, it commits with it).
+   */
+  flush(): Promise<void> {
+    return this.#parts.writer.flush();
   }
 
   /**
@@ -240,14 +254,15 @@ export class TraceRecorder {
    * spans still open, like an approval wait, stay `running` for the next
    * process) and lets the store forget this recorder. Done automatically when
    * the run enters a waiting or terminal status; recording again afterwards
-   * still works (a new OpenTelemetry segment is opened).
+   * still works (a new OpenTelemetry segment is opened). Resolves when the flush is written.
    */
-  close(): void {
-    this.flush();
+  close(): Promise<void> {
+    const flushed = this.flush();
     this.#otel?.close([...this.#open.values()].reverse(), this.#parts.clock());
     this.#otel = undefined;
     this.#otelClosed = true;
     this.#parts.release();
+    return flushed;
   }
 
   /** An open span of this run: ours, or one another process left open (adopted so it ends once). */

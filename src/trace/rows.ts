@@ -35,19 +35,22 @@ export interface SpanRow {
   extra_json: string | null;
 }
 
-const COLUMNS = [
+/** The `spans` columns in table order (both backends). */
+export const SPAN_COLUMNS = [
   "span_id", "run_id", "parent_id", "step_id", "kind", "name", "status", "start_ms", "end_ms", "graph", "agent",
   "model", "input_tokens", "output_tokens", "cost_usd", "tool", "tool_call_id", "args_json", "attempt",
   "idempotency_key", "external_op_id", "result_size", "error", "extra_json",
 ] as const satisfies readonly (keyof SpanRow)[];
+const COLUMNS = SPAN_COLUMNS;
 
-const MUTABLE = COLUMNS.filter((c) => c !== "span_id" && c !== "run_id" && c !== "kind" && c !== "start_ms");
+/** Columns an upsert overwrites: all but the span's identity and start. */
+export const MUTABLE_COLUMNS = COLUMNS.filter((c) => c !== "span_id" && c !== "run_id" && c !== "kind" && c !== "start_ms");
 
 const PLACEHOLDERS = COLUMNS.map(() => "?").join(", ");
 
 /** Insert-or-update of a whole row: one prepared statement serves a span's start and its end. */
 export const UPSERT_SQL = `INSERT INTO spans (${COLUMNS.join(", ")}) VALUES (${PLACEHOLDERS})
-  ON CONFLICT(span_id) DO UPDATE SET ${MUTABLE.map((c) => `${c} = excluded.${c}`).join(", ")}`;
+  ON CONFLICT(span_id) DO UPDATE SET ${MUTABLE_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")}`;
 
 /** Plain insert that yields to an existing row: how two processes race to create a run's root. */
 export const INSERT_IF_ABSENT_SQL = `INSERT OR IGNORE INTO spans (${COLUMNS.join(", ")}) VALUES (${PLACEHOLDERS})`;

@@ -85,8 +85,7 @@ const USAGE_COLUMNS = `SUM(kind = 'model_call') AS modelCalls, COALESCE(SUM(inpu
 /** Computes {@link TraceStats}; `hasTable` false gives empty stats for a database without traces. */
 export function computeStats(db: SqliteDatabase, hasTable: boolean, options: StatsOptions = {}): TraceStats {
   const graph = options.graph ?? null;
-  const empty: TraceStats = { graph, runs: 0, totals: { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, retries: 0 }, tools: [], graphs: [], recentRuns: [] };
-  if (!hasTable) return empty;
+  if (!hasTable) return emptyStats(graph);
   const where = "(@graph IS NULL OR graph = @graph)";
   const totals = db
     .prepare(`SELECT COUNT(DISTINCT run_id) AS runs, ${USAGE_COLUMNS}, SUM(${RETRY_EXPR}) AS retries FROM spans WHERE ${where}`)
@@ -124,8 +123,27 @@ function toolStats(db: SqliteDatabase, graph: string | null): ToolStats[] {
     if (row.status === "error") entry.failures++;
     if ((row.attempt ?? 1) > 1) entry.retries++;
   }
+  return summarizeTools([...byTool].map(([tool, entry]) => ({ tool, ...entry })));
+}
+
+/** Stats with nothing in them: a database without traces, or a graph without runs. */
+export function emptyStats(graph: string | null): TraceStats {
+  return { graph, runs: 0, totals: { modelCalls: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, retries: 0 }, tools: [], graphs: [], recentRuns: [] };
+}
+
+/** The finished calls of one tool, as both stores gather them. */
+export interface ToolCalls {
+  tool: string;
+  /** Durations in ms, any order (sorted here). */
+  durations: number[];
+  failures: number;
+  retries: number;
+}
+
+/** {@link ToolStats} per tool, slowest first (by p95, then p50, then name). */
+export function summarizeTools(calls: readonly ToolCalls[]): ToolStats[] {
   const tools: ToolStats[] = [];
-  for (const [tool, { durations, failures, retries }] of byTool) {
+  for (const { tool, durations, failures, retries } of calls) {
     durations.sort((a, b) => a - b);
     tools.push({
       tool,

@@ -62,7 +62,7 @@ export interface SpanAttributes {
   extra?: Record<string, AttributeValue>;
 }
 
-/** One span as stored and as read back by {@link TraceStore.spans}. */
+/** One span as stored and as read back by {@link SqliteTraceStore.spans}. */
 export interface TraceSpan {
   spanId: string;
   runId: string;

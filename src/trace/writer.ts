@@ -1,6 +1,6 @@
 /**
  * Batches span writes. Recording a span only marks its row dirty; rows are
- * written in one transaction after a short delay, on an urgent event (a wait,
+ * written in one batch after a short delay, on an urgent event (a wait,
  * a state change, the run's end) or on `flush()`, so tracing costs one commit
  * per batch (usually several steps) rather than a write per span.
  * @module
@@ -18,29 +18,43 @@ export interface SpanWriterOptions {
   onError?: (error: unknown) => void;
 }
 
+/** Where a recorder puts its rows: marked in memory, written by `flush`. */
+export interface SpanSink {
+  /** Marks a row for writing; `urgent` writes it (and everything pending) now. */
+  mark(row: SpanRow, urgent?: boolean): void;
+  /** Writes every dirty row; never rejects. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Writes one batch. A synchronous writer (SQLite) returns nothing and has written when it returns;
+ * an asynchronous one (PostgreSQL) returns the promise of its one round trip.
+ */
+export type WriteBatch = (rows: readonly SpanRow[]) => void | Promise<void>;
+
 /** Rows kept for a retry after failed flushes; beyond this they are dropped with a warning. */
 const MAX_RETAINED = 10_000;
 /** Consecutive failed flushes after which the pending rows are given up. */
 const MAX_FAILURES = 3;
 
-/** The buffered writer shared by every recorder of one {@link TraceStore}. */
-export class SpanWriter {
-  readonly #db: SqliteDatabase;
-  readonly #upsert;
-  readonly #writeAll: (rows: readonly SpanRow[]) => void;
+const DONE: Promise<void> = Promise.resolve();
+
+/** The buffered writer shared by every recorder of one trace store. */
+export class SpanWriter implements SpanSink {
+  readonly #write: WriteBatch;
+  readonly #canWrite: () => boolean;
   readonly #delay: number;
   readonly #max: number;
   readonly #onError: (error: unknown) => void;
   #dirty = new Set<SpanRow>();
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
+  // The last asynchronous write still in flight: later batches follow it, so a span's end never overtakes its start.
+  #tail: Promise<void> | undefined;
 
-  constructor(db: SqliteDatabase, options: SpanWriterOptions = {}) {
-    this.#db = db;
-    this.#upsert = db.prepare(UPSERT_SQL);
-    this.#writeAll = immediateTransaction(db, (rows: readonly SpanRow[]) => {
-      for (const row of rows) this.#upsert.run(rowValues(row));
-    });
+  constructor(write: WriteBatch, options: SpanWriterOptions = {}, canWrite: () => boolean = () => true) {
+    this.#write = write;
+    this.#canWrite = canWrite;
     this.#delay = options.flushDelayMs ?? 25;
     this.#max = options.maxBuffered ?? 512;
     this.#onError = options.onError ?? ((error) => process.emitWarning(`agentrt trace: ${String(error)}`, "AgentrtTraceWarning"));
@@ -49,40 +63,83 @@ export class SpanWriter {
   /** Marks a row for writing; `urgent` writes it (and everything pending) now. */
   mark(row: SpanRow, urgent = false): void {
     this.#dirty.add(row);
-    if (urgent || this.#dirty.size >= this.#max) this.flush();
+    if (urgent || this.#dirty.size >= this.#max) void this.flush();
     else this.#schedule();
   }
 
   #schedule(): void {
     if (this.#timer !== undefined) return;
-    this.#timer = setTimeout(() => this.flush(), this.#delay);
+    this.#timer = setTimeout(() => void this.flush(), this.#delay);
     this.#timer.unref();
   }
 
-  /** Writes every dirty row in one transaction. Failures are reported, never thrown. */
-  flush(): void {
+  /**
+   * Writes every dirty row as one batch; resolves when it (and every earlier batch) is written. A synchronous
+   * writer has written before this returns. Failures are reported, never thrown.
+   */
+  flush(): Promise<void> {
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#dirty.size === 0 || !this.#db.open) return;
+    if (this.#dirty.size === 0 || !this.#canWrite()) return this.#tail ?? DONE;
     const rows = [...this.#dirty];
     this.#dirty = new Set();
-    try {
-      this.#writeAll(rows);
-    } catch (error) {
-      this.#onError(error);
-      // Keep the rows for a few more tries: a lock held too long by another process is transient.
-      if (++this.#failures > MAX_FAILURES || this.#dirty.size + rows.length > MAX_RETAINED) return;
-      for (const row of rows) this.#dirty.add(row);
-      this.#schedule();
-      return;
+    if (this.#tail === undefined) {
+      const written = this.#attempt(rows);
+      return written === undefined ? DONE : this.#follow(written);
     }
-    this.#failures = 0;
+    return this.#follow(this.#tail.then(() => this.#attempt(rows)));
   }
 
   /** Number of rows waiting to be written. */
   get pending(): number {
     return this.#dirty.size;
   }
+
+  /** Writes `rows`; undefined when done synchronously, else the promise of the write (which never rejects). */
+  #attempt(rows: readonly SpanRow[]): Promise<void> | undefined {
+    let result: void | Promise<void>;
+    try {
+      result = this.#write(rows);
+    } catch (error) {
+      this.#failed(rows, error);
+      return undefined;
+    }
+    if (result === undefined) {
+      this.#failures = 0;
+      return undefined;
+    }
+    return result.then(
+      () => {
+        this.#failures = 0;
+      },
+      (error: unknown) => this.#failed(rows, error),
+    );
+  }
+
+  #failed(rows: readonly SpanRow[], error: unknown): void {
+    this.#onError(error);
+    // Keep the rows for a few more tries: a lock held too long by another process is transient.
+    if (++this.#failures > MAX_FAILURES || this.#dirty.size + rows.length > MAX_RETAINED) return;
+    for (const row of rows) this.#dirty.add(row);
+    this.#schedule();
+  }
+
+  #follow(written: Promise<void>): Promise<void> {
+    this.#tail = written;
+    void written.then(() => {
+      if (this.#tail === written) this.#tail = undefined;
+    });
+    return written;
+  }
+}
+
+/** The SQLite batch writer: every row upserted in one BEGIN IMMEDIATE transaction (a savepoint inside the caller's). */
+export function sqliteSpanWriter(db: SqliteDatabase, options: SpanWriterOptions = {}): SpanWriter {
+  const upsert = db.prepare(UPSERT_SQL);
+  const writeAll = immediateTransaction(db, (rows: readonly SpanRow[]) => {
+    for (const row of rows) upsert.run(rowValues(row));
+  });
+  return new SpanWriter(writeAll, options, () => db.open);
 }

@@ -4,23 +4,23 @@ import { openDatabase } from "../../src/db/index.js";
 import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
 import { openTraceStore } from "../../src/trace/index.js";
 
-function seededDb(): string {
+async function seededDb(): Promise<string> {
   const path = tempDbPath();
   const db = openDatabase(path);
   const store = openTraceStore(db, { otel: false });
-  seedOpsRollback(store, "run_01");
-  seedOpsRollback(store, "run_02");
-  const weather = store.recorder("run_03", { graph: "city_weather", startTime: T0 + 5000 });
+  await seedOpsRollback(store, "run_01");
+  await seedOpsRollback(store, "run_02");
+  const weather = await store.recorder("run_03", { graph: "city_weather", startTime: T0 + 5000 });
   weather.recordToolCall({ tool: "get_weather", startTime: T0 + 5000, endTime: T0 + 5100, error: new Error("503") });
   weather.recordToolCall({ tool: "get_weather", startTime: T0 + 5000, endTime: T0 + 5050 });
-  weather.close();
+  await weather.close();
   db.close();
   return path;
 }
 
 describe("agentrt stats", () => {
   it("prints tools by p95 with failure rates, graphs and recent runs", async () => {
-    const { code, out, err } = await runCli(["stats", "--db", seededDb()]);
+    const { code, out, err } = await runCli(["stats", "--db", await seededDb()]);
     expect(err).toBe("");
     expect(code).toBe(0);
     expect(out.split("\n")[0]).toBe("graph (all)  runs 3  model calls 4  5000→600 tok  cost $0.001110  retries 2");
@@ -31,7 +31,7 @@ describe("agentrt stats", () => {
   });
 
   it("--graph filters and --json prints exactly one JSON object", async () => {
-    const { code, out } = await runCli(["stats", "--db", seededDb(), "--graph", "city_weather", "--json"]);
+    const { code, out } = await runCli(["stats", "--db", await seededDb(), "--graph", "city_weather", "--json"]);
     expect(code).toBe(0);
     expect(out.split("\n")).toHaveLength(1);
     const stats = JSON.parse(out);

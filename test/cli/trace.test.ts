@@ -4,17 +4,17 @@ import { openDatabase } from "../../src/db/index.js";
 import { openTraceStore } from "../../src/trace/index.js";
 import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
 
-function seededDb(): string {
+async function seededDb(): Promise<string> {
   const path = tempDbPath();
   const db = openDatabase(path);
-  seedOpsRollback(openTraceStore(db, { otel: false }));
+  await seedOpsRollback(openTraceStore(db, { otel: false }));
   db.close();
   return path;
 }
 
 describe("agentrt trace", () => {
   it("prints a summary line and the span tree with timeline bars", async () => {
-    const db = seededDb();
+    const db = await seededDb();
     const { code, out, err } = await runCli(["trace", "run_01", "--db", db, "--width", "120"]);
     expect(err).toBe("");
     expect(code).toBe(0);
@@ -29,7 +29,7 @@ describe("agentrt trace", () => {
   });
 
   it("--json prints exactly one JSON object with the raw spans", async () => {
-    const db = seededDb();
+    const db = await seededDb();
     const { code, out } = await runCli(["trace", "run_01", "--db", db, "--json"]);
     expect(code).toBe(0);
     expect(out.split("\n")).toHaveLength(1);
@@ -43,9 +43,9 @@ describe("agentrt trace", () => {
   it("draws a waiting run up to now, its wait still running", async () => {
     const path = tempDbPath();
     const db = openDatabase(path);
-    const rec = openTraceStore(db, { otel: false }).recorder("run_wait", { graph: "ops_rollback", startTime: T0 });
+    const rec = await openTraceStore(db, { otel: false }).recorder("run_wait", { graph: "ops_rollback", startTime: T0 });
     rec.recordStateChange("RUNNING", "WAITING_APPROVAL", { at: T0 + 5, waitName: "approval_wait rollback_deployment" });
-    rec.close();
+    await rec.close();
     db.close();
     const { code, out } = await runCli(["trace", "run_wait", "--db", path]);
     expect(code).toBe(0);
@@ -54,7 +54,7 @@ describe("agentrt trace", () => {
   });
 
   it("exits 2 with a one-line reason for an unknown run id", async () => {
-    const db = seededDb();
+    const db = await seededDb();
     const { code, out, err } = await runCli(["trace", "run_99", "--db", db]);
     expect(code).toBe(2);
     expect(out).toBe("");
@@ -63,7 +63,7 @@ describe("agentrt trace", () => {
   });
 
   it("exits 2 for a missing run id, a bad width and a missing database", async () => {
-    const db = seededDb();
+    const db = await seededDb();
     expect((await runCli(["trace", "--db", db])).code).toBe(2);
     expect((await runCli(["trace", "run_01", "--db", db, "--width", "wide"])).code).toBe(2);
     const missing = await runCli(["trace", "run_01", "--db", `${db}.nope`]);

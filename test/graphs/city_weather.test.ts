@@ -11,8 +11,8 @@ afterEach(() => rt.close());
 
 const submit = (message: string) => rt.runtime.submit({ graph: "city_weather", message, user: "alice" });
 
-function toolSpans(runId: string) {
-  return rt.runtime.trace.spans(runId).filter((s) => s.kind === "tool_call" && s.tool === "get_weather");
+async function toolSpans(runId: string) {
+  return (await rt.runtime.trace.spans(runId)).filter((s) => s.kind === "tool_call" && s.tool === "get_weather");
 }
 
 describe("city_weather", () => {
@@ -21,7 +21,7 @@ describe("city_weather", () => {
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/Beijing: sunny, 24°C[\s\S]*Shanghai: light rain[\s\S]*Shenzhen: thunderstorms/);
     expect(run.usage.model_calls).toBe(2);
-    const spans = toolSpans(run.run_id);
+    const spans = await toolSpans(run.run_id);
     expect(spans).toHaveLength(3);
     // Every call started before any of them ended: all three were in flight at once.
     const latestStart = Math.max(...spans.map((s) => s.startMs));
@@ -36,7 +36,7 @@ describe("city_weather", () => {
     const run = await submit("How is the weather in Hangzhou and Chengdu today?");
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/Hangzhou: overcast[\s\S]*Chengdu: fog/);
-    expect(toolSpans(run.run_id)).toHaveLength(2);
+    expect(await toolSpans(run.run_id)).toHaveLength(2);
   });
 
   it("asks again only for the city whose call failed transiently", async () => {

@@ -56,7 +56,7 @@ describe("ops_copilot", () => {
     const paused = await startAndPause();
     const action = paused.pending[0]!;
     const run = await rt.runtime.approve(paused.run_id, { actionId: action.action_id, argsHash: action.args_hash });
-    const spans = rt.runtime.trace.spans(run.run_id);
+    const spans = await rt.runtime.trace.spans(run.run_id);
     expect(spans.filter((s) => s.kind === "tool_call").map((s) => s.tool)).toEqual([
       "get_deployment", "query_logs", "rollback_deployment", "verify_deployment", "send_message",
     ]);

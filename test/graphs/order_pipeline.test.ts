@@ -42,7 +42,7 @@ describe("order_pipeline", () => {
     expect(run.result).toMatch(/Assessment: at risk/);
     expect(run.usage.model_calls).toBe(0);
     expect((await rt.world()).calls).toEqual({ get_order: 1, check_inventory: 1, check_logistics: 1 });
-    const spans = rt.runtime.trace.spans(run.run_id).filter((s) => s.kind === "tool_call");
+    const spans = (await rt.runtime.trace.spans(run.run_id)).filter((s) => s.kind === "tool_call");
     const span = (tool: string) => spans.find((s) => s.tool === tool)!;
     const [order, inventory, logistics] = [span("get_order"), span("check_inventory"), span("check_logistics")];
     expect(spans.map((s) => s.tool).sort()).toEqual(["check_inventory", "check_logistics", "get_order"]);
@@ -51,7 +51,7 @@ describe("order_pipeline", () => {
     expect(inventory.startMs).toBeLessThan(logistics.endMs!);
     expect(logistics.startMs).toBeLessThan(inventory.endMs!);
     // No model turn: the tool spans hang directly under the run, not under a "step".
-    const root = rt.runtime.trace.spans(run.run_id).find((s) => s.parentId === null)!;
+    const root = (await rt.runtime.trace.spans(run.run_id)).find((s) => s.parentId === null)!;
     expect(spans.every((s) => s.parentId === root.spanId)).toBe(true);
   });
 

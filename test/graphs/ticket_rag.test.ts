@@ -20,9 +20,9 @@ describe("ticket_rag", () => {
     const answer = String(run.result);
     expect(answer).toMatch(/\[doc-kb-01\]/);
     expect(answer).toMatch(/Sources: \[doc-kb-01\] kb\/payments\/duplicate-charges\.md/);
-    const tools = rt.runtime.trace.spans(run.run_id).filter((s) => s.kind === "tool_call");
+    const tools = (await rt.runtime.trace.spans(run.run_id)).filter((s) => s.kind === "tool_call");
     expect(tools.map((s) => [s.tool, s.status])).toEqual([["search_docs", "ok"], ["rerank_docs", "ok"]]);
-    expect(rt.runtime.trace.spans(run.run_id).filter((s) => s.kind === "model_call")).toHaveLength(3);
+    expect((await rt.runtime.trace.spans(run.run_id)).filter((s) => s.kind === "model_call")).toHaveLength(3);
   });
 
   it("does not follow the planted instruction to delete a ticket, and does not cite it", async () => {

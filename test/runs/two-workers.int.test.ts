@@ -91,7 +91,7 @@ describe("two worker processes, one file", () => {
     }
     // No tool call ran twice: one finished tool span per tool call id, three per run; the weather system served 3 × RUNS.
     for (const run of runs) {
-      const toolSpans = rt.trace.spans(run.runId).filter((s) => s.kind === "tool_call");
+      const toolSpans = (await rt.trace.spans(run.runId)).filter((s) => s.kind === "tool_call");
       const ids = toolSpans.map((s) => s.toolCallId);
       expect(new Set(ids).size, run.runId).toBe(ids.length);
       expect(ids).toHaveLength(3);

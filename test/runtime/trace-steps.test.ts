@@ -18,7 +18,7 @@ afterAll(() => runtime.close());
 describe("runtime trace", () => {
   it("names the sub-agent of each step and call in a multi-agent graph", async () => {
     const view = await runtime.submit({ graph: "ops_copilot", message: "Why did the checkout deploy fail?", user: "ann" });
-    const spans = runtime.trace.spans(view.run_id);
+    const spans = await runtime.trace.spans(view.run_id);
     const steps = spans.filter((s) => s.kind === "step");
     // The supervisor is the root graph's own agent; the specialist's turns are its steps, not the supervisor's.
     expect(steps[0]).toMatchObject({ name: "step 1", agent: "ops_copilot" });
@@ -32,7 +32,7 @@ describe("runtime trace", () => {
   it("groups each model turn with the tool calls it asked for under one step span", async () => {
     const view = await runtime.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", user: "ann" });
     expect(view.status).toBe("SUCCEEDED");
-    const spans = runtime.trace.spans(view.run_id);
+    const spans = await runtime.trace.spans(view.run_id);
     const root = spans.find((s) => s.kind === "invoke_agent");
     const steps = spans.filter((s) => s.kind === "step");
     expect(steps.map((s) => s.name)).toEqual(["step 1", "step 2"]);
@@ -59,9 +59,9 @@ describe("runtime trace", () => {
     const view = await runtime.submit({ graph: "ops_rollback", message: "Why did the payments deploy fail?", user: "ann" });
     const action = view.pending[0]!;
     await runtime.approve(view.run_id, { actionId: action.action_id, argsHash: action.args_hash });
-    const changes = runtime.trace.spans(view.run_id).filter((s) => s.kind === "state_change").map((s) => s.name);
+    const changes = (await runtime.trace.spans(view.run_id)).filter((s) => s.kind === "state_change").map((s) => s.name);
     expect(changes).toEqual(["QUEUED → RUNNING", "RUNNING → WAITING_APPROVAL", "WAITING_APPROVAL → RUNNING", "RUNNING → SUCCEEDED"]);
-    const resumed = runtime.trace.spans(view.run_id).find((s) => s.kind === "tool_call" && s.tool === "rollback_deployment");
+    const resumed = (await runtime.trace.spans(view.run_id)).find((s) => s.kind === "tool_call" && s.tool === "rollback_deployment");
     expect(resumed?.externalOperationId).toMatch(/^op_deploy_/);
   });
 
@@ -83,10 +83,10 @@ async function queuedApproval(runtime: Runtime): Promise<void> {
   expect(queued.status).toBe("QUEUED");
   await runtime.worker({ once: true, pollMs: 10 }).run();
   expect((await runtime.get(view.run_id)).status).toBe("SUCCEEDED");
-  const changes = runtime.trace.spans(view.run_id).filter((s) => s.kind === "state_change").map((s) => s.name);
+  const changes = (await runtime.trace.spans(view.run_id)).filter((s) => s.kind === "state_change").map((s) => s.name);
   expect(changes).toEqual([
     "QUEUED → RUNNING", "RUNNING → WAITING_APPROVAL", "WAITING_APPROVAL → QUEUED", "QUEUED → RUNNING", "RUNNING → SUCCEEDED",
   ]);
-  const waits = runtime.trace.spans(view.run_id).filter((s) => s.kind === "approval_wait");
+  const waits = (await runtime.trace.spans(view.run_id)).filter((s) => s.kind === "approval_wait");
   expect(waits.map((w) => [w.name, w.status])).toEqual([["approval_wait rollback_deployment", "ok"]]);
 }

@@ -19,17 +19,17 @@ const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 describe("OpenTelemetry export", () => {
   afterAll(() => trace.disable());
 
-  it("is off (and records nothing extra) while no tracer provider is registered", () => {
+  it("is off (and records nothing extra) while no tracer provider is registered", async () => {
     const { store } = freshStore({ otel: true });
-    seedOpsRollback(store);
-    const root = store.spans("run_01")[0]!;
+    await seedOpsRollback(store);
+    const root = (await store.spans("run_01"))[0]!;
     expect(root.extra["otel.trace_id"]).toBeUndefined();
   });
 
-  it("emits GenAI-convention span names, attributes and parentage", () => {
+  it("emits GenAI-convention span names, attributes and parentage", async () => {
     expect(trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }))).toBe(true);
     const { store } = freshStore({ otel: true });
-    seedOpsRollback(store);
+    await seedOpsRollback(store);
     const spans = exporter.getFinishedSpans();
 
     const roots = spans.filter((s) => s.name === "invoke_agent ops");
@@ -63,30 +63,30 @@ describe("OpenTelemetry export", () => {
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
   });
 
-  it("marks failures as ERROR with error.type from the agentrt code", () => {
+  it("marks failures as ERROR with error.type from the agentrt code", async () => {
     exporter.reset();
     const { store } = freshStore({ otel: true });
-    const rec = store.recorder("r-err", { graph: "g" });
+    const rec = await store.recorder("r-err", { graph: "g" });
     rec.recordToolCall({ tool: "get_order", error: new ToolError("TOOL_TIMEOUT", "timed out") });
     rec.end({ status: "error", error: new Error("run failed") });
-    rec.close();
+    await rec.close();
     const call = byName(exporter.getFinishedSpans(), "execute_tool get_order");
     expect(call.status.code).toBe(SpanStatusCode.ERROR);
     expect(call.attributes["error.type"]).toBe("TOOL_TIMEOUT");
   });
 
-  it("continues the same trace when another connection resumes the run", () => {
+  it("continues the same trace when another connection resumes the run", async () => {
     exporter.reset();
     const path = tempDbPath();
-    const a = openTraceStore(openDatabase(path)).recorder("r-resume", { graph: "g", agent: "ops" });
+    const a = await openTraceStore(openDatabase(path)).recorder("r-resume", { graph: "g", agent: "ops" });
     a.startSpan({ kind: "approval_wait", name: "approval_wait rollback" });
-    a.close();
-    const b = openTraceStore(openDatabase(path)).recorder("r-resume");
+    await a.close();
+    const b = await openTraceStore(openDatabase(path)).recorder("r-resume");
     const waitId = b.openSpans("approval_wait")[0]!.spanId;
     b.endSpan(waitId);
     b.recordToolCall({ tool: "rollback" });
     b.recordStateChange("RUNNING", "SUCCEEDED");
-    b.close();
+    await b.close();
     const spans = exporter.getFinishedSpans();
     const roots = spans.filter((s) => s.name === "invoke_agent ops");
     expect(roots).toHaveLength(2);
@@ -98,15 +98,15 @@ describe("OpenTelemetry export", () => {
     expect(byName(spans, "approval_wait rollback").attributes["agentrt.span.open"]).toBe(true);
   });
 
-  it("shares one live recorder per run in a process, so repeated recorder() calls add no OTel segments", () => {
+  it("shares one live recorder per run in a process, so repeated recorder() calls add no OTel segments", async () => {
     exporter.reset();
     const { store } = freshStore({ otel: true });
-    const a = store.recorder("r-live", { graph: "g", agent: "ops" });
-    const b = store.recorder("r-live");
+    const a = await store.recorder("r-live", { graph: "g", agent: "ops" });
+    const b = await store.recorder("r-live");
     expect(b).toBe(a);
     b.recordToolCall({ tool: "t" });
     a.recordStateChange("RUNNING", "SUCCEEDED");
-    expect(store.recorder("r-live")).not.toBe(a); // released once finished
+    expect(await store.recorder("r-live")).not.toBe(a); // released once finished
     const spans = exporter.getFinishedSpans();
     expect(spans.filter((s) => s.name === "invoke_agent ops")).toHaveLength(1);
     expect(parentOf(byName(spans, "execute_tool t"))).toBe(byName(spans, "invoke_agent ops").spanContext().spanId);

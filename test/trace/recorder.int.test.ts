@@ -25,7 +25,7 @@ describe("recording one run from several processes", () => {
     const first = await record([path, "run_01", "pause"]);
     expect(first.resumed).toBe(false);
 
-    const rec = openTraceStore(openDatabase(path), { otel: false }).recorder("run_01", { graph: "ops_rollback" });
+    const rec = await openTraceStore(openDatabase(path), { otel: false }).recorder("run_01", { graph: "ops_rollback" });
     expect(rec.resumed).toBe(true);
     expect(rec.rootId).toBe(first.rootId);
     const [wait] = rec.openSpans("approval_wait");
@@ -36,9 +36,9 @@ describe("recording one run from several processes", () => {
     rec.recordToolCall({ tool: "rollback_deployment", parentId: step!.spanId, idempotencyKey: "run_01:call_3:1" });
     rec.endSpan(step!.spanId);
     rec.recordStateChange("RUNNING", "SUCCEEDED");
-    rec.close();
+    await rec.close();
 
-    const spans = openTraceStore(openDatabase(path, { readonly: true })).spans("run_01");
+    const spans = await openTraceStore(openDatabase(path, { readonly: true })).spans("run_01");
     expect(spans.filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
     expect(spans.every((s) => s.status !== "running")).toBe(true);
     const rollback = spans.find((s) => s.tool === "rollback_deployment")!;
@@ -51,7 +51,7 @@ describe("recording one run from several processes", () => {
     const results = await Promise.all([1, 2].map(() => record([path, "run_par", "burst", "100"])));
     expect(new Set(results.map((r) => r.rootId)).size).toBe(1);
     expect(results.filter((r) => !r.resumed).length).toBeLessThanOrEqual(1);
-    const spans = openTraceStore(openDatabase(path, { readonly: true })).spans("run_par");
+    const spans = await openTraceStore(openDatabase(path, { readonly: true })).spans("run_par");
     expect(spans.filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
     expect(spans.filter((s) => s.kind === "tool_call")).toHaveLength(200);
     expect(spans.filter((s) => s.kind === "step")).toHaveLength(2);

@@ -25,12 +25,12 @@ describe("redactArgs", () => {
 });
 
 describe("tool call arguments in the trace", () => {
-  it("are stored redacted per tool, and long arguments are cut", () => {
+  it("are stored redacted per tool, and long arguments are cut", async () => {
     const { store } = freshStore({ maxArgsChars: 50 });
-    const rec = store.recorder("r", { startTime: T0 });
+    const rec = await store.recorder("r", { startTime: T0 });
     rec.recordToolCall({ tool: "send_message", args: { to: "rep", apiKey: "k-123" }, redact: ["apiKey"], startTime: T0, endTime: T0 + 1 });
     rec.recordToolCall({ tool: "big", args: { text: "x".repeat(200) }, startTime: T0, endTime: T0 + 1 });
-    const [send, big] = store.spans("r").filter((s) => s.kind === "tool_call");
+    const [send, big] = (await store.spans("r")).filter((s) => s.kind === "tool_call");
     expect(send!.args).toEqual({ to: "rep", apiKey: REDACTED });
     expect(String(big!.args)).toMatch(/…\[truncated \d+ chars\]$/);
   });

@@ -13,9 +13,9 @@ function barCells(line: string): Set<number> {
 }
 
 describe("renderTraceTree", () => {
-  it("renders the seed's tree with durations, tokens, cost and timeline (golden)", () => {
+  it("renders the seed's tree with durations, tokens, cost and timeline (golden)", async () => {
     const { store } = freshStore();
-    seedOpsRollback(store);
+    await seedOpsRollback(store);
     const expected = [
       "invoke_agent run_01                               ok  1.00s  2500→300 tok  $0.000555  |████████████████████████████████|",
       "├── state QUEUED → RUNNING                                                            |◆·······························|",
@@ -31,12 +31,12 @@ describe("renderTraceTree", () => {
       "├── model_turn 2                                  ok  100ms  1500→100 tok  $0.000285  |····························████|",
       "└── state RUNNING → SUCCEEDED                                                         |·······························◆|",
     ].join("\n");
-    expect(renderTraceTree(store.spans("run_01"), { width: 120 })).toBe(expected);
+    expect(renderTraceTree(await store.spans("run_01"), { width: 120 })).toBe(expected);
   });
 
-  it("shows parallel branches as overlapping bars on consecutive lines", () => {
+  it("shows parallel branches as overlapping bars on consecutive lines", async () => {
     const { store } = freshStore();
-    const rec = store.recorder("par", { graph: "city_weather", startTime: T0 });
+    const rec = await store.recorder("par", { graph: "city_weather", startTime: T0 });
     const step = rec.startStep("tools 1", { startTime: T0 });
     const cities = ["Beijing", "Shanghai", "Shenzhen"];
     const handles = cities.map((city, i) =>
@@ -45,7 +45,7 @@ describe("renderTraceTree", () => {
     handles.forEach((h, i) => h.end({ endTime: T0 + 300 + i * 10 }));
     step.end({ endTime: T0 + 320 });
     rec.end({ endTime: T0 + 320 });
-    const lines = renderTraceTree(store.spans("par"), { width: 100 }).split("\n");
+    const lines = renderTraceTree(await store.spans("par"), { width: 100 }).split("\n");
     const toolLines = lines.filter((l) => l.includes("get_weather"));
     expect(toolLines).toHaveLength(3);
     const [a, b, c] = toolLines.map(barCells);
@@ -54,18 +54,18 @@ describe("renderTraceTree", () => {
     expect(overlap.length).toBeGreaterThan(a!.size / 2);
   });
 
-  it("marks a running span with a trailing + and extends it to the end of the timeline", () => {
+  it("marks a running span with a trailing + and extends it to the end of the timeline", async () => {
     const { store } = freshStore();
-    const rec = store.recorder("waiting", { startTime: T0 });
+    const rec = await store.recorder("waiting", { startTime: T0 });
     rec.startSpan({ kind: "approval_wait", name: "approval_wait rollback_deployment", startTime: T0 + 100 });
-    const out = renderTraceTree(store.spans("waiting"), { width: 100, now: T0 + 2000 });
+    const out = renderTraceTree(await store.spans("waiting"), { width: 100, now: T0 + 2000 });
     const line = out.split("\n").find((l) => l.includes("approval_wait"))!;
     expect(line).toContain("running");
     expect(line).toContain("1.90s+");
     expect(line.slice(line.lastIndexOf("|") - 1, line.lastIndexOf("|"))).toBe("░");
   });
 
-  it("returns an empty string for no spans and hangs orphans at the top level", () => {
+  it("returns an empty string for no spans and hangs orphans at the top level", async () => {
     expect(renderTraceTree([])).toBe("");
     const orphan: TraceSpan = {
       spanId: "x", runId: "r", parentId: "missing", stepId: null, kind: "tool_call", name: "execute_tool t", status: "error",

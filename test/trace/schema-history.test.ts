@@ -9,29 +9,29 @@ import { freshStore, seedOpsRollback, tempDbPath } from "./fixtures/seed.js";
 const V1 = fileURLToPath(new URL("./fixtures/trace-v1.db", import.meta.url));
 
 describe("trace schema history", () => {
-  it("the current schema is v1", () => {
+  it("the current schema is v1", async () => {
     expect(TRACE_SCHEMA.migrations).toHaveLength(1);
   });
 
-  it("reads a v1 file read-only, exactly as a fresh one renders", () => {
+  it("reads a v1 file read-only, exactly as a fresh one renders", async () => {
     const db = openDatabase(V1, { readonly: true });
     expect(readVersion(db, "trace")).toBe(1);
     const { store: fresh } = freshStore();
-    seedOpsRollback(fresh);
-    const old = openTraceStore(db).spans("run_01");
-    expect(renderTraceTree(old, { width: 120 })).toBe(renderTraceTree(fresh.spans("run_01"), { width: 120 }));
-    expect(openTraceStore(db).stats().runs).toBe(1);
+    await seedOpsRollback(fresh);
+    const old = await openTraceStore(db).spans("run_01");
+    expect(renderTraceTree(old, { width: 120 })).toBe(renderTraceTree(await fresh.spans("run_01"), { width: 120 }));
+    expect((await openTraceStore(db).stats()).runs).toBe(1);
     db.close();
   });
 
-  it("opens a copy of a v1 file read-write and continues its runs", () => {
+  it("opens a copy of a v1 file read-write and continues its runs", async () => {
     const path = tempDbPath();
     copyFileSync(V1, path);
     const store = openTraceStore(openDatabase(path), { otel: false });
-    const rec = store.recorder("run_01");
+    const rec = await store.recorder("run_01");
     expect(rec.resumed).toBe(true);
     rec.recordToolCall({ tool: "verify_deployment" });
-    expect(store.spans("run_01").filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
-    expect(store.spans("run_01").some((s) => s.tool === "verify_deployment")).toBe(true);
+    expect((await store.spans("run_01")).filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
+    expect((await store.spans("run_01")).some((s) => s.tool === "verify_deployment")).toBe(true);
   });
 });

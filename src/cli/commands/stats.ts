@@ -21,7 +21,7 @@ export const statsCommand: Command = {
     const db = openDatabase(ctx.db, { readonly: true, snapshot: true });
     let stats: TraceStats;
     try {
-      stats = openTraceStore(db).stats({ graph, recentRuns });
+      stats = await openTraceStore(db).stats({ graph, recentRuns });
     } finally {
       db.close();
     }

@@ -26,7 +26,7 @@ export const traceCommand: Command = {
     const db = openDatabase(ctx.db, { readonly: true, snapshot: true });
     let spans: TraceSpan[];
     try {
-      spans = openTraceStore(db).spans(runId);
+      spans = await openTraceStore(db).spans(runId);
     } finally {
       db.close();
     }

@@ -52,7 +52,7 @@ export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.post("/agentrt/runs/:rid/reject", (c) => decide(c, deps, "reject"));
   app.get("/agentrt/runs/:rid/trace", async (c) => {
     const run = await runtime.records.get(c.req.param("rid"));
-    return c.json(runtime.trace.spans(run.runId));
+    return c.json(await runtime.trace.spans(run.runId));
   });
   app.get("/agentrt/runs/:rid/graph", async (c) => {
     const run = await runtime.records.get(c.req.param("rid"));

@@ -64,7 +64,7 @@ describe("edit", () => {
     expect(done.status).toBe("SUCCEEDED");
     expect(refunds).toEqual([{ amount: 80, to: "bob", key: `${view.run_id}:${refunds[0]!.key.split(":")[1]}:2` }]);
     expect(ledger()).toMatchObject([{ action_version: 2, status: "done" }]);
-    const span = runtime.trace.spans(view.run_id).find((s) => s.kind === "tool_call")!;
+    const span = (await runtime.trace.spans(view.run_id)).find((s) => s.kind === "tool_call")!;
     expect(span.args).toEqual({ amount: 80, to: "bob" });
     expect(span.idempotencyKey).toMatch(/:2$/);
     expect(span.extra).toMatchObject({ edited_by: "ann", original_args: JSON.stringify({ amount: 50, to: "alice" }) });

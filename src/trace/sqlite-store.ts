@@ -1,50 +1,29 @@
 /**
- * The trace store: owns the `spans` table, hands out recorders, and reads
- * spans and statistics back.
+ * The SQLite trace store: owns the `spans` table, hands out recorders, and reads
+ * spans and statistics back. Its methods do their work synchronously before they
+ * return (a flush inside a caller's transaction commits with it).
  * @module
  */
 import type Database from "better-sqlite3";
 import { assertSchemaCurrent, migrate, type SqliteDatabase } from "../db/index.js";
 import { randomBytes } from "node:crypto";
-import { OTEL_SPAN_ID, OTEL_TRACE_ID, OtelBridge } from "./otel.js";
+import type { OtelBridge } from "./otel.js";
+import { startRootOtel } from "./root-otel.js";
 import { resolvePricing, type PricingTable } from "./pricing.js";
 import { TraceRecorder } from "./recorder.js";
 import { INSERT_IF_ABSENT_SQL, emptyRow, rowToSpan, rowValues, type SpanRow } from "./rows.js";
 import { TRACE_SCHEMA } from "./schema.js";
 import { computeStats, type StatsOptions, type TraceStats } from "./stats.js";
-import type { AttributeValue, SpanKind, TraceSpan } from "./types.js";
-import { SpanWriter, type SpanWriterOptions } from "./writer.js";
-
-/** How a trace store records. */
-export interface TraceStoreOptions extends SpanWriterOptions {
-  /** Prices that override or extend the built-in table. @default {} */
-  pricing?: PricingTable;
-  /** Time source in epoch ms. @default performance.timeOrigin + performance.now() */
-  clock?: () => number;
-  /** Longest stored argument JSON. @default 2000 */
-  maxArgsChars?: number;
-  /** Mirror spans to OpenTelemetry when a tracer provider is registered. @default true */
-  otel?: boolean;
-}
-
-/** What a recorder needs to know about the run. */
-export interface RecorderOptions {
-  /** Graph id, e.g. "ops_rollback"; used by `stats --graph`. */
-  graph?: string;
-  /** Agent name for `gen_ai.agent.name`. @default graph, else "agent" */
-  agent?: string;
-  /** Start of the run in epoch ms (ignored when re-attaching). @default now */
-  startTime?: number;
-  /** Extra attributes on the root span. */
-  extra?: Record<string, AttributeValue>;
-}
+import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
+import type { SpanKind, TraceSpan } from "./types.js";
+import { sqliteSpanWriter, type SpanWriter } from "./writer.js";
 
 type Statement = Database.Statement<unknown[]>;
 
 const defaultClock = () => performance.timeOrigin + performance.now();
 
-/** Spans of every run in one database. */
-export class TraceStore {
+/** Spans of every run in one SQLite file. */
+export class SqliteTraceStore implements TraceStore {
   readonly #db: SqliteDatabase;
   readonly #options: TraceStoreOptions;
   readonly #pricing: PricingTable;
@@ -67,19 +46,16 @@ export class TraceStore {
     return this.#pricing;
   }
 
-  /**
-   * A recorder for `runId`. The first call creates the run's root span; later
-   * calls, in this or another process, re-attach to it, so a resumed run
-   * continues one trace.
-   */
-  recorder(runId: string, options: RecorderOptions = {}): TraceRecorder {
+  /** {@link TraceStore.recorder}; on SQLite, done when it returns. */
+  async recorder(runId: string, options: RecorderOptions = {}): Promise<TraceRecorder> {
     const live = this.#live.get(runId);
     if (live !== undefined) return live;
     const writer = this.#getWriter();
-    writer.flush();
+    void writer.flush();
     const { row, resumed } = this.#attachRoot(runId, options);
     const loadStmt = this.#stmt("SELECT * FROM spans WHERE span_id = ?");
     const openStmt = this.#stmt("SELECT * FROM spans WHERE run_id = ? AND status = 'running' ORDER BY start_ms, rowid");
+    const countStmt = this.#stmt("SELECT COUNT(*) AS n FROM spans WHERE run_id = ? AND kind = 'state_change'");
     const recorder: TraceRecorder = new TraceRecorder({
       root: row, resumed, writer, pricing: this.#pricing, clock: this.#clock, maxArgsChars: this.#options.maxArgsChars ?? 2000,
       startOtel: (continuation) => this.#startOtel(row, continuation),
@@ -88,59 +64,51 @@ export class TraceStore {
       },
       load: (spanId) => loadStmt.get(spanId) as SpanRow | undefined,
       openSpans: (id) => openStmt.all(id).map(rowToSpan),
+      countStateChanges: (id) => (countStmt.get(id) as { n: number }).n,
     });
     this.#live.set(runId, recorder);
     return recorder;
   }
 
-  /** Every span of a run, parents before children, in start order. Empty when the run has no trace. */
-  spans(runId: string): TraceSpan[] {
-    this.#writer?.flush();
+  /** {@link TraceStore.spans}. */
+  async spans(runId: string): Promise<TraceSpan[]> {
+    void this.#writer?.flush();
     if (!this.#hasTable()) return [];
     const rows = this.#stmt("SELECT * FROM spans WHERE run_id = ? ORDER BY start_ms, rowid").all(runId);
     return rows.map(rowToSpan);
   }
 
-  /** How many spans of one kind a run has stored (pending writes included), without reading them. */
-  countSpans(runId: string, kind: SpanKind): number {
-    this.#writer?.flush();
+  /** {@link TraceStore.countSpans}. */
+  async countSpans(runId: string, kind: SpanKind): Promise<number> {
+    void this.#writer?.flush();
     if (!this.#hasTable()) return 0;
     return (this.#stmt("SELECT COUNT(*) AS n FROM spans WHERE run_id = ? AND kind = ?").get(runId, kind) as { n: number }).n;
   }
 
-  /** Whether any span of this run is stored. */
-  hasRun(runId: string): boolean {
-    this.#writer?.flush();
+  /** {@link TraceStore.hasRun}. */
+  async hasRun(runId: string): Promise<boolean> {
+    void this.#writer?.flush();
     if (!this.#hasTable()) return false;
     return this.#stmt("SELECT 1 FROM spans WHERE run_id = ? LIMIT 1").get(runId) !== undefined;
   }
 
-  /** Latency, failure, retry, token and cost statistics over stored spans. */
-  stats(options: StatsOptions = {}): TraceStats {
-    this.#writer?.flush();
+  /** {@link TraceStore.stats}. */
+  async stats(options: StatsOptions = {}): Promise<TraceStats> {
+    void this.#writer?.flush();
     return computeStats(this.#db, this.#hasTable(), options);
   }
 
-  /** Writes everything pending. */
-  flush(): void {
-    this.#writer?.flush();
+  /** {@link TraceStore.flush}: written when it returns. */
+  flush(): Promise<void> {
+    return this.#writer?.flush() ?? Promise.resolve();
   }
 
   #startOtel(root: SpanRow, continuation: boolean): OtelBridge | undefined {
-    if (this.#options.otel === false) return undefined;
-    const extra = root.extra_json === null ? {} : (JSON.parse(root.extra_json) as Record<string, unknown>);
-    const otel = OtelBridge.start(root, extra, continuation, this.#clock());
-    if (otel !== undefined && extra[OTEL_TRACE_ID] === undefined) {
-      // The first segment's ids let later processes join the same OpenTelemetry trace.
-      const ids = otel.rootIds();
-      root.extra_json = JSON.stringify({ ...extra, [OTEL_TRACE_ID]: ids.traceId, [OTEL_SPAN_ID]: ids.spanId });
-      this.#getWriter().mark(root, true);
-    }
-    return otel;
+    return startRootOtel(root, continuation, this.#options, this.#clock, () => this.#getWriter().mark(root, true));
   }
 
   #getWriter(): SpanWriter {
-    this.#writer ??= new SpanWriter(this.#db, this.#options);
+    this.#writer ??= sqliteSpanWriter(this.#db, this.#options);
     return this.#writer;
   }
 
@@ -178,10 +146,10 @@ export class TraceStore {
  * `spans` table (a read-only connection is only checked, never migrated).
  * @example
  * const store = openTraceStore(openDatabase("agentrt.db"));
- * const rec = store.recorder("run_01", { graph: "ops_rollback" });
+ * const rec = await store.recorder("run_01", { graph: "ops_rollback" });
  */
-export function openTraceStore(db: SqliteDatabase, options: TraceStoreOptions = {}): TraceStore {
+export function openTraceStore(db: SqliteDatabase, options: TraceStoreOptions = {}): SqliteTraceStore {
   if (db.readonly) assertSchemaCurrent(db, TRACE_SCHEMA);
   else migrate(db, TRACE_SCHEMA);
-  return new TraceStore(db, options);
+  return new SqliteTraceStore(db, options);
 }
