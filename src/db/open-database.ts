@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { StorageError } from "../errors.js";
 import { trackBusyTimeout } from "./busy-timeout.js";
+import { isPostgresUrl, parseDatabaseTarget } from "./database-target.js";
 import { readSnapshot } from "./read-snapshot.js";
 import { storageFailure } from "./storage-failure.js";
 
@@ -43,6 +44,12 @@ export const MEMORY_PATH = ":memory:";
  * the file instead of returning a half-usable connection.
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
+  if (isPostgresUrl(path)) {
+    // Until the run store lands on PostgreSQL (issue #17), say so rather than treat the URL as a file path.
+    const target = parseDatabaseTarget(path);
+    const server = target.kind === "postgres" ? target.server : path;
+    throw new StorageError("DB_OPEN_FAILED", `${server}: runs on PostgreSQL are not available yet (every other store is); use a SQLite file for --db`);
+  }
   const readonly = options.readonly ?? false;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
   const mustExist = readonly || options.mustExist === true;
