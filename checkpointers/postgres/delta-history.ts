@@ -1,15 +1,9 @@
-import type { CheckpointPendingWrite, DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
+import type { DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
+import { foldDeltaHistory, type DeltaHistoryRow } from "../shared/delta-history-rows.js";
 import type { PgQueryable } from "../../src/db/postgres/index.js";
 import type { Codec } from "../shared/codec.js";
 import type { NamedSql } from "./statements.js";
 
-interface HistoryRow {
-  kind: "seed" | "write";
-  channel: string;
-  task_id: string | null;
-  type: string;
-  value: Buffer | null;
-}
 
 /**
  * `getDeltaChannelHistory` in one statement ($1 thread, $2 ns, $3 checkpoint id or null for the newest,
@@ -69,15 +63,6 @@ export async function readDeltaHistory(
   key: { thread: string; ns: string; id: string | undefined },
   channels: string[],
 ): Promise<Record<string, DeltaChannelHistory>> {
-  const result: Record<string, DeltaChannelHistory> = {};
-  for (const channel of channels) result[channel] = { writes: [] };
-  const { rows } = await db.query<HistoryRow>(HISTORY, [key.thread, key.ns, key.id ?? null, channels]);
-  for (const row of rows) {
-    const entry = result[row.channel];
-    if (entry === undefined) continue;
-    const value = await codec.load(row.type, row.value ?? new Uint8Array());
-    if (row.kind === "seed") entry.seed = value;
-    else entry.writes.push([row.task_id ?? "", row.channel, value] satisfies CheckpointPendingWrite);
-  }
-  return result;
+  const { rows } = await db.query<DeltaHistoryRow>(HISTORY, [key.thread, key.ns, key.id ?? null, channels]);
+  return foldDeltaHistory(codec, channels, rows);
 }

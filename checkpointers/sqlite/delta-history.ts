@@ -1,15 +1,9 @@
 import type { Statement } from "better-sqlite3";
-import type { CheckpointPendingWrite, DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
+import type { DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
+import { foldDeltaHistory, type DeltaHistoryRow } from "../shared/delta-history-rows.js";
 import type { SqliteDatabase } from "../../src/db/index.js";
 import type { Codec } from "../shared/codec.js";
 
-interface HistoryRow {
-  kind: "seed" | "write";
-  channel: string;
-  task_id: string | null;
-  type: string;
-  value: Buffer | null;
-}
 
 interface SeedRow {
   channel: string;
@@ -52,7 +46,7 @@ const ANCESTORS = `
  * that ancestor, oldest first and in `writesSortKey` order within a checkpoint.
  */
 export class DeltaHistoryQuery {
-  private readonly history: Statement<[Params], HistoryRow>;
+  private readonly history: Statement<[Params], DeltaHistoryRow>;
   private readonly seeds: Statement<[Params], SeedRow>;
 
   constructor(db: SqliteDatabase) {
@@ -77,17 +71,7 @@ export class DeltaHistoryQuery {
 
   /** The history of each requested channel below checkpoint `id`. */
   async read(codec: Codec, thread: string, ns: string, id: string, channels: string[]): Promise<Record<string, DeltaChannelHistory>> {
-    const result: Record<string, DeltaChannelHistory> = {};
-    for (const channel of channels) result[channel] = { writes: [] };
-    const rows = this.history.all({ thread, ns, id, channels: JSON.stringify(channels) });
-    for (const row of rows) {
-      const entry = result[row.channel];
-      if (entry === undefined) continue;
-      const value = await codec.load(row.type, row.value ?? new Uint8Array());
-      if (row.kind === "seed") entry.seed = value;
-      else entry.writes.push([row.task_id ?? "", row.channel, value] satisfies CheckpointPendingWrite);
-    }
-    return result;
+    return foldDeltaHistory(codec, channels, this.history.all({ thread, ns, id, channels: JSON.stringify(channels) }));
   }
 
   /**

@@ -1,0 +1,25 @@
+import type { CheckpointPendingWrite, DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
+import type { Codec } from "./codec.js";
+
+/** One row of a delta-history query, the same on both backends: a channel's seed value, or one write after it. */
+export interface DeltaHistoryRow {
+  kind: "seed" | "write";
+  channel: string;
+  task_id: string | null;
+  type: string;
+  value: Buffer | null;
+}
+
+/** The history of each of `channels` from the query's rows (seeds first, then writes oldest first). */
+export async function foldDeltaHistory(codec: Codec, channels: string[], rows: Iterable<DeltaHistoryRow>): Promise<Record<string, DeltaChannelHistory>> {
+  const result: Record<string, DeltaChannelHistory> = {};
+  for (const channel of channels) result[channel] = { writes: [] };
+  for (const row of rows) {
+    const entry = result[row.channel];
+    if (entry === undefined) continue;
+    const value = await codec.load(row.type, row.value ?? new Uint8Array());
+    if (row.kind === "seed") entry.seed = value;
+    else entry.writes.push([row.task_id ?? "", row.channel, value] satisfies CheckpointPendingWrite);
+  }
+  return result;
+}
