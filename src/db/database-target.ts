@@ -71,7 +71,8 @@ function serverOf(url: URL): string {
 }
 
 function withoutPassword(text: string): string {
-  return text.replace(/(\/\/[^:/@]*):[^@/]*@/, "$1:***@");
+  // Up to the last "@": a password may hold "/", ":" or an unencoded "@".
+  return text.replace(/(\/\/[^:/@]*):.*@/, "$1:***@");
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -147,7 +147,8 @@ export class ScriptedChatModel extends BaseChatModel {
   ): AsyncGenerator<ChatGenerationChunk> {
     const message = await this.#reply(messages);
     const text = typeof message.content === "string" ? message.content : "";
-    for (const piece of text.match(/\s*\S+/g) ?? []) {
+    // Leading spaces ride with the next word, trailing ones with the last: the pieces add up to the text.
+    for (const piece of text.match(/\s*\S+(?:\s+$)?/g) ?? (text === "" ? [] : [text])) {
       const chunk = new ChatGenerationChunk({ text: piece, message: new AIMessageChunk({ content: piece }) });
       yield chunk;
       await runManager?.handleLLMNewToken(piece, undefined, undefined, undefined, undefined, { chunk });
@@ -203,7 +204,7 @@ export class ScriptedChatModel extends BaseChatModel {
   }
 }
 
-/** The message's tool calls (valid and invalid, in order) as the chunks a streaming model sends. */
+/** The message's tool calls (the valid ones, then the invalid ones) as the chunks a streaming model sends. */
 function toolCallChunks(message: AIMessage): ToolCallChunk[] {
   const valid = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: JSON.stringify(call.args) }));
   const invalid = (message.invalid_tool_calls ?? []).map((call) => ({ id: call.id, name: call.name, args: call.args }));

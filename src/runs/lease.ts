@@ -107,23 +107,6 @@ export class RunLease {
     });
   }
 
-  /**
-   * Fences a write of another module's asynchronous transaction (a checkpoint on PostgreSQL): `write` checks
-   * the lease and writes the given usage on that transaction's connection. A failed write defers the usage again.
-   */
-  async fenceWriteWith(write: (usage: Partial<RunUsage> | undefined) => Promise<void>): Promise<() => void> {
-    const pending = this.takeDeferred();
-    try {
-      await this.fenced(() => write(pending));
-    } catch (error) {
-      if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
-      throw error;
-    }
-    return () => {
-      if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
-    };
-  }
-
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */
   async transition(to: Exclude<RunStatus, "RUNNING">, options: Omit<TransitionOptions, "fence" | "usage" | "endBackoff"> = {}): Promise<RunRecord> {
     // An outcome is written from RUNNING: a backoff still shown (its end not recorded) ends first, in the same commit.

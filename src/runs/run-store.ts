@@ -1,7 +1,7 @@
 /**
  * The runs module's storage, as one interface with async methods: every atomic unit (create and claim, a
  * claim, a status change and its event, a fenced lease write, the sweeps) is one method, which an
- * implementation runs in one transaction. `SqliteRunStore` and `PostgresRunStore` implement it.
+ * implementation runs in one transaction. `SqliteRunStore` implements it (a PostgreSQL one is next, issue #17).
  * @module
  */
 import type { RunStatus } from "./lifecycle.js";

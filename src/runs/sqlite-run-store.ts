@@ -170,7 +170,7 @@ export class SqliteRunStore implements RunStore, SyncRunFence {
    * Synchronous {@link changeStamp}: `data_version` moves with other connections' commits, `total_changes()`
    * with this one's; undefined once closed.
    */
-  changeStampNow(): string | undefined {
+  private changeStampNow(): string | undefined {
     const db = this.sync.db;
     if (!db.open) return undefined;
     return `${String(db.pragma("data_version", { simple: true }))}:${String(db.prepare("SELECT total_changes()").pluck().get())}`;

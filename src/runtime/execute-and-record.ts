@@ -63,8 +63,8 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   if (outcome.status === "RETRYING" && isStorageFailureCode(outcome.errorCode)) announce(outcome.errorCode, outcome.errorMessage ?? "");
   try {
     // The outcome first (fenced), then its transition in the trace and the run's pending spans: a refused
-    // outcome (lost lease) writes no spans of it, and a crash between the two leaves the trace to be rebuilt
-    // from run_events (syncStateChanges) by the next start or read.
+    // outcome (lost lease) writes no spans of it. A crash between the two leaves a waiting or retrying run's
+    // trace to be rebuilt from run_events (syncStateChanges) at its next start; a finished run's is not (see docs).
     const after = await writeWhileDiskRefuses(lease, () => applyOutcome(lease, outcome),
       (failure) => announce(failure.code as StorageFailureCode, failure.message));
     await syncStateChanges(deps.runs, recorder, after);

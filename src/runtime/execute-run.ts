@@ -82,7 +82,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     recorder.recordError(error);
     throw error;
   } finally {
-    // Written by the caller with the outcome (executeAndRecord), in the same commit.
+    // Written by the caller after the outcome (executeAndRecord).
     steps.close();
   }
 }

@@ -67,7 +67,7 @@ export class Runtime {
     this.deps = {
       db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace,
       emit: options.onEvent ?? (() => undefined),
-      // Synchronous on SQLite: the claim's transaction starts the trace inside it.
+      // The trace's start follows the claim's commit (startRecording); run_events stay the source of truth.
       recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
       pricing: trace.pricing,
       leaseMs: options.leaseMs ?? defaultLeaseMs(),
@@ -165,7 +165,7 @@ export class Runtime {
   }
 
   /**
-   * Stores a QUEUED run for a host that starts runs itself ({@link start}), with a thread made in the same commit,
+   * Stores a QUEUED run for a host that starts runs itself ({@link start}), its thread made first when it has none,
    * the thread's unfinished runs handled per multitask strategy, and an optional hold against other workers' claims.
    */
   createRun(options: CreateRunOptions): Promise<CreatedRun> {

@@ -58,8 +58,11 @@ export function openWorld(options: OpenWorldOptions = {}): SimWorld {
 export async function closeWorlds(): Promise<void> {
   const worlds = [...byPath.values()];
   byPath.clear();
-  for (const { db } of worlds) {
+  // Every world is closed even when one fails to; the first failure is reported.
+  const closed = await Promise.allSettled(worlds.map(async ({ db }) => {
     if (db instanceof PostgresDatabase) await db.close();
     else if (db.open) db.close();
-  }
+  }));
+  const failed = closed.find((result) => result.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
 }

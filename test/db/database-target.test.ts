@@ -31,5 +31,8 @@ describe("parseDatabaseTarget", () => {
     expect(attempt).toThrow(/bob@h:5432\/d: schema/);
     expect(attempt).not.toThrow(/hunter2/);
     expect(() => parseDatabaseTarget("postgres://bob:hunter2@[bad/d", {})).toThrow(/bob:\*\*\*@/);
+    for (const secret of ["pa/ss", "p@ss:w/rd", "x:y"]) {
+      expect(() => parseDatabaseTarget(`postgres://bob:${secret}@[bad/d`, {})).toThrow(/^not a valid PostgreSQL URL: postgres:\/\/bob:\*\*\*@\[bad\/d$/);
+    }
   });
 });
