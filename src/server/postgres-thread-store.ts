@@ -4,8 +4,7 @@
  * @module
  */
 import { migratePostgres, type PgModuleSchema, type PostgresDatabase } from "../db/postgres/index.js";
-import { HttpError } from "./http-error.js";
-import type { ThreadFilter, ThreadRow, ThreadStore } from "./thread-store.js";
+import { threadExistsError, unknownThreadError, type ThreadFilter, type ThreadRow, type ThreadStore } from "./thread-store.js";
 
 /** The server module's PostgreSQL schema; migration i brings version i to i + 1. */
 export const PG_SERVER_SCHEMA: PgModuleSchema = Object.freeze({
@@ -47,14 +46,6 @@ function fromRow(row: Row): ThreadRow {
   return { threadId: row.thread_id, metadata: row.metadata, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at) };
 }
 
-function exists(threadId: string): HttpError {
-  return new HttpError(409, "THREAD_EXISTS", `thread ${threadId} already exists (if_exists: "do_nothing" returns it)`);
-}
-
-function unknown(threadId: string): HttpError {
-  return new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${threadId}`);
-}
-
 /** {@link ThreadStore} on a PostgreSQL schema. */
 export class PostgresThreadStore implements ThreadStore {
   private constructor(private readonly db: PostgresDatabase) {}
@@ -69,7 +60,7 @@ export class PostgresThreadStore implements ThreadStore {
     const result = await this.db.query<Row & { created: boolean }>(CREATE, [threadId, JSON.stringify(metadata), Date.now()]);
     const row = result.rows[0];
     if (row?.created === true) return fromRow(row);
-    if (ifExists === "raise") throw exists(threadId);
+    if (ifExists === "raise") throw threadExistsError(threadId);
     if (row !== undefined) return fromRow(row);
     // Another transaction's insert committed while this statement waited on it: read it now.
     const found = await this.find(threadId);
@@ -84,7 +75,7 @@ export class PostgresThreadStore implements ThreadStore {
 
   async get(threadId: string): Promise<ThreadRow> {
     const thread = await this.find(threadId);
-    if (thread === undefined) throw unknown(threadId);
+    if (thread === undefined) throw unknownThreadError(threadId);
     return thread;
   }
 
@@ -94,7 +85,7 @@ export class PostgresThreadStore implements ThreadStore {
       [threadId, JSON.stringify(metadata), Date.now()],
     );
     const row = result.rows[0];
-    if (row === undefined) throw unknown(threadId);
+    if (row === undefined) throw unknownThreadError(threadId);
     return fromRow(row);
   }
 

@@ -5,8 +5,7 @@
  */
 import type { Statement } from "better-sqlite3";
 import { immediateTransaction, migrate, type ModuleSchema, type SqliteDatabase } from "../db/index.js";
-import { HttpError } from "./http-error.js";
-import type { ThreadFilter, ThreadRow, ThreadStore } from "./thread-store.js";
+import { threadExistsError, unknownThreadError, type ThreadFilter, type ThreadRow, type ThreadStore } from "./thread-store.js";
 
 const V1 = `
 CREATE TABLE server_threads (
@@ -63,7 +62,7 @@ export class SqliteThreadStore implements ThreadStore {
     const existing = this.findNow(threadId);
     if (existing !== undefined) {
       if (ifExists === "do_nothing") return existing;
-      throw new HttpError(409, "THREAD_EXISTS", `thread ${threadId} already exists (if_exists: "do_nothing" returns it)`);
+      throw threadExistsError(threadId);
     }
     const now = Date.now();
     this.stmt("INSERT INTO server_threads (thread_id, metadata_json, created_at, updated_at) VALUES (?, ?, ?, ?)")
@@ -86,7 +85,7 @@ export class SqliteThreadStore implements ThreadStore {
 
   private getNow(threadId: string): ThreadRow {
     const thread = this.findNow(threadId);
-    if (thread === undefined) throw new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${threadId}`);
+    if (thread === undefined) throw unknownThreadError(threadId);
     return thread;
   }
 

@@ -4,6 +4,7 @@
  * checkpoints. {@link SqliteThreadStore} and {@link PostgresThreadStore} implement it.
  * @module
  */
+import { HttpError } from "./http-error.js";
 
 /** What {@link ThreadStore.search} selects and how it orders them. */
 export interface ThreadFilter {
@@ -48,4 +49,14 @@ export interface ThreadStore {
    * without its state.
    */
   copy(threadId: string, metadata: Record<string, unknown>, copyState: (threadId: string) => void | Promise<void>): Promise<ThreadRow>;
+}
+
+/** 409 THREAD_EXISTS, as every thread store refuses a second thread of one id. */
+export function threadExistsError(threadId: string): HttpError {
+  return new HttpError(409, "THREAD_EXISTS", `thread ${threadId} already exists (if_exists: "do_nothing" returns it)`);
+}
+
+/** 404 UNKNOWN_THREAD, as every thread store answers for an id it does not have. */
+export function unknownThreadError(threadId: string): HttpError {
+  return new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${threadId}`);
 }
