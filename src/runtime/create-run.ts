@@ -1,6 +1,6 @@
 /**
  * `Runtime.createRun`: stores a QUEUED run for a host that starts runs itself (the server), with what such a host
- * needs in the same operation — a thread made in the commit that stores the run, the thread's unfinished runs
+ * needs in the same operation — a thread made just before the run is stored, the thread's unfinished runs
  * handled per multitask strategy, and a hold that keeps other processes' workers from claiming it first.
  * @module
  */
