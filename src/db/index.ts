@@ -9,3 +9,4 @@ export { storageFailure, isStorageFailureCode } from "./storage-failure.js";
 export type { StorageFailureCode } from "./storage-failure.js";
 export { parseDatabaseTarget, isPostgresUrl, DEFAULT_SQLITE_PATH } from "./database-target.js";
 export type { DatabaseTarget, SqliteTarget, PostgresTarget } from "./database-target.js";
+export type { StoreTransaction } from "./store-transaction.js";

@@ -10,7 +10,7 @@ import { AgentrtError, ToolError } from "../errors.js";
 import { argsHash } from "../tools/args-hash.js";
 import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
 import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
-import { ledgerKey, unknownOutcomeError, type LedgerBeginInput } from "./ledger.js";
+import { ledgerKey, unknownOutcomeError, type LedgerBeginInput, type LedgerTransaction } from "./ledger.js";
 import { SqliteToolLedger } from "./sqlite-ledger.js";
 
 const ledgers = new WeakMap<SqliteDatabase, SqliteToolLedger>();
@@ -69,7 +69,7 @@ export function withLedger(inner: ToolExecutor): ToolExecutor {
       runId: scope.runId, toolCallId: scope.toolCallId, actionVersion: scope.actionVersion ?? 1,
       tool: tool.name, argsHash: argsHash(tool.name, args), idempotent: tool.idempotent, confirmedReissue: scope.confirmedReissue,
       // Fenced: the intent is written only while the run's lease is held (checked in the same transaction).
-      ...(scope.guard?.assertHeld === undefined ? {} : { guard: () => scope.guard?.assertHeld?.() }),
+      ...(scope.guard?.assertHeld === undefined ? {} : { guard: (tx: LedgerTransaction) => scope.guard?.assertHeld?.(tx) }),
     };
     let last: ToolOutcome | undefined;
     let thrown: { error: unknown } | undefined;

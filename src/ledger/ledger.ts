@@ -5,8 +5,7 @@
  * whether a call happened.
  * @module
  */
-import type { SqliteDatabase } from "../db/index.js";
-import type { PgQueryable } from "../db/postgres/index.js";
+import type { StoreTransaction } from "../db/index.js";
 import { SystemError, ToolError } from "../errors.js";
 import { idempotencyKey } from "../tools/execute-tool.js";
 import type { LedgerEntry, LedgerStatus } from "./schema.js";
@@ -25,7 +24,7 @@ export interface LedgerKeyParts {
  * The transaction a begin guard runs in, so a fence it checks there commits, or refuses, together with the
  * intent: the SQLite connection inside its write transaction, or the PostgreSQL transaction's client.
  */
-export type LedgerTransaction = { backend: "sqlite"; db: SqliteDatabase } | { backend: "postgres"; client: PgQueryable };
+export type LedgerTransaction = StoreTransaction;
 
 /** What {@link ToolLedger.begin} records about the call. */
 export interface LedgerBeginInput extends LedgerKeyParts {

@@ -22,8 +22,7 @@ export { exhaustedBudget, passedDeadline, validateBudget, describeExhausted, Bud
 export type { ExhaustedLimit } from "./budget.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";
 export { SqliteRuns } from "./sqlite-runs.js";
-export { hasSyncFence } from "./run-store.js";
-export type { RunStore, ClaimCaps, ClaimRequest, ClaimRunRequest, LeaseState, SyncRunFence } from "./run-store.js";
+export type { RunStore, ClaimCaps, ClaimRequest, ClaimRunRequest, LeaseState } from "./run-store.js";
 export { validateGraphConfig, DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY } from "./graph-config.js";
 export type { RunGraphConfig } from "./graph-config.js";
 export { assertFence } from "./fence.js";

@@ -7,8 +7,8 @@
 import { LeaseLostError } from "./errors.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunRecord, RunUsage } from "./run-record.js";
-import { SystemError } from "../errors.js";
-import { hasSyncFence, type RunStore, type SyncRunFence } from "./run-store.js";
+import type { StoreTransaction } from "../db/index.js";
+import type { RunStore } from "./run-store.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
 import type { TransitionOptions } from "./transition-write.js";
 
@@ -80,31 +80,45 @@ export class RunLease {
   }
 
   /**
-   * {@link assertHeld} inside another module's synchronous SQLite transaction (a side effect's intent in the
-   * ledger): only on a store with a synchronous fence (SQLite).
+   * {@link assertHeld} inside another module's open transaction (a side effect's intent in the ledger), so the
+   * fence and that write commit together; synchronous on SQLite.
    */
-  assertHeldSync(): void {
-    this.fencedSync(() => this.syncFence().fenceSync(this.runId, this.token, undefined));
+  assertHeldIn(tx: StoreTransaction): void | Promise<void> {
+    const lost = (error: unknown): never => {
+      if (error instanceof LeaseLostError) this.abort(error);
+      throw error;
+    };
+    let checked: void | Promise<void>;
+    try {
+      checked = this.store.fenceIn(tx, this.runId, this.token);
+    } catch (error) {
+      return lost(error);
+    }
+    return checked instanceof Promise ? checked.catch(lost) : checked;
   }
 
   /**
-   * Fences a write of another module's synchronous SQLite transaction (a checkpoint): throws LeaseLostError
-   * unless the lease is held, and writes the deferred usage in that same transaction, so it commits with it.
-   * Returns the function that defers that usage again, for when the transaction does not commit.
+   * Fences a write of another module's open transaction (a checkpoint): LeaseLostError unless the lease is held,
+   * and the deferred usage written in that transaction, so it commits with it. Returns (synchronously on SQLite)
+   * the function that defers that usage again, for when the transaction does not commit.
    */
-  fenceWrite(): () => void {
-    return this.fencedSync(() => {
-      const pending = this.takeDeferred();
-      try {
-        this.syncFence().fenceSync(this.runId, this.token, pending);
-      } catch (error) {
-        if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
-        throw error;
-      }
-      return () => {
-        if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
-      };
-    });
+  fenceWrite(tx: StoreTransaction): (() => void) | Promise<() => void> {
+    const pending = this.takeDeferred();
+    const deferAgain = () => {
+      if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
+    };
+    const refused = (error: unknown): never => {
+      deferAgain();
+      if (error instanceof LeaseLostError) this.abort(error);
+      throw error;
+    };
+    let written: void | Promise<void>;
+    try {
+      written = this.store.fenceIn(tx, this.runId, this.token, pending);
+    } catch (error) {
+      return refused(error);
+    }
+    return written instanceof Promise ? written.then(() => deferAgain, refused) : deferAgain;
   }
 
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */
@@ -161,11 +175,6 @@ export class RunLease {
     return pending;
   }
 
-  private syncFence(): SyncRunFence {
-    if (!hasSyncFence(this.store)) throw new SystemError("INTERNAL", "this run store cannot fence inside a synchronous transaction");
-    return this.store;
-  }
-
   /**
    * Schedules another attempt after `delayMs` (RETRYING), or FAILED with
    * ATTEMPTS_EXHAUSTED when the run has used all its attempts. With `refundAttempt`
@@ -193,15 +202,6 @@ export class RunLease {
   private async fenced<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write();
-    } catch (error) {
-      if (error instanceof LeaseLostError) this.abort(error);
-      throw error;
-    }
-  }
-
-  private fencedSync<T>(write: () => T): T {
-    try {
-      return write();
     } catch (error) {
       if (error instanceof LeaseLostError) this.abort(error);
       throw error;

@@ -4,6 +4,7 @@
  * implementation runs in one transaction. `SqliteRunStore` implements it (a PostgreSQL one is next, issue #17).
  * @module
  */
+import type { StoreTransaction } from "../db/index.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
 import type { RunGraphConfig } from "./graph-config.js";
@@ -86,11 +87,6 @@ export interface LeaseState {
   fencingToken: number;
 }
 
-/** A store that can fence a write inside another module's synchronous SQLite transaction (the checkpoint's). */
-export interface SyncRunFence {
-  /** LeaseLostError unless `fence` holds the run's lease; writes `usage` in the caller's transaction. */
-  fenceSync(runId: string, fence: number, usage: Partial<RunUsage> | undefined): void;
-}
 
 /** Durable run records, their event log, claims and leases; every method is one atomic unit. */
 export interface RunStore {
@@ -131,6 +127,12 @@ export interface RunStore {
   checkLease(runId: string, fence: number, usage?: Partial<RunUsage>): Promise<RunRecord>;
   /** LeaseLostError unless `fence` still holds the run's lease. */
   assertHeld(runId: string, fence: number): Promise<void>;
+  /**
+   * Inside another module's open transaction `tx` (a checkpoint's, a ledger intent's): LeaseLostError unless `fence`
+   * holds the run's lease, then `usage` written in `tx`, so both commit or roll back with that write. Synchronous on
+   * SQLite (whose transactions cannot span an await); a store refuses a transaction of the other backend (INTERNAL).
+   */
+  fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): void | Promise<void>;
   /** Heartbeat: the lease now runs until `expiresAt`; LeaseLostError if it is gone. */
   renewLease(runId: string, fence: number, expiresAt: number): Promise<void>;
   /** Moves the holder's run between RUNNING and RETRYING keeping the lease (a no-op when already there). */
@@ -160,7 +162,3 @@ export interface RunStore {
   assertSchemaCurrent(): Promise<void>;
 }
 
-/** True when `store` can fence inside a synchronous SQLite transaction. */
-export function hasSyncFence(store: RunStore): store is RunStore & SyncRunFence {
-  return typeof (store as Partial<SyncRunFence>).fenceSync === "function";
-}

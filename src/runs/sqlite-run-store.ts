@@ -1,16 +1,17 @@
 /**
  * The run store on SQLite: the {@link RunStore} interface over the synchronous engine ({@link SqliteRuns}),
  * each method one BEGIN IMMEDIATE transaction as before the interface existed (no extra statement or commit).
- * It also fences synchronously ({@link SyncRunFence}) inside the SqliteSaver's own checkpoint transaction.
+ * Its fence ({@link RunStore.fenceIn}) runs synchronously inside the SqliteSaver's or the ledger's own transaction.
  * @module
  */
-import { assertSchemaCurrent, type SqliteDatabase } from "../db/index.js";
+import { assertSchemaCurrent, type SqliteDatabase, type StoreTransaction } from "../db/index.js";
+import { SystemError } from "../errors.js";
 import { setBackoff } from "./backoff.js";
 import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
 import type {
-  ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions, SyncRunFence,
+  ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
 import { RUNS_SCHEMA } from "./schema.js";
 import { claimNextNow, claimRunNow, hasPendingWorkNow, sweepRuns } from "./sqlite-claims.js";
@@ -20,7 +21,7 @@ import type { ExpectedRunState } from "./unchanged.js";
 import { expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
 
 /** Durable run records and their event log in one SQLite file. */
-export class SqliteRunStore implements RunStore, SyncRunFence {
+export class SqliteRunStore implements RunStore {
   /** Internal: the synchronous engine (src/runs only). */
   readonly sync: SqliteRuns;
   readonly clock: () => number;
@@ -106,8 +107,9 @@ export class SqliteRunStore implements RunStore, SyncRunFence {
     this.assertHeldNow(runId, fence);
   }
 
-  /** Inside the caller's (the checkpoint's) transaction: the fence, then the deferred usage. */
-  fenceSync(runId: string, fence: number, usage: Partial<RunUsage> | undefined): void {
+  /** Inside the caller's (the checkpoint's, the ledger's) transaction on this store's connection: the fence, then the usage. */
+  fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): void {
+    if (tx.backend !== "sqlite") throw new SystemError("INTERNAL", "a SQLite run store cannot fence inside a PostgreSQL transaction");
     this.assertHeldNow(runId, fence);
     if (usage !== undefined) this.sync.addUsage(runId, fence, usage);
   }

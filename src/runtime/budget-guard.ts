@@ -64,9 +64,9 @@ export function createBudgetGuard(run: RunRecord, lease: RunLease, deps: BudgetG
     backoffEnded(event) {
       if (backingOff > 0 && --backingOff === 0) setStatus("RUNNING", `${event.tool} attempt ${event.attempt} starts`);
     },
-    assertHeld() {
+    assertHeld(tx) {
       // Throws LeaseLostError (and aborts the run's signal) when another worker took the run or it was canceled.
-      lease.assertHeldSync();
+      return lease.assertHeldIn(tx);
     },
   };
 }

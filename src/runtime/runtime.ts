@@ -16,7 +16,7 @@ import {
 } from "../runs/index.js";
 import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
-import { fenceCheckpoints } from "./checkpoint-fence.js";
+import { fenceSqliteCheckpoints } from "./checkpoint-fence.js";
 import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-and-record.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
@@ -61,7 +61,7 @@ export class Runtime {
     this.scheduler = new Scheduler(this.runs, options.scheduler);
     // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
     // Fenced by the writing execution's lease (see checkpoint-fence.ts).
-    const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceCheckpoints(runs, this.active) }));
+    const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceSqliteCheckpoints(runs, this.active, db) }));
     const store = new SqliteStore(db);
     this.store = store;
     this.deps = {

@@ -5,6 +5,7 @@
  * calls run unguarded.
  * @module
  */
+import type { StoreTransaction } from "../db/index.js";
 import type { AgentrtError } from "../errors.js";
 
 /** One tool attempt about to start, or one backoff. */
@@ -27,9 +28,9 @@ export interface ToolGuard {
   /** The backoff of that call ended: its next attempt starts, or the call was given up. */
   backoffEnded?(event: ToolAttemptEvent): void;
   /**
-   * Called in the transaction that writes a side effect's intent; the one method that
-   * throws: when the run's lease is lost (taken over, canceled), so a stale worker records
+   * Called in the transaction `tx` that writes a side effect's intent (synchronously on SQLite); the one
+   * method that throws: when the run's lease is lost (taken over, canceled), so a stale worker records
    * no intent and issues no call.
    */
-  assertHeld?(): void;
+  assertHeld?(tx: StoreTransaction): void | Promise<void>;
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { LeaseLostError, SqliteRunStore, Scheduler } from "../../src/runs/index.js";
 import { openDatabase } from "../../src/db/index.js";
 import { Runtime } from "../../src/runtime/index.js";
-import { fenceCheckpoints } from "../../src/runtime/checkpoint-fence.js";
+import { fenceSqliteCheckpoints } from "../../src/runtime/checkpoint-fence.js";
 import { FENCING_TOKEN_KEY } from "../../src/runs/index.js";
 import { runtimeInternals } from "../../src/runtime/internals.js";
 
@@ -20,7 +20,7 @@ async function claimedRun() {
   const runs = SqliteRunStore.open(db);
   const run = await runs.create({ graphId: "g", input: {}, userId: "u" });
   const claimed = (await new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 }))!;
-  return { db, runs, run, claimed, fence: fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]])) };
+  return { db, runs, run, claimed, fence: fenceSqliteCheckpoints(runs, new Map([[run.runId, claimed.lease]]), db) };
 }
 
 describe("checkpoint fence", () => {
