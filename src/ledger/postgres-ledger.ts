@@ -41,10 +41,12 @@ const BEGIN_ROUNDS = 5;
 export class PostgresToolLedger implements ToolLedger {
   readonly db: PostgresDatabase;
   private readonly clock: () => number;
+  #setup: Promise<void> | undefined;
 
-  private constructor(db: PostgresDatabase, clock: () => number) {
+  /** A ledger on `db`; its table is created or migrated by {@link PostgresToolLedger.setup} (or the first operation). */
+  constructor(db: PostgresDatabase, options: { clock?: () => number } = {}) {
     this.db = db;
-    this.clock = clock;
+    this.clock = options.clock ?? Date.now;
   }
 
   /**
@@ -52,8 +54,21 @@ export class PostgresToolLedger implements ToolLedger {
    * @example const ledger = await PostgresToolLedger.open(db);
    */
   static async open(db: PostgresDatabase, options: { clock?: () => number } = {}): Promise<PostgresToolLedger> {
-    await migratePostgres(db, PG_LEDGER_SCHEMA);
-    return new PostgresToolLedger(db, options.clock ?? Date.now);
+    const ledger = new PostgresToolLedger(db, options);
+    await ledger.setup();
+    return ledger;
+  }
+
+  /** Creates or migrates the ledger table once (DB_SCHEMA_TOO_NEW for a newer schema); later calls cost nothing. */
+  setup(): Promise<void> {
+    this.#setup ??= migratePostgres(this.db, PG_LEDGER_SCHEMA).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#setup = undefined;
+        throw error;
+      },
+    );
+    return this.#setup;
   }
 
   /**
@@ -62,6 +77,7 @@ export class PostgresToolLedger implements ToolLedger {
    * one, the upsert runs alone (one round trip for a new call).
    */
   async begin(input: LedgerBeginInput): Promise<LedgerBegin> {
+    await this.setup();
     const { guard } = input;
     if (guard === undefined) return this.decide(this.db, input);
     return this.db.transaction(async (client) => {
@@ -72,6 +88,7 @@ export class PostgresToolLedger implements ToolLedger {
 
   /** Records the result and the external operation id; the first recorded result wins. */
   async complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): Promise<LedgerEntry> {
+    await this.setup();
     const values = [key, JSON.stringify(outcome.result ?? null), outcome.externalOperationId ?? null, this.clock()];
     return this.written(key, await this.db.query(COMPLETE, values));
   }
@@ -81,17 +98,20 @@ export class PostgresToolLedger implements ToolLedger {
    * may call again; pass `definite: false` for timeouts and aborts, which leave the outcome unknown.
    */
   async fail(key: string, error: unknown, options: { definite?: boolean } = {}): Promise<LedgerEntry> {
+    await this.setup();
     const status: LedgerStatus = options.definite === false ? "pending" : "failed";
     return this.written(key, await this.db.query(FAIL, [key, status, encodeLedgerError(error), this.clock()]));
   }
 
   /** The entry for a key, if any. */
   async get(key: string): Promise<LedgerEntry | undefined> {
+    await this.setup();
     return readEntry(this.db, key);
   }
 
   /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */
   async list(runId: string, options: { status?: LedgerStatus } = {}): Promise<LedgerEntry[]> {
+    await this.setup();
     const { rows } =
       options.status === undefined
         ? await this.db.query(`SELECT ${COLUMNS} FROM tool_ledger WHERE run_id = $1 ORDER BY seq`, [runId])

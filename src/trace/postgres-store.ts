@@ -37,13 +37,27 @@ export class PostgresTraceStore implements TraceStore {
   readonly #writer: SpanWriter;
   // One live recorder per run in this process, so every caller shares open spans and one OTel segment.
   readonly #live = new Map<string, Live>();
+  #setup: Promise<void> | undefined;
 
+  /** A store on `db`; its table is created or migrated by {@link PostgresTraceStore.setup} (or the first operation). */
   constructor(db: PostgresDatabase, options: TraceStoreOptions = {}) {
     this.#db = db;
     this.#options = options;
     this.#pricing = resolvePricing(options.pricing);
     this.#clock = options.clock ?? defaultClock;
     this.#writer = new SpanWriter((rows) => this.#writeBatch(rows), options);
+  }
+
+  /** Creates or migrates the `spans` table once (DB_SCHEMA_TOO_NEW for a newer schema); later calls cost nothing. */
+  setup(): Promise<void> {
+    this.#setup ??= migratePostgres(this.#db, TRACE_PG_SCHEMA).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#setup = undefined;
+        throw error;
+      },
+    );
+    return this.#setup;
   }
 
   /** The pricing table in effect (built-in prices with the user's on top). */
@@ -53,6 +67,7 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.recorder}: one round trip (two when another process creates the root at the same moment). */
   async recorder(runId: string, options: RecorderOptions = {}): Promise<TraceRecorder> {
+    await this.setup();
     await this.#writer.flush();
     const live = this.#live.get(runId);
     if (live !== undefined) {
@@ -90,6 +105,7 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.spans}. */
   async spans(runId: string): Promise<TraceSpan[]> {
+    await this.setup();
     await this.#writer.flush();
     const result = await this.#db.query(numeric("SELECT * FROM spans WHERE run_id = $1 ORDER BY start_ms, seq", [runId]));
     return result.rows.map(rowToSpan);
@@ -97,6 +113,7 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.countSpans}. */
   async countSpans(runId: string, kind: SpanKind): Promise<number> {
+    await this.setup();
     await this.#writer.flush();
     const result = await this.#db.query(numeric("SELECT count(*) AS n FROM spans WHERE run_id = $1 AND kind = $2", [runId, kind]));
     return (result.rows[0] as { n: number }).n;
@@ -104,6 +121,7 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.hasRun}. */
   async hasRun(runId: string): Promise<boolean> {
+    await this.setup();
     await this.#writer.flush();
     const result = await this.#db.query("SELECT 1 FROM spans WHERE run_id = $1 LIMIT 1", [runId]);
     return result.rows.length > 0;
@@ -111,6 +129,7 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.stats}: one statement. */
   async stats(options: StatsOptions = {}): Promise<TraceStats> {
+    await this.setup();
     await this.#writer.flush();
     return computePostgresStats(this.#db, options);
   }
@@ -121,6 +140,7 @@ export class PostgresTraceStore implements TraceStore {
   }
 
   async #writeBatch(rows: readonly SpanRow[]): Promise<void> {
+    await this.setup();
     // One row per span id: ON CONFLICT cannot touch a row twice in one statement.
     const unique = [...new Map(rows.map((row) => [row.span_id, row])).values()];
     await this.#db.query(PG_UPSERT_BATCH_SQL, columnArrays(unique));
@@ -165,6 +185,7 @@ export class PostgresTraceStore implements TraceStore {
  * const rec = await store.recorder("run_01", { graph: "ops_rollback" });
  */
 export async function openPostgresTraceStore(db: PostgresDatabase, options: TraceStoreOptions = {}): Promise<PostgresTraceStore> {
-  await migratePostgres(db, TRACE_PG_SCHEMA);
-  return new PostgresTraceStore(db, options);
+  const store = new PostgresTraceStore(db, options);
+  await store.setup();
+  return store;
 }
