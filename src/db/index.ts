@@ -10,3 +10,5 @@ export type { StorageFailureCode } from "./storage-failure.js";
 export { parseDatabaseTarget, isPostgresUrl, DEFAULT_SQLITE_PATH } from "./database-target.js";
 export type { DatabaseTarget, SqliteTarget, PostgresTarget } from "./database-target.js";
 export type { StoreTransaction } from "./store-transaction.js";
+export { isSqliteDatabase } from "./run-database.js";
+export type { RunDatabase } from "./run-database.js";

@@ -3,7 +3,7 @@
  * statuses and transitions. For tools that read an agentrt file directly or add a module of their own to it.
  * @module
  */
-export { openDatabase, migrate } from "../db/index.js";
-export type { SqliteDatabase, OpenDatabaseOptions, ModuleSchema, Migration } from "../db/index.js";
+export { openDatabase, migrate, isSqliteDatabase } from "../db/index.js";
+export type { SqliteDatabase, RunDatabase, OpenDatabaseOptions, ModuleSchema, Migration } from "../db/index.js";
 export { RUN_TRANSITIONS, exhaustedBudget, validateBudget, BUDGET_ERROR_CODES } from "../runs/index.js";
 export type { RunRecord, RunEvent, RunOutcome, ExhaustedLimit } from "../runs/index.js";

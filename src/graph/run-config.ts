@@ -6,7 +6,8 @@
  * @module
  */
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
-import type { SqliteDatabase } from "../db/index.js";
+import type { RunDatabase } from "../db/index.js";
+import type { ToolLedger } from "../ledger/ledger.js";
 import type { AgentHooks } from "./hooks.js";
 import type { RunGuard } from "./run-guard.js";
 
@@ -30,7 +31,9 @@ export interface AgentConfigurable {
  */
 export type AgentRunContext = {
   /** The run database handed to tools as `ctx.db`. @default undefined */
-  db?: SqliteDatabase;
+  db?: RunDatabase;
+  /** The side-effect ledger of `db` (the runtime passes the one of its backend). @default the ledger on a SQLite `db` */
+  ledger?: ToolLedger;
   /** Observers for this invocation, called in addition to the agent's own hooks. @default {} */
   hooks?: AgentHooks;
   /** Aborts in-flight tool calls (run cancel). @default undefined */
@@ -61,7 +64,8 @@ export interface RunScope {
   user: string;
   roles: string[];
   actionVersion: number;
-  db: SqliteDatabase | undefined;
+  db: RunDatabase | undefined;
+  ledger: ToolLedger | undefined;
   hooks: AgentHooks;
   signal: AbortSignal | undefined;
   guard: RunGuard | undefined;
@@ -96,6 +100,7 @@ export function resolveRunScope(config: LangGraphRunnableConfig | undefined): Ru
     roles: (str(conf.roles) ?? "").split(",").map((r) => r.trim()).filter(Boolean),
     actionVersion: Number.isInteger(version) && version > 0 ? version : 1,
     db: context.db,
+    ledger: context.ledger,
     hooks: context.hooks ?? {},
     // LangGraph's own run signal (e.g. a Studio cancel) also stops tool calls.
     signal: context.signal && config?.signal ? eitherSignal(context.signal, config.signal) : context.signal ?? config?.signal,

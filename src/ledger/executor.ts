@@ -5,7 +5,7 @@
  * UNKNOWN_OUTCOME when a tool that cannot dedupe may or may not have acted.
  * @module
  */
-import type { SqliteDatabase } from "../db/index.js";
+import { isSqliteDatabase, type SqliteDatabase } from "../db/index.js";
 import { AgentrtError, ToolError } from "../errors.js";
 import { argsHash } from "../tools/args-hash.js";
 import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
@@ -52,7 +52,7 @@ export function unknownOutcomeOf(outcome: ToolOutcome): UnknownOutcomeInfo | und
 
 /**
  * Wraps `inner` (one call with its retries) in the ledger for tools with
- * `sideEffect: true` when `scope.db` is set; other calls pass straight through.
+ * `sideEffect: true` when the scope has a ledger (or a SQLite `db`); other calls pass straight through.
  * A tool that cannot dedupe and may have acted (a timeout or dropped
  * connection here, or an intent without result found on recovery) comes back
  * as the failure UNKNOWN_OUTCOME, which the agent turns into a question for a
@@ -62,9 +62,10 @@ export function unknownOutcomeOf(outcome: ToolOutcome): UnknownOutcomeInfo | und
  */
 export function withLedger(inner: ToolExecutor): ToolExecutor {
   return async (tool, args, scope) => {
-    // Only a real connection can hold the ledger (a host may hand tools a stand-in handle).
-    if (!tool.sideEffect || typeof scope.db?.prepare !== "function") return inner(tool, args, scope);
-    const ledger = ledgerFor(scope.db);
+    // The runtime hands its backend's ledger; else only a real SQLite connection can hold one (a host may hand
+    // tools a stand-in handle).
+    const ledger = scope.ledger ?? (isSqliteDatabase(scope.db) ? ledgerFor(scope.db) : undefined);
+    if (!tool.sideEffect || ledger === undefined) return inner(tool, args, scope);
     const input: LedgerBeginInput = {
       runId: scope.runId, toolCallId: scope.toolCallId, actionVersion: scope.actionVersion ?? 1,
       tool: tool.name, argsHash: argsHash(tool.name, args), idempotent: tool.idempotent, confirmedReissue: scope.confirmedReissue,

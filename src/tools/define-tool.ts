@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { SqliteDatabase } from "../db/index.js";
+import type { RunDatabase } from "../db/index.js";
 import type { ToolRetryPolicy } from "../resilience/index.js";
 
 /** A tool's retry policy; it lives with retry in src/resilience. */
@@ -28,7 +28,7 @@ export interface ToolContext {
   /** Aborted on timeout or cancel; long calls must honour it. */
   signal: AbortSignal;
   /** The run database when agentrt runs the tool (undefined under a foreign host). */
-  db: SqliteDatabase | undefined;
+  db: RunDatabase | undefined;
   /** Records the id the external system gave this operation (ledger and trace keep it). */
   setExternalOperationId(id: string): void;
 }

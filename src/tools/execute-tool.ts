@@ -4,7 +4,8 @@
  * @module
  */
 import { AgentrtError, ToolError } from "../errors.js";
-import type { SqliteDatabase } from "../db/index.js";
+import type { RunDatabase } from "../db/index.js";
+import type { ToolLedger } from "../ledger/ledger.js";
 import type { AgentTool, ToolContext } from "./define-tool.js";
 import { withTimeout } from "../resilience/index.js";
 import type { ToolGuard } from "./tool-guard.js";
@@ -19,7 +20,9 @@ export interface ToolCallScope {
   actionVersion?: number;
   /** @default 1 */
   attempt?: number;
-  db: SqliteDatabase | undefined;
+  db: RunDatabase | undefined;
+  /** Where side-effecting calls record intent and result. @default the ledger on a SQLite `db`, else none */
+  ledger?: ToolLedger;
   /** Aborts the call from outside (run cancel); combined with the timeout. */
   signal?: AbortSignal;
   /** The run's checks around each attempt (deadline, RETRYING while backing off). @default none */

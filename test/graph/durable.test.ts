@@ -6,7 +6,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent, defineTool, readPendingActions, resumeCommand, type AgentRunConfig } from "agentrt";
-import { openDatabase, type SqliteDatabase } from "agentrt/db";
+import { openDatabase, type RunDatabase, type SqliteDatabase } from "agentrt/db";
 import { type AgentRunContext } from "agentrt/graph";
 import { SqliteSaver } from "agentrt/checkpointers";
 import { ScriptedChatModel } from "agentrt/testing";
@@ -14,7 +14,7 @@ import { ScriptedChatModel } from "agentrt/testing";
 const dirs: string[] = [];
 afterEach(() => { for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true }); });
 
-function agent(executed: string[], seenDb: (SqliteDatabase | undefined)[]) {
+function agent(executed: string[], seenDb: (RunDatabase | undefined)[]) {
   const restart = defineTool({
     name: "restart", description: "Restart a service", risk: "destructive", schema: z.object({ service: z.string() }),
     execute: ({ service }, ctx) => { executed.push(`${service}@${ctx.idempotencyKey}`); seenDb.push(ctx.db); return { ok: true }; },
@@ -34,7 +34,7 @@ describe("agent graphs on a durable checkpointer", () => {
     const path = join(dir, "agentrt.db");
     const db = openDatabase(path);
     const executed: string[] = [];
-    const seenDb: (SqliteDatabase | undefined)[] = [];
+    const seenDb: (RunDatabase | undefined)[] = [];
     const config: AgentRunConfig = { configurable: { thread_id: "t1", run_id: "run_1", user: "alice" }, context: { db } };
     // Each step opens its own saver and compiles its own graph, sharing only the file.
     const step = async <T>(fn: (graph: ReturnType<ReturnType<typeof agent>["compile"]>) => Promise<T>) => {
