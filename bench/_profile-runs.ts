@@ -24,5 +24,5 @@ if (process.env.PROFILE_SIDE === "langgraph") {
     const view = await runtime.submit({ graph: "city_weather", message: MESSAGE });
     if (view.status !== "SUCCEEDED") throw new Error(`city_weather ended ${view.status}`);
   }
-  runtime.close();
+  await runtime.close();
 }

@@ -17,7 +17,7 @@ const WARMUP = 10;
 /** One side of the comparison: `run(i)` performs one whole request on a fresh thread. */
 export interface Side {
   run(i: number): Promise<unknown>;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /** Wall and CPU ms per run of each side in one round. */
@@ -43,7 +43,9 @@ export async function openSides(config: string): Promise<Record<string, Side>> {
     if (withSaver) copy.checkpointer = new SqliteSaver(db);
     return {
       run: (i) => copy.invoke({ messages: [{ role: "user", content: MESSAGE }] }, { configurable: { thread_id: `g${i}` }, context: { db }, durability: "sync" } as never),
-      close: () => db.close(),
+      close: () => {
+        db.close();
+      },
     };
   };
   return {

@@ -139,7 +139,7 @@ async function orderCheck(): Promise<{ planned: OrderCheckFigures; react: OrderC
     await measure("planned"); // warm-up: module load, first statements
     return { planned: await measure("planned"), react: await measure("react"), modelLatencyMs: MODEL_LATENCY_MS };
   } finally {
-    runtime.close();
+    await runtime.close();
     rmSync(dir, { recursive: true, force: true });
     delete process.env.AGENTRT_SIM_LATENCY_MS;
   }

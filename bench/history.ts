@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteSaver } from "../checkpointers/index.js";
 import { Runtime, RunReader } from "../src/runtime/index.js";
-import { runtimeInternals } from "../src/runtime/internals.js";
+import { runtimeInternals, runtimeSqlite } from "../src/runtime/internals.js";
 import { Scheduler } from "../src/runs/index.js";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
@@ -42,7 +42,7 @@ const runtime = Runtime.open({ db: join(dir, "threads.db"), config, onEvent: (e)
 } });
 const { graph } = await import("./_history-graph.js");
 const reader = graph.withConfig({});
-reader.checkpointer = new SqliteSaver(runtimeInternals(runtime).db);
+reader.checkpointer = new SqliteSaver(runtimeSqlite(runtime));
 
 /** One turn on `threadId`: submitted, waits for approval, approved; returns the resume latency (ms). */
 async function turn(threadId: string): Promise<number> {
@@ -71,7 +71,7 @@ for (let r = 0; r < REPEATS; r++) {
   state.small.push(await getState(small));
   state.big.push(await getState(big));
 }
-runtime.close();
+await runtime.close();
 const resumeRatios = resume.big.map((b, i) => b / (resume.small[i] ?? 1));
 const stateRatios = state.big.map((b, i) => b / (state.small[i] ?? 1));
 console.log(`thread of ${TURNS + 10} turns vs 10 turns (each turn one approval), ${REPEATS} alternating pairs:`);
@@ -88,13 +88,13 @@ async function runsFile(name: string, finished: number): Promise<{ path: string;
     for (let i = 0; i < templates; i++) await rt.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen" });
     const copies = Math.ceil((finished - templates) / Math.max(1, templates));
     if (copies > 0) {
-      runtimeInternals(rt).db.exec(`
+      runtimeSqlite(rt).exec(`
         CREATE TEMP TABLE copies AS WITH RECURSIVE n(c) AS (SELECT 1 UNION ALL SELECT c + 1 FROM n WHERE c < ${copies}) SELECT c FROM n;
         CREATE TEMP TABLE template_runs AS SELECT * FROM runs;
         CREATE TEMP TABLE template_events AS SELECT * FROM run_events;`);
-      const runCols = (runtimeInternals(rt).db.prepare("SELECT name FROM pragma_table_info('runs')").all() as { name: string }[]).map((c) => c.name);
+      const runCols = (runtimeSqlite(rt).prepare("SELECT name FROM pragma_table_info('runs')").all() as { name: string }[]).map((c) => c.name);
       const pick = (col: string) => col === "run_id" ? "t.run_id || '_' || n.c" : col === "thread_id" ? "t.thread_id || '_' || n.c" : `t.${col}`;
-      runtimeInternals(rt).db.exec(`BEGIN;
+      runtimeSqlite(rt).exec(`BEGIN;
         INSERT INTO runs (${runCols.join(", ")}) SELECT ${runCols.map(pick).join(", ")} FROM template_runs t, copies n;
         INSERT INTO run_events (run_id, from_status, to_status, at, actor, fencing_token, error_code, reason)
           SELECT e.run_id || '_' || n.c, e.from_status, e.to_status, e.at, e.actor, e.fencing_token, e.error_code, e.reason FROM template_events e, copies n;
@@ -104,7 +104,7 @@ async function runsFile(name: string, finished: number): Promise<{ path: string;
     if (waiting.status !== "WAITING_APPROVAL") throw new Error(`waiting run ended ${waiting.status}`);
     return { path, waitingId: waiting.run_id };
   } finally {
-    rt.close();
+    await rt.close();
   }
 }
 const empty = await runsFile("empty.db", 0);
@@ -150,8 +150,8 @@ for (let r = 0; r < REPEATS; r++) {
     await rt.cancel(queued.run_id);
   }
 }
-writers.empty.close();
-writers.full.close();
+await writers.empty.close();
+await writers.full.close();
 const ratio = (op: Op) => times[op].full.map((f, i) => f / (times[op].empty[i] ?? 1));
 console.log(`${FINISHED.toLocaleString("en")} finished runs vs an empty file (one run waiting for approval in each), ${REPEATS} alternating pairs:`);
 for (const op of ops) {

@@ -43,7 +43,7 @@ for (let i = 0; i < rounds; i++) {
   }
   sequential.push(performance.now() - started);
 }
-runtime.close();
+await runtime.close();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const run = median(parallel);

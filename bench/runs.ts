@@ -66,7 +66,7 @@ async function scaleProcesses(processes: number): Promise<{ runsPerS: number; p5
     const seconds = (Math.max(...runs.map((r) => r.finishedAt ?? 0)) - Math.min(...claimedAt)) / 1000;
     return { runsPerS: QUEUED / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), fromSubmitP99: percentile(fromSubmit, 99) };
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -102,7 +102,7 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; el
       waitP50: percentile(waits, 50), waitP99: percentile(waits, 99), cpuMsPerRun,
     };
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -110,7 +110,7 @@ async function scale(): Promise<{ runsPerS: number; p50: number; p99: number; el
 const sides = await openSides(CONFIG);
 const rounds: RoundFigures[] = [];
 for (let r = 0; r < ROUNDS; r++) rounds.push(await measureRound(sides, SEQUENTIAL, BLOCKS));
-for (const side of Object.values(sides)) side.close();
+for (const side of Object.values(sides)) await side.close();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const fig = (side: string, key: "ms" | "cpuMs") => median(rounds.map((r) => r[side]?.[key] ?? 0));
 const ratios = (a: string, b: string, key: "ms" | "cpuMs" = "cpuMs") => rounds.map((r) => (r[a]?.[key] ?? 0) / (r[b]?.[key] ?? 1));

@@ -14,7 +14,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { Runtime } from "../src/runtime/index.js";
 import { startServer, type AgentServer } from "../src/server/server.js";
 import { autoWorkers, workerCount } from "../src/server/worker-pool.js";
-import { runtimeInternals } from "../src/runtime/internals.js";
+import { runtimeSqlite } from "../src/runtime/internals.js";
 
 process.env.AGENTRT_SIM_LATENCY_MS ??= "50";
 const dir = mkdtempSync(join(tmpdir(), "agentrt-bench-server-"));
@@ -197,7 +197,7 @@ try {
   row("", "", `(cpu counts this process — SDK clients, HTTP, in-process runs — plus the worker processes; load average ${loadavg().map((v) => v.toFixed(2)).join(" ")})`);
   await single.close();
   await server.close();
-  runtime.close();
+  await runtime.close();
   closed = true;
 
   // Restarts: an empty (migrated) database against the server's database topped up to 2,000 finished runs.
@@ -205,13 +205,13 @@ try {
   await restartMs(emptyDb);
   const emptyMs = [await restartMs(emptyDb), await restartMs(emptyDb), await restartMs(emptyDb)];
   const filler = Runtime.open({ db: serverDb, config });
-  const finished = () => (runtimeInternals(filler).db.prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'SUCCEEDED'").get() as { n: number }).n;
+  const finished = () => (runtimeSqlite(filler).prepare("SELECT COUNT(*) AS n FROM runs WHERE status = 'SUCCEEDED'").get() as { n: number }).n;
   const missing = Math.max(0, HISTORY - finished());
   await load(50, Math.ceil(missing / 50), async () => {
     await filler.submit({ graph: "city_weather", input });
   });
   const history = finished();
-  filler.close();
+  await filler.close();
   const fullMs = [await restartMs(serverDb), await restartMs(serverDb), await restartMs(serverDb)];
   const runEmpty = await runsOn(emptyDb, 5);
   const runFull = await runsOn(serverDb, 5);
@@ -247,7 +247,7 @@ try {
 } finally {
   if (!closed) {
     await Promise.all([server.close(), single.close()]);
-    runtime.close();
+    await runtime.close();
   }
   rmSync(dir, { recursive: true, force: true });
 }

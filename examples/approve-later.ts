@@ -19,5 +19,5 @@ try {
     process.exitCode = 2;
   }
 } finally {
-  runtime.close();
+  await runtime.close();
 }

@@ -29,5 +29,5 @@ try {
     console.log(`invoices in the outbox: ${outbox().sent.length}`);
   }
 } finally {
-  runtime.close();
+  await runtime.close();
 }

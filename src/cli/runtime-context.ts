@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { MEMORY_PATH } from "../db/index.js";
+import { isPostgresUrl, MEMORY_PATH } from "../db/index.js";
 import { RunReader, Runtime, type RunSource, type RuntimeEvent } from "../runtime/index.js";
 import type { CommandContext } from "./command.js";
 
@@ -38,7 +38,7 @@ export async function withRuntime<T>(
   try {
     return await fn(runtime);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -56,7 +56,8 @@ export function withExistingRuntime<T>(ctx: CommandContext, fn: (runtime: Runtim
 export async function withRunSource<T>(
   ctx: CommandContext, overdue: (reader: RunReader) => Promise<boolean>, read: (runs: RunSource) => Promise<T>,
 ): Promise<T> {
-  if (ctx.db === MEMORY_PATH || ctx.db === "") return withExistingRuntime(ctx, async (runtime) => read(runtime));
+  // Nothing to create beside a PostgreSQL schema, and no file to be read-only: read through the runtime.
+  if (ctx.db === MEMORY_PATH || ctx.db === "" || isPostgresUrl(ctx.db)) return withExistingRuntime(ctx, async (runtime) => read(runtime));
   const reader = RunReader.open(ctx.db);
   let recordExpiry: boolean;
   try {

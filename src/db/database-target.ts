@@ -78,3 +78,8 @@ function withoutPassword(text: string): string {
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
+
+/** How messages name a target: the file, or `postgres://user@host:port/db?schema=…` without the password. */
+export function targetLabel(target: DatabaseTarget): string {
+  return target.kind === "sqlite" ? target.path : `postgres://${target.server}?schema=${target.schema}`;
+}

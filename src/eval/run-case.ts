@@ -58,7 +58,7 @@ export async function runCase(evalCase: EvalCase, options: RunCaseOptions): Prom
     const message = error instanceof Error ? error.message.split("\n")[0] ?? "" : String(error);
     return emptyObservation(evalCase.id, { error: { code, message }, latencyMs: performance.now() - started, faultsInjected: hasFaults(env) });
   } finally {
-    runtime?.close();
+    await runtime?.close();
     if (options.keepDir === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }

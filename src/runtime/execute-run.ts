@@ -5,7 +5,8 @@
  * to a run outcome.
  * @module
  */
-import type { SqliteDatabase } from "../db/index.js";
+import type { RunDatabase } from "../db/index.js";
+import type { ToolLedger } from "../ledger/index.js";
 import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import type { AgentHooks } from "../graph/hooks.js";
 import { DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY, type RunLease, type RunOutcome, type RunRecord } from "../runs/index.js";
@@ -22,7 +23,10 @@ import { StreamOutcome } from "./stream-outcome.js";
 
 /** What executing a run needs from the runtime. */
 export interface ExecutionDeps {
-  db: SqliteDatabase;
+  /** Handed to tools as `ctx.db`. */
+  db: RunDatabase;
+  /** Where side-effecting tool calls record intent and result. */
+  ledger: ToolLedger;
   /** Bound to the runtime's checkpointer and store (see GraphRegistry.bind). */
   registry: GraphRegistry;
   emit: RuntimeListener;
@@ -58,7 +62,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   const config = {
     // The caller's keys first: the run's own ids always win (validateGraphConfig refuses them anyway).
     configurable: { ...run.config?.configurable, thread_id: run.threadId, run_id: run.runId, user: run.userId, [FENCING_TOKEN_KEY]: lease.token },
-    context: { db: deps.db, hooks, signal: lease.signal, guard: createBudgetGuard(run, lease, deps) },
+    context: { db: deps.db, ledger: deps.ledger, hooks, signal: lease.signal, guard: createBudgetGuard(run, lease, deps) },
   };
   try {
     // A first claim without a resume cannot have written a checkpoint yet: its input is due, no read needed.

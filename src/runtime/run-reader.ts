@@ -7,6 +7,7 @@
  */
 import { openDatabase, type SqliteDatabase } from "../db/index.js";
 import { isWaiting, SqliteRunStore, type RunRecord, type RunStatus } from "../runs/index.js";
+import { ledgerFor, type ToolLedger } from "../ledger/index.js";
 import { listSideEffects } from "./side-effects.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { Runtime } from "./runtime.js";
@@ -18,12 +19,12 @@ export type RunSource = Pick<Runtime, "get" | "list">;
  * The view of a run as `status` prints it: one that ended without success (FAILED, EXPIRED, CANCELED) lists
  * the side effects it performed, which stay done.
  */
-export async function runViewOf(db: SqliteDatabase, run: RunRecord): Promise<RunView> {
+export async function runViewOf(ledger: ToolLedger, run: RunRecord): Promise<RunView> {
   const view = toRunView(run);
   if (run.status !== "FAILED" && run.status !== "EXPIRED" && run.status !== "CANCELED") return view;
   let effects: Awaited<ReturnType<typeof listSideEffects>>;
   try {
-    effects = await listSideEffects(db, run.runId);
+    effects = await listSideEffects(ledger, run.runId);
   } catch {
     // A ledger that cannot be read (the run may have failed for that very reason) must not hide the outcome.
     return view;
@@ -60,7 +61,7 @@ export class RunReader implements RunSource {
 
   /** The run as stored; UNKNOWN_RUN for an unknown id. */
   async get(runId: string): Promise<RunView> {
-    return runViewOf(this.db, await this.runs.get(runId));
+    return runViewOf(ledgerFor(this.db), await this.runs.get(runId));
   }
 
   /** Runs, newest first, optionally of one status. */

@@ -1,22 +1,23 @@
 /**
  * The runtime facade: submit runs, approve or reject their pending actions,
- * cancel them, and run workers — over one SQLite file holding runs,
- * checkpoints, traces and memory. The CLI and the server are thin layers on it.
+ * cancel them, and run workers — over one database (a SQLite file, or a
+ * PostgreSQL schema) holding runs, checkpoints, traces and memory. The CLI and the server are thin layers on it.
  * @module
  */
-import { SqliteSaver } from "../../checkpointers/index.js";
-import { openDatabase, type SqliteDatabase } from "../db/index.js";
+import { DEFAULT_SQLITE_PATH } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import type { ApprovalResume } from "../graph/approval.js";
-import { SqliteStore } from "../memory/sqlite-store.js";
+import type { MemoryStore } from "../memory/memory-store.js";
 import {
-  SqliteRunStore, Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
+  Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
   IllegalTransitionError, LeaseLostError, WorkerStoppingError,
   type ClaimedRun, type RunStore, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
 } from "../runs/index.js";
-import { openTraceStore, type TraceRecorder, type TraceStore } from "../trace/index.js";
+import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
-import { fenceSqliteCheckpoints } from "./checkpoint-fence.js";
+import { fenceCheckpoints } from "./checkpoint-fence.js";
+import { openRuntimeStorage } from "./storage/open-runtime-storage.js";
+import type { RuntimeStorage } from "./storage/runtime-storage.js";
 import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-and-record.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
@@ -31,15 +32,15 @@ import { syncStateChanges } from "./state-changes.js";
 import { registerInternals } from "./internals.js";
 import type { CanceledRunView, DecisionOptions, InputOptions, ResumeOptions, RuntimeOptions, SubmitOptions } from "./runtime-options.js";
 
-/** The agentrt runtime over one database file. */
+/** The agentrt runtime over one database (SQLite file or PostgreSQL schema). */
 export class Runtime {
   /** The runs as stored, read-only; every change goes through this class's operations. */
   readonly records: RunRecords;
   readonly trace: TraceStore;
   readonly registry: GraphRegistry;
   /** The long-term memory every graph gets as `config.store` (the server's `/store` endpoints read and write it too). */
-  readonly store: SqliteStore;
-  private readonly db: SqliteDatabase;
+  readonly store: MemoryStore;
+  private readonly storage: RuntimeStorage;
   private readonly runs: RunStore;
   private readonly scheduler: Scheduler;
   private readonly deps: ClaimDeps;
@@ -50,22 +51,20 @@ export class Runtime {
   /** Runs executing here outside a worker loop (submit, start, approve), until recorded or handed back. */
   private readonly executions = new Set<Promise<ExecutionResult>>();
 
-  private constructor(db: SqliteDatabase, registry: GraphRegistry, options: RuntimeOptions) {
-    this.db = db;
+  private constructor(storage: RuntimeStorage, registry: GraphRegistry, options: RuntimeOptions) {
+    this.storage = storage;
     this.registry = registry;
-    const runs = SqliteRunStore.open(db);
+    const { runs, trace, store, ledger, db } = storage;
     this.runs = runs;
-    this.records = new RunRecords(this.runs);
-    const trace = openTraceStore(db);
+    this.records = new RunRecords(runs);
     this.trace = trace;
-    this.scheduler = new Scheduler(this.runs, options.scheduler);
-    // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
-    // Fenced by the writing execution's lease (see checkpoint-fence.ts).
-    const checkpointer = stampRunIds(new SqliteSaver(db, undefined, { beforeWrite: fenceSqliteCheckpoints(runs, this.active, db) }));
-    const store = new SqliteStore(db);
     this.store = store;
+    this.scheduler = new Scheduler(runs, options.scheduler);
+    // Checkpoints carry the run that wrote them: execute-run tells a new turn from a recovery by it.
+    // Fenced by the writing execution's lease, inside the checkpoint's own transaction (see checkpoint-fence.ts).
+    const checkpointer = stampRunIds(storage.checkpointer(fenceCheckpoints(runs, this.active)));
     this.deps = {
-      db, registry: registry.bind({ checkpointer, store }), runs: this.runs, trace,
+      db, ledger, registry: registry.bind({ checkpointer, store }), runs, trace,
       emit: options.onEvent ?? (() => undefined),
       // The trace's start follows the claim's commit (startRecording); run_events stay the source of truth.
       recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
@@ -74,20 +73,31 @@ export class Runtime {
       workerId: options.workerId ?? `rt_${newSortableId()}`,
       streams: options.streams,
     };
-    this.decisionDeps = { runs: this.runs, trace, recorder: this.deps.recorder, registry };
-    registerInternals(this, { db, runs: this.runs });
+    this.decisionDeps = { runs, trace, recorder: this.deps.recorder, registry };
+    registerInternals(this, { db, runs, storage });
   }
 
-  /** Opens the database (creating and migrating it) and reads langgraph.json. */
+  /**
+   * Opens the database (a SQLite file, created and migrated here; or a `postgres://` URL, whose tables are created
+   * or migrated by {@link ready} or on first use) and reads langgraph.json.
+   */
   static open(options: RuntimeOptions = {}): Runtime {
     const registry = GraphRegistry.fromConfig(options.config);
-    const db = openDatabase(options.db ?? "./agentrt.db", { mustExist: options.mustExist });
+    const storage = openRuntimeStorage(options.db ?? DEFAULT_SQLITE_PATH, { mustExist: options.mustExist });
     try {
-      return new Runtime(db, registry, options);
+      return new Runtime(storage, registry, options);
     } catch (error) {
-      db.close();
+      void storage.close();
       throw error;
     }
+  }
+
+  /**
+   * Connects and creates or migrates every table now rather than on first use, so an unreachable server, bad
+   * credentials or a schema written by a newer agentrt fail here (instant on SQLite, which migrated on open).
+   */
+  ready(): Promise<void> {
+    return this.storage.ready();
   }
 
   /** Creates a run; runs it here until it finishes or waits unless `queue` is set. */
@@ -195,7 +205,7 @@ export class Runtime {
     lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
     await syncStateChanges(this.runs, await this.deps.recorder(canceled), canceled);
     await this.trace.flush();
-    return { ...toRunView(canceled), side_effects: await listSideEffects(this.db, runId) };
+    return { ...toRunView(canceled), side_effects: await listSideEffects(this.storage.ledger, runId) };
   }
 
   /**
@@ -206,10 +216,10 @@ export class Runtime {
   async cancelAndWait(runId: string, options: { by?: string; reason?: string; timeoutMs?: number } = {}): Promise<CanceledRunView> {
     const status = (await this.current(runId)).status;
     // Read before the cancel: one executing here reports (aborts) right after it.
-    const inFlight = status === "RUNNING" || status === "RETRYING" ? await inFlightCalls(this.db, runId) : [];
+    const inFlight = status === "RUNNING" || status === "RETRYING" ? await inFlightCalls(this.storage.ledger, runId) : [];
     const canceled = await this.cancel(runId, options);
     if (inFlight.length === 0) return canceled;
-    return { ...canceled, side_effects: await settledSideEffects(this.db, runId, inFlight, options.timeoutMs) };
+    return { ...canceled, side_effects: await settledSideEffects(this.storage.ledger, runId, inFlight, options.timeoutMs) };
   }
 
   /**
@@ -250,11 +260,12 @@ export class Runtime {
     await Promise.allSettled([...this.executions]);
   }
 
-  /** Flushes the trace and closes the database. */
-  close(): void {
-    // Written before it returns on SQLite, so the file is closed with every span in it.
-    void this.trace.flush();
-    if (this.db.open) this.db.close();
+  /**
+   * Flushes the trace and closes the database. On SQLite everything is written and closed before it returns;
+   * on PostgreSQL await it (the pool ends once the last spans are written).
+   */
+  close(): Promise<void> {
+    return this.storage.close();
   }
 
   /** Applies a checked resume to the wait it was checked against: here now, or QUEUED (held `holdMs`). */
@@ -265,7 +276,7 @@ export class Runtime {
 
   /** The view of a run; one that ended without success lists the side effects it performed (they stay done). */
   private view(run: RunRecord): Promise<RunView> {
-    return runViewOf(this.db, run);
+    return runViewOf(this.storage.ledger, run);
   }
 
   /** The run after the lazy wait-TTL check (an expired wait becomes EXPIRED here, with its trace). */

@@ -4,9 +4,8 @@
  * @module
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { SqliteDatabase } from "../db/index.js";
 import { LEASE_WATCH_MS } from "../runs/index.js";
-import { ledgerFor, type LedgerEntry } from "../ledger/index.js";
+import type { LedgerEntry, ToolLedger } from "../ledger/index.js";
 
 /** One side-effecting call of a run as `agentrt cancel` lists it. */
 export interface SideEffectView {
@@ -23,8 +22,8 @@ export interface SideEffectView {
 }
 
 /** The run's side effects that happened or may have happened, in the order they were begun. */
-export async function listSideEffects(db: SqliteDatabase, runId: string): Promise<SideEffectView[]> {
-  return (await ledgerFor(db).list(runId))
+export async function listSideEffects(ledger: ToolLedger, runId: string): Promise<SideEffectView[]> {
+  return (await ledger.list(runId))
     .filter((entry) => entry.status !== "failed")
     .map((entry) => ({
       tool: entry.tool,
@@ -39,8 +38,8 @@ export async function listSideEffects(db: SqliteDatabase, runId: string): Promis
 export const SETTLE_MS = 5 * LEASE_WATCH_MS;
 
 /** The run's calls without a recorded outcome, as they are now: what {@link settledSideEffects} waits on. */
-export function inFlightCalls(db: SqliteDatabase, runId: string): Promise<LedgerEntry[]> {
-  return ledgerFor(db).list(runId, { status: "pending" });
+export function inFlightCalls(ledger: ToolLedger, runId: string): Promise<LedgerEntry[]> {
+  return ledger.list(runId, { status: "pending" });
 }
 
 /**
@@ -49,9 +48,8 @@ export function inFlightCalls(db: SqliteDatabase, runId: string): Promise<Ledger
  * that was left without an outcome before.
  */
 export async function settledSideEffects(
-  db: SqliteDatabase, runId: string, inFlight: readonly LedgerEntry[], timeoutMs = SETTLE_MS,
+  ledger: ToolLedger, runId: string, inFlight: readonly LedgerEntry[], timeoutMs = SETTLE_MS,
 ): Promise<SideEffectView[]> {
-  const ledger = ledgerFor(db);
   const end = Date.now() + timeoutMs;
   let waiting = [...inFlight];
   while (waiting.length > 0 && Date.now() < end) {
@@ -65,5 +63,5 @@ export async function settledSideEffects(
     }
     waiting = still;
   }
-  return listSideEffects(db, runId);
+  return listSideEffects(ledger, runId);
 }

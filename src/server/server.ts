@@ -8,8 +8,7 @@
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
-import { SqliteSaver } from "../../checkpointers/index.js";
-import { MEMORY_PATH } from "../db/index.js";
+import { DEFAULT_SQLITE_PATH, isPostgresUrl, MEMORY_PATH } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import type { Worker } from "../runs/index.js";
 import { Runtime, StreamBus } from "../runtime/index.js";
@@ -21,7 +20,7 @@ import { originPolicy } from "./origin-check.js";
 import { FallbackWorker } from "./fallback-worker.js";
 import { RunService } from "./run-service.js";
 import { ThreadStateReader } from "./thread-state.js";
-import { SqliteThreadStore } from "./sqlite-thread-store.js";
+import { openThreadStore } from "./open-thread-store.js";
 import { WorkerPool, workerCount, type WorkerInfo } from "./worker-pool.js";
 
 /** Options of {@link startServer}. */
@@ -112,18 +111,21 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   const runtime = Runtime.open({ db: options.db, config: options.config ?? process.env.AGENTRT_CONFIG, streams: bus, onEvent: (e) => service?.onRuntimeEvent(e) });
   const pool = workers === 0 ? undefined : new WorkerPool({
     count: workers,
-    spec: { db: resolve(options.db ?? "./agentrt.db"), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency: processConcurrency, pollMs: 100 },
+    // A file is named absolutely for the forks; a PostgreSQL URL is passed as it is.
+    spec: { db: isPostgresUrl(options.db ?? "") ? (options.db ?? "") : resolve(options.db ?? DEFAULT_SQLITE_PATH), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency: processConcurrency, pollMs: 100 },
     idPrefix: `serve_${process.pid}`,
     onRest: (runId, _status, values) => service?.rested(runId, values),
     onStall: (runId, stall) => service?.stalled(runId, stall),
     log,
   });
   try {
-    // The server's own tables and its checkpoint reader live on the runtime's connection (one file, one writer lock).
-    const { db } = runtimeInternals(runtime);
-    service = new RunService(runtime, SqliteThreadStore.open(db), new ThreadStateReader(runtime.registry, new SqliteSaver(db)), log, pool);
+    // The server's own tables and its checkpoint reader live on the runtime's database (on SQLite, one file, one writer lock).
+    // Migrated before any worker process starts, so none races the server's migrations (instant on SQLite).
+    await runtime.ready();
+    const { storage } = runtimeInternals(runtime);
+    service = new RunService(runtime, await openThreadStore(storage.db), new ThreadStateReader(runtime.registry, storage.checkpointer()), log, pool);
   } catch (error) {
-    runtime.close();
+    await runtime.close();
     throw error;
   }
   const app = createApp({ service, bus, log }, { keys, hosts, origins, maxBodyBytes: options.maxBodyBytes });
@@ -134,7 +136,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     server = await listen(app.fetch, options.port ?? 2024, host);
   } catch (error) {
     await Promise.all([pool?.stop(), local.stop()]);
-    runtime.close();
+    await runtime.close();
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
       const why = code === "EADDRINUSE" ? "is already in use" : code === "EACCES" ? "needs privileges this process lacks" : "is not an address of this machine";
@@ -143,7 +145,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     throw error;
   }
   // Forked once listening (forks cost the start ~10 ms each; until a worker is ready runs execute here) and
-  // once the file is migrated (Runtime.open above), so workers never race the server's migrations.
+  // once the database is migrated (runtime.ready above), so workers never race the server's migrations.
   pool?.start();
   // Said once at start, so a key misread as user:key is seen before a client is refused.
   if (keys.length > 0) log(`API keys for callers ${describeCallers(keys)}`);
@@ -171,7 +173,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
       await Promise.all([pool?.stop(), local.stop()]);
       // Runs executing here outside the worker loop (streamed, resumed, waited on) are handed back too.
       await runtime.handBack();
-      runtime.close();
+      await runtime.close();
     })()),
   };
 }

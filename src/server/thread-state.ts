@@ -5,7 +5,7 @@
  */
 import type { StateSnapshot } from "@langchain/langgraph";
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
-import type { SqliteSaver } from "../../checkpointers/index.js";
+import type { ThreadCopyingSaver } from "../runtime/storage/runtime-storage.js";
 import type { GraphRegistry, RegisteredGraph } from "../runtime/index.js";
 import { readPendingActions, type PendingAction } from "../graph/approval.js";
 
@@ -19,7 +19,7 @@ interface StatefulGraph extends RegisteredGraph {
 export class ThreadStateReader {
   constructor(
     private readonly registry: GraphRegistry,
-    private readonly checkpointer: SqliteSaver,
+    private readonly checkpointer: ThreadCopyingSaver,
   ) {}
 
   /** The graph with the runtime's persistence attached (the runtime's registry binds it). */
@@ -66,9 +66,9 @@ export class ThreadStateReader {
     return this.checkpointer.getTuple({ configurable }).catch(() => undefined);
   }
 
-  /** Copies every checkpoint of `from` to the new thread `to` (synchronous, so it joins a caller's transaction). */
-  copyThread(from: string, to: string): void {
-    this.checkpointer.copyThread(from, to);
+  /** Copies every checkpoint of `from` to the new thread `to` (synchronous on SQLite, so it joins a caller's transaction). */
+  copyThread(from: string, to: string): void | Promise<void> {
+    return this.checkpointer.copyThread(from, to);
   }
 
   /** Removes every checkpoint of the thread. */

@@ -72,6 +72,6 @@ if (!stopping) {
   send({ type: "ready", workerId: spec.workerId });
   await done;
 }
-runtime.close();
+await runtime.close();
 // The IPC channel would keep this process alive.
 process.exit(0);

@@ -37,7 +37,7 @@ describe("agentrt run on a graph that does not load", () => {
     try {
       expect(await runtimeInternals(runtime).runs.list()).toEqual([]);
     } finally {
-      runtime.close();
+      await runtime.close();
     }
   });
 });

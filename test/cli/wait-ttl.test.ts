@@ -125,7 +125,7 @@ describe("wait TTL", () => {
       expect((await runtimeInternals(rt).runs.events(waiting.run_id)).at(-1)).toMatchObject({ from: "WAITING_INPUT", to: "EXPIRED" });
       await expect(rt.provideInput(waiting.run_id, { text: "10086" })).rejects.toMatchObject({ code: "RUN_NOT_WAITING" });
     } finally {
-      rt.close();
+      await rt.close();
     }
   });
 });

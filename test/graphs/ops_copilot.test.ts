@@ -7,7 +7,7 @@ import { parseSendTask } from "../../graphs/ops_copilot-specialists.js";
 import type { SentMessage } from "../../graphs/sim/index.js";
 import { openScenarioRuntime, withSimEnv, type ScenarioRuntime } from "./scenario-runtime.js";
 import { SqliteSaver } from "agentrt/checkpointers";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeSqlite } from "../../src/runtime/internals.js";
 
 let rt: ScenarioRuntime;
 beforeEach(() => {
@@ -20,7 +20,7 @@ const submit = (message = REQUEST) => rt.runtime.submit({ graph: "ops_copilot", 
 
 /** The specialists the supervisor handed work to, in order, read from the thread's checkpointed messages. */
 async function handoffs(threadId: string): Promise<string[]> {
-  graph.checkpointer = new SqliteSaver(runtimeInternals(rt.runtime).db);
+  graph.checkpointer = new SqliteSaver(runtimeSqlite(rt.runtime));
   const { values } = await graph.getState({ configurable: { thread_id: threadId } });
   return (values.messages as BaseMessage[])
     .filter((m) => isToolMessage(m) && m.name?.startsWith("transfer_to_") === true && m.status === "success")

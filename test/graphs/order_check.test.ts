@@ -56,7 +56,7 @@ describe("order_check", () => {
       expect([planned.usage.model_calls, react.usage.model_calls]).toEqual([2, 3]);
       expect(planned.result).toBe(react.result);
     } finally {
-      runtime.close();
+      await runtime.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -8,7 +8,7 @@ import { openWorld } from "../../graphs/sim/index.js";
 import type { SimSnapshot } from "agentrt/testing";
 import { SqliteSaver } from "agentrt/checkpointers";
 import type { ToolStep } from "agentrt";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeSqlite } from "../../src/runtime/internals.js";
 
 /** The repository's langgraph.json, exactly the file Studio reads. */
 export const LANGGRAPH_JSON = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
@@ -25,7 +25,7 @@ export interface ScenarioRuntime {
   world(): Promise<SimSnapshot>;
   /** The tool steps a run's thread recorded in its checkpointed state (each with its model turn). */
   steps(graph: StatefulGraph, threadId: string): Promise<ToolStep[]>;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /** Opens a runtime on a fresh database; graphs use their scripted model (no OPENAI_API_KEY). */
@@ -35,14 +35,14 @@ export function openScenarioRuntime(): ScenarioRuntime {
   const runtime = Runtime.open({ db: join(dir, "runs.db"), config: LANGGRAPH_JSON });
   return {
     runtime,
-    world: async () => (await openWorld({ db: runtimeInternals(runtime).db })).snapshot(),
+    world: async () => (await openWorld({ db: runtimeSqlite(runtime) })).snapshot(),
     steps: async (graph, threadId) => {
-      graph.checkpointer = new SqliteSaver(runtimeInternals(runtime).db);
+      graph.checkpointer = new SqliteSaver(runtimeSqlite(runtime));
       const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
       return (snapshot.values as { steps?: ToolStep[] }).steps ?? [];
     },
-    close: () => {
-      runtime.close();
+    close: async () => {
+      await runtime.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -16,8 +16,8 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "agentrt-taint-"));
   runtime = Runtime.open({ db: join(dir, "runs.db"), config: CONFIG });
 });
-afterEach(() => {
-  runtime.close();
+afterEach(async () => {
+  await runtime.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -6,7 +6,7 @@ import { Runtime } from "../../src/runtime/index.js";
 import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/ledger/executor.js";
 import { tempDbPath } from "./helpers.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeSqlite } from "../../src/runtime/internals.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..", "..");
@@ -57,10 +57,10 @@ async function kill(worker: Worker): Promise<void> {
 function open() {
   const db = tempDbPath();
   const rt = Runtime.open({ db, config: CONFIG });
-  runtimeInternals(rt).db.exec("CREATE TABLE IF NOT EXISTS crash_probe (id INTEGER PRIMARY KEY, pid INTEGER, kind TEXT)");
-  const probes = (kind: string) => (runtimeInternals(rt).db.prepare("SELECT count(*) AS n FROM crash_probe WHERE kind = ?").get(kind) as { n: number }).n;
-  const world = () => openWorld({ db: runtimeInternals(rt).db }).snapshot();
-  const rollback = async () => (await ledgerFor(runtimeInternals(rt).db).list((await rt.list())[0]?.run_id ?? "")).find((e) => e.tool === "rollback_deployment");
+  runtimeSqlite(rt).exec("CREATE TABLE IF NOT EXISTS crash_probe (id INTEGER PRIMARY KEY, pid INTEGER, kind TEXT)");
+  const probes = (kind: string) => (runtimeSqlite(rt).prepare("SELECT count(*) AS n FROM crash_probe WHERE kind = ?").get(kind) as { n: number }).n;
+  const world = () => openWorld({ db: runtimeSqlite(rt) }).snapshot();
+  const rollback = async () => (await ledgerFor(runtimeSqlite(rt)).list((await rt.list())[0]?.run_id ?? "")).find((e) => e.tool === "rollback_deployment");
   return { db, rt, probes, world, rollback };
 }
 
@@ -97,7 +97,7 @@ async function expectFinishedOnce(s: ReturnType<typeof open> & { runId: string; 
   expect(await s.rollback()).toMatchObject({ status: "done", externalOperationId: expect.any(String) });
   // A turn whose output was checkpointed is never asked again: exactly one finished call per turn.
   expect(s.probes("model_end") + s.parentTurns).toBe(TURNS);
-  s.rt.close();
+  await s.rt.close();
 }
 
 describe.concurrent("crash matrix: ops_rollback, SIGKILL the worker, a second worker finishes", () => {

@@ -14,7 +14,7 @@ beforeAll(async () => {
   process.env.AGENTRT_SIM_LATENCY_MS = "0";
 });
 afterEach(async () => {
-  for (const rt of opened.splice(0)) rt.close();
+  for (const rt of opened.splice(0)) await rt.close();
 });
 
 function open(options: Parameters<typeof Runtime.open>[0] = {}): Runtime {

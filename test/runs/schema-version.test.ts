@@ -14,7 +14,7 @@ async function fileWithQueuedRun(): Promise<string> {
   const path = tempDbPath();
   const rt = Runtime.open({ db: path, config: CONFIG });
   await rt.submit({ graph: "city_weather", message: "Weather for Beijing", queue: true });
-  rt.close();
+  await rt.close();
   return path;
 }
 
@@ -48,7 +48,7 @@ describe("agentrt worker on a file of another schema version", () => {
 
   it("stops a running worker when another process upgrades the file under it: exit 2, nothing written after", async () => {
     const path = tempDbPath();
-    Runtime.open({ db: path, config: CONFIG }).close();
+    await Runtime.open({ db: path, config: CONFIG }).close();
     const worker = runCli(["worker", "--db", path, "--worker-id", "w"]);
     // Whether the upgrade lands before or after the worker's first poll, the worker must stop on it.
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -97,6 +97,6 @@ describe("two worker processes, one file", () => {
       expect(ids).toHaveLength(3);
     }
     expect((await openWorld({ db: runtimeInternals(rt).db }).snapshot()).calls.get_weather).toBe(3 * RUNS);
-    rt.close();
+    await rt.close();
   }, 120_000);
 });

@@ -9,7 +9,7 @@ import { openDatabase } from "../../src/db/index.js";
 import { Runtime } from "../../src/runtime/index.js";
 import { counters, resetCounters } from "../fixtures/budget/graphs.js";
 import { runCli } from "../helpers/cli.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeSqlite } from "../../src/runtime/internals.js";
 
 const CONFIG = fileURLToPath(new URL("../fixtures/budget/langgraph.json", import.meta.url));
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-budget-")), "b.db");
@@ -62,7 +62,7 @@ describe("budgets, checked before each model call", () => {
   it("counts usage stored by earlier attempts: a resumed run starts from its counters", async () => {
     const queued = await runtime.submit({ graph: "looper", message: "count", budget: { maxModelCalls: 3 }, queue: true });
     // As if an earlier attempt had made three calls before its worker died.
-    runtimeInternals(runtime).db.prepare("UPDATE runs SET model_calls = 3, steps = 5 WHERE run_id = ?").run(queued.run_id);
+    runtimeSqlite(runtime).prepare("UPDATE runs SET model_calls = 3, steps = 5 WHERE run_id = ?").run(queued.run_id);
     const view = await runtime.start(queued.run_id);
     expect(view.error?.code).toBe("BUDGET_MODEL_CALLS");
     expect(counters.modelCalls.looper ?? 0).toBe(0);

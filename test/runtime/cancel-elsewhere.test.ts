@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeInternals, runtimeSqlite } from "../../src/runtime/internals.js";
 
 describe("a cancel from another process", () => {
   it("aborts the step a worker is executing long before the worker's next heartbeat", async () => {
@@ -22,16 +22,16 @@ describe("a cancel from another process", () => {
     const db = join(dir, "runs.db");
     const executing = Runtime.open({ db, config });
     const elsewhere = Runtime.open({ db, config });
-    onTestFinished(() => {
-      executing.close();
-      elsewhere.close();
+    onTestFinished(async () => {
+      await executing.close();
+      await elsewhere.close();
     });
     const queued = await elsewhere.submit({ graph: "slow", input: { steps: [] }, queue: true });
     // A 10-minute lease: its heartbeat would come after 200 s, far beyond this test's timeout.
     const worker = executing.worker({ once: true, leaseMs: 600_000, pollMs: 20 });
     const stats = worker.run();
     // Step "a" starts right after the run's input checkpoint is written.
-    const checkpoints = runtimeInternals(elsewhere).db.prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = ?");
+    const checkpoints = runtimeSqlite(elsewhere).prepare("SELECT COUNT(*) AS n FROM checkpoints WHERE thread_id = ?");
     while ((checkpoints.get(queued.thread_id) as { n: number }).n === 0) await new Promise((r) => setTimeout(r, 10));
     await elsewhere.cancel(queued.run_id, { by: "ops" });
     expect(await stats).toMatchObject({ lost: 1 });

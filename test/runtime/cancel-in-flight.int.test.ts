@@ -13,7 +13,7 @@ import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/ledger/executor.js";
 import { runCli } from "../helpers/cli.js";
 import { ROLLBACK_INPUT, startTestServer } from "../server/harness.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeSqlite } from "../../src/runtime/internals.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "langgraph.json");
@@ -25,7 +25,7 @@ const LONG_LEASE_MS = "300000";
 const opened: Runtime[] = [];
 
 afterEach(async () => {
-  for (const rt of opened.splice(0)) rt.close();
+  for (const rt of opened.splice(0)) await rt.close();
 });
 
 interface Child {
@@ -76,11 +76,11 @@ async function waitingRollback(): Promise<{ rt: Runtime; db: string; view: RunVi
 }
 
 async function rollbackEntry(rt: Runtime, runId: string) {
-  return (await ledgerFor(runtimeInternals(rt).db).list(runId)).find((entry) => entry.tool === "rollback_deployment");
+  return (await ledgerFor(runtimeSqlite(rt)).list(runId)).find((entry) => entry.tool === "rollback_deployment");
 }
 
 async function rollbacksPerformed(rt: Runtime): Promise<number> {
-  return (await openWorld({ db: runtimeInternals(rt).db }).snapshot()).calls.rollback_deployment ?? 0;
+  return (await openWorld({ db: runtimeSqlite(rt) }).snapshot()).calls.rollback_deployment ?? 0;
 }
 
 describe("a cancel from another process than the one executing the run", () => {
@@ -164,7 +164,7 @@ describe("a cancel from another process than the one executing the run", () => {
         run = await client.runs.create(thread.thread_id, "ops_rollback", {
           command: { resume: { action_id: action.action_id, args_hash: action.args_hash, decision: "approve" } },
         });
-        const rollback = () => runtimeInternals(server.runtime).db
+        const rollback = () => runtimeSqlite(server.runtime)
           .prepare("SELECT run_id, status FROM tool_ledger WHERE tool = 'rollback_deployment'").get() as { run_id: string; status: string } | undefined;
         await until("the server is performing the rollback", () => rollback()?.status === "pending");
         await cancelInChild(project.db, rollback()!.run_id, { AGENTRT_CONFIG: project.config });
@@ -175,7 +175,7 @@ describe("a cancel from another process than the one executing the run", () => {
         delete process.env.AGENTRT_SIM_LATENCY_MS;
       }
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).not.toBe("success");
-      expect((await openWorld({ db: runtimeInternals(server.runtime).db }).snapshot()).calls.rollback_deployment ?? 0).toBe(0);
+      expect((await openWorld({ db: runtimeSqlite(server.runtime) }).snapshot()).calls.rollback_deployment ?? 0).toBe(0);
     } finally {
       await server.close();
     }

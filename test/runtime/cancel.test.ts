@@ -10,7 +10,7 @@ import { openWorld } from "../../src/testing/index.js";
 import { ledgerFor } from "../../src/ledger/executor.js";
 import { holdCounters } from "../fixtures/cancel/graphs.js";
 import { runCli } from "../helpers/cli.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeInternals, runtimeSqlite } from "../../src/runtime/internals.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CONFIG = join(ROOT, "test", "fixtures", "cancel", "langgraph.json");
@@ -24,13 +24,13 @@ function open(): { rt: Runtime; db: string } {
 }
 
 afterEach(async () => {
-  for (const rt of opened.splice(0)) rt.close();
+  for (const rt of opened.splice(0)) await rt.close();
 });
 
 function probes(rt: Runtime, runId: string): string[] {
-  const table = runtimeInternals(rt).db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'cancel_probe'").get();
+  const table = runtimeSqlite(rt).prepare("SELECT 1 FROM sqlite_master WHERE name = 'cancel_probe'").get();
   if (table === undefined) return [];
-  return (runtimeInternals(rt).db.prepare("SELECT kind FROM cancel_probe WHERE run_id = ? ORDER BY id").all(runId) as { kind: string }[]).map((r) => r.kind);
+  return (runtimeSqlite(rt).prepare("SELECT kind FROM cancel_probe WHERE run_id = ? ORDER BY id").all(runId) as { kind: string }[]).map((r) => r.kind);
 }
 
 async function until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
@@ -46,7 +46,7 @@ describe("cancel", () => {
     const { rt, db } = open();
     const waiting = await rt.submit({ graph: "note_then_approve", message: "tidy up" });
     expect(waiting.status).toBe("WAITING_APPROVAL");
-    const note = (await ledgerFor(runtimeInternals(rt).db).list(waiting.run_id))[0]!;
+    const note = (await ledgerFor(runtimeSqlite(rt)).list(waiting.run_id))[0]!;
     expect(note).toMatchObject({ tool: "post_note", status: "done" });
 
     const previous = process.env.AGENTRT_CONFIG;
@@ -75,12 +75,12 @@ describe("cancel", () => {
     const rt = Runtime.open({ db, config: join(ROOT, "langgraph.json") });
     opened.push(rt);
     // Slow simulated systems, so the run is still verifying when the cancel comes.
-    const world = openWorld({ db: runtimeInternals(rt).db, env: { AGENTRT_SIM_LATENCY_MS: "300" } });
+    const world = openWorld({ db: runtimeSqlite(rt), env: { AGENTRT_SIM_LATENCY_MS: "300" } });
     const waiting = await rt.submit({ graph: "ops_rollback", message: "Why did the payments deploy fail? Roll back if needed.", user: "alice" });
     const action = waiting.pending[0]!;
     const queued = await rt.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash, queue: true });
     const running = rt.start(queued.run_id);
-    const rollback = async () => (await ledgerFor(runtimeInternals(rt).db).list(waiting.run_id)).find((e) => e.tool === "rollback_deployment");
+    const rollback = async () => (await ledgerFor(runtimeSqlite(rt)).list(waiting.run_id)).find((e) => e.tool === "rollback_deployment");
     await until("the rollback is recorded", async () => (await rollback())?.status === "done");
     const canceled = await rt.cancel(waiting.run_id, { by: "alice" });
     expect(canceled.status).toBe("CANCELED");
@@ -103,7 +103,7 @@ describe("cancel", () => {
     const running = executor.start(queued.run_id);
     await until("hold started", () => probes(canceler, queued.run_id).includes("held"));
     await canceler.cancel(queued.run_id);
-    runtimeInternals(canceler).db.prepare("INSERT INTO cancel_probe (run_id, kind) VALUES (?, 'go')").run(queued.run_id);
+    runtimeSqlite(canceler).prepare("INSERT INTO cancel_probe (run_id, kind) VALUES (?, 'go')").run(queued.run_id);
     expect((await running).status).toBe("CANCELED");
     expect(holdCounters.modelCalls).toBe(1);
   });

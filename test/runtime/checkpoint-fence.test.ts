@@ -8,9 +8,10 @@ import { describe, expect, it } from "vitest";
 import { LeaseLostError, SqliteRunStore, Scheduler } from "../../src/runs/index.js";
 import { openDatabase } from "../../src/db/index.js";
 import { Runtime } from "../../src/runtime/index.js";
-import { fenceSqliteCheckpoints } from "../../src/runtime/checkpoint-fence.js";
+import { fenceCheckpoints } from "../../src/runtime/checkpoint-fence.js";
+import { sqliteCheckpointHook } from "../../src/runtime/storage/sqlite-storage.js";
 import { FENCING_TOKEN_KEY } from "../../src/runs/index.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeInternals, runtimeSqlite } from "../../src/runtime/internals.js";
 
 const tempDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-fence-")), "f.db");
 
@@ -20,7 +21,7 @@ async function claimedRun() {
   const runs = SqliteRunStore.open(db);
   const run = await runs.create({ graphId: "g", input: {}, userId: "u" });
   const claimed = (await new Scheduler(runs).claimRun(run.runId, { workerId: "w", leaseMs: 60_000 }))!;
-  return { db, runs, run, claimed, fence: fenceSqliteCheckpoints(runs, new Map([[run.runId, claimed.lease]]), db) };
+  return { db, runs, run, claimed, fence: sqliteCheckpointHook(fenceCheckpoints(runs, new Map([[run.runId, claimed.lease]])), db) };
 }
 
 describe("checkpoint fence", () => {
@@ -31,7 +32,7 @@ describe("checkpoint fence", () => {
       const view = await runtime.submit({ graph: "cancel_elsewhere", input: {} });
       expect(view.status).toBe("CANCELED");
       const thread = (await runtimeInternals(runtime).runs.get(view.run_id)).threadId;
-      const writes = runtimeInternals(runtime).db.prepare("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = ? AND task_id IN (SELECT task_id FROM checkpoint_writes WHERE channel = 'steps')").get(thread) as { n: number };
+      const writes = runtimeSqlite(runtime).prepare("SELECT COUNT(*) AS n FROM checkpoint_writes WHERE thread_id = ? AND task_id IN (SELECT task_id FROM checkpoint_writes WHERE channel = 'steps')").get(thread) as { n: number };
       expect(writes.n).toBe(0);
       const graph = (await runtime.registry.load("cancel_elsewhere")) as unknown as { getState(c: object): Promise<{ values: { steps?: string[] }; next: string[] }> };
       const state = await graph.getState({ configurable: { thread_id: thread } });
@@ -39,7 +40,7 @@ describe("checkpoint fence", () => {
       expect(state.values.steps ?? []).toEqual([]);
       expect(state.next).toEqual(["cancel_elsewhere"]);
     } finally {
-      runtime.close();
+      await runtime.close();
     }
   });
 

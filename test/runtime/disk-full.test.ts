@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Runtime, type RuntimeEvent } from "../../src/runtime/index.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeInternals, runtimeSqlite } from "../../src/runtime/internals.js";
 
 const GRAPH = fileURLToPath(new URL("../server/fixtures/disk-full-graph.ts", import.meta.url));
 
@@ -30,7 +30,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  runtime?.close();
+  await runtime?.close();
   runtime = undefined;
 });
 
@@ -41,9 +41,9 @@ function open(): Runtime {
 
 /** No page beyond the file's current ones: the ballast takes the free ones, and any write that needs a new page fails. */
 function fillDisk(rt: Runtime): void {
-  runtimeInternals(rt).db.exec("CREATE TABLE IF NOT EXISTS ballast (b BLOB)");
-  runtimeInternals(rt).db.pragma(`max_page_count = ${Number(runtimeInternals(rt).db.pragma("page_count", { simple: true }))}`);
-  const insert = runtimeInternals(rt).db.prepare("INSERT INTO ballast (b) VALUES (zeroblob(1024))");
+  runtimeSqlite(rt).exec("CREATE TABLE IF NOT EXISTS ballast (b BLOB)");
+  runtimeSqlite(rt).pragma(`max_page_count = ${Number(runtimeSqlite(rt).pragma("page_count", { simple: true }))}`);
+  const insert = runtimeSqlite(rt).prepare("INSERT INTO ballast (b) VALUES (zeroblob(1024))");
   try {
     for (;;) insert.run();
   } catch (error) {
@@ -52,7 +52,7 @@ function fillDisk(rt: Runtime): void {
 }
 
 function freeSpace(rt: Runtime): void {
-  runtimeInternals(rt).db.pragma("max_page_count = 1073741823");
+  runtimeSqlite(rt).pragma("max_page_count = 1073741823");
 }
 
 async function until(ok: () => boolean | Promise<boolean>): Promise<void> {
@@ -87,6 +87,6 @@ describe("a full disk mid-run, Runtime in-process", () => {
     await rt.worker({ once: true, pollMs: 20 }).run();
     expect((await rt.get(runId)).status).toBe("SUCCEEDED");
     expect(readFileSync(join(dir, "effects.log"), "utf8")).toBe("hello\n");
-    expect(runtimeInternals(rt).db.pragma("integrity_check", { simple: true })).toBe("ok");
+    expect(runtimeSqlite(rt).pragma("integrity_check", { simple: true })).toBe("ok");
   });
 });

@@ -7,7 +7,7 @@ import { Command } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { inputCommand, questionOf, readInputRequests } from "../../src/runtime/input-resume.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeInternals, runtimeSqlite } from "../../src/runtime/internals.js";
 
 const ASK = fileURLToPath(new URL("../fixtures/plain-interrupt/langgraph.json", import.meta.url));
 const REPO = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
@@ -20,7 +20,7 @@ function open(config: string): Runtime {
 }
 
 afterEach(async () => {
-  for (const rt of opened.splice(0)) rt.close();
+  for (const rt of opened.splice(0)) await rt.close();
 });
 
 describe("Runtime.provideInput", () => {
@@ -49,7 +49,7 @@ describe("Runtime.provideInput", () => {
 describe("two answers racing", () => {
   it("one resumes the run, the other is refused with RUN_NOT_WAITING instead of being dropped silently", async () => {
     const first = open(ASK);
-    const second = Runtime.open({ db: runtimeInternals(first).db.name, config: ASK });
+    const second = Runtime.open({ db: runtimeSqlite(first).name, config: ASK });
     opened.push(second);
     const waiting = await first.submit({ graph: "ask", input: {} });
     const results = await Promise.allSettled([

@@ -18,7 +18,7 @@ async function withRuntime(config: string, body: (runtime: Runtime) => Promise<v
   try {
     await body(runtime);
   } finally {
-    runtime.close();
+    await runtime.close();
   }
 }
 
@@ -38,7 +38,7 @@ describe("run outcomes", () => {
       bus.subscribe(queued.run_id, () => undefined);
       expect((await runtime.start(queued.run_id)).status).toBe("WAITING_INPUT");
     } finally {
-      runtime.close();
+      await runtime.close();
     }
   });
 
@@ -63,7 +63,7 @@ describe("run outcomes", () => {
     const db = tempDb();
     const runtime = Runtime.open({ db, config: SEEDS });
     const view = await runtime.submit({ graph: "city_weather", message: "Weather in Beijing", queue: true });
-    runtime.close();
+    await runtime.close();
     const previous = process.env.AGENTRT_CONFIG;
     process.env.AGENTRT_CONFIG = join(tmpdir(), "nowhere", "langgraph.json");
     try {

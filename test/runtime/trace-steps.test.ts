@@ -71,7 +71,7 @@ describe("runtime trace", () => {
     try {
       await queuedApproval(own);
     } finally {
-      own.close();
+      await own.close();
     }
   });
 });

@@ -9,7 +9,7 @@ import { argsHash } from "../../src/tools/args-hash.js";
 import { ledgerFor } from "../../src/ledger/executor.js";
 import { counters, resetCounters } from "../fixtures/budget/graphs.js";
 import { runCli } from "../helpers/cli.js";
-import { runtimeInternals } from "../../src/runtime/internals.js";
+import { runtimeSqlite } from "../../src/runtime/internals.js";
 
 const CONFIG = fileURLToPath(new URL("../fixtures/budget/langgraph.json", import.meta.url));
 const ARGS = { to: "bob", cents: 500 };
@@ -36,7 +36,7 @@ describe("unknown outcome of a side effect that cannot dedupe", () => {
     expect(view.pending[0]?.reason).toMatch(/^outcome unknown: send_payment .* did not report back .*timed out.*same idempotency key/);
     expect(counters.toolCalls).toEqual({ send_payment: 1 });
     expect(counters.modelCalls.unknown).toBe(1);
-    expect(await ledgerFor(runtimeInternals(runtime).db).list(view.run_id)).toMatchObject([{ status: "pending", attempts: 1 }]);
+    expect(await ledgerFor(runtimeSqlite(runtime)).list(view.run_id)).toMatchObject([{ status: "pending", attempts: 1 }]);
   });
 
   it("approve re-issues it once with the same idempotency key, and the run goes on", async () => {
@@ -47,7 +47,7 @@ describe("unknown outcome of a side effect that cannot dedupe", () => {
     expect(done.result).toMatch(/"paid":500/);
     const key = `${waiting.run_id}:pay_1:1`;
     expect(counters.keys.send_payment).toEqual([key, key]);
-    expect(await ledgerFor(runtimeInternals(runtime).db).list(waiting.run_id)).toMatchObject([{ key, status: "done", attempts: 2, externalOperationId: "pay_2" }]);
+    expect(await ledgerFor(runtimeSqlite(runtime)).list(waiting.run_id)).toMatchObject([{ key, status: "done", attempts: 2, externalOperationId: "pay_2" }]);
     expect(counters.modelCalls.unknown).toBe(2);
   });
 
@@ -64,7 +64,7 @@ describe("unknown outcome of a side effect that cannot dedupe", () => {
   it("recovery that finds an intent without a result asks too, without calling the tool", async () => {
     const queued = await runtime.submit({ graph: "unknown", message: "pay bob 5", user: "alice", queue: true });
     // As if a worker had written the intent and died inside the call.
-    await ledgerFor(runtimeInternals(runtime).db).begin({ runId: queued.run_id, toolCallId: "pay_1", tool: "send_payment", argsHash: argsHash("send_payment", ARGS), idempotent: false });
+    await ledgerFor(runtimeSqlite(runtime)).begin({ runId: queued.run_id, toolCallId: "pay_1", tool: "send_payment", argsHash: argsHash("send_payment", ARGS), idempotent: false });
     const view = await runtime.start(queued.run_id);
     expect(view.status).toBe("WAITING_APPROVAL");
     expect(view.pending[0]?.reason).toMatch(/outcome was never recorded/);
@@ -89,7 +89,7 @@ describe("unknown outcome of a side effect that cannot dedupe", () => {
     expect(done.status).toBe("SUCCEEDED");
     // Exactly one more issue: the first approval, replayed, did not re-issue a second time.
     expect(counters.toolCalls.send_payment).toBe(3);
-    expect(await ledgerFor(runtimeInternals(runtime).db).list(waiting.run_id)).toMatchObject([{ status: "done", attempts: 3 }]);
+    expect(await ledgerFor(runtimeSqlite(runtime)).list(waiting.run_id)).toMatchObject([{ status: "done", attempts: 3 }]);
   });
 
   it("after a policy approval, the unknown outcome is the only action pending, and the policy's approvers decide it", async () => {
@@ -121,8 +121,8 @@ describe("unknown outcome of a side effect that cannot dedupe", () => {
   });
 
   it("a ledger that cannot be written fails the run DB_WRITE_FAILED; the model never sees a tool failure", async () => {
-    ledgerFor(runtimeInternals(runtime).db);
-    runtimeInternals(runtime).db.exec("DROP TABLE tool_ledger");
+    ledgerFor(runtimeSqlite(runtime));
+    runtimeSqlite(runtime).exec("DROP TABLE tool_ledger");
     const view = await runtime.submit({ graph: "unknown", message: "pay bob 5", user: "alice" });
     expect(view.status).toBe("FAILED");
     expect(view.error?.code).toBe("DB_WRITE_FAILED");

@@ -18,8 +18,8 @@ beforeEach(() => {
   runtime = Runtime.open({ db: join(dir, "runs.db"), config: join(dir, "langgraph.json") });
   executions.length = 0;
 });
-afterEach(() => {
-  runtime.close();
+afterEach(async () => {
+  await runtime.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,0 +1,41 @@
+/**
+ * Everything a {@link Runtime} stores, on one backend: runs, checkpoints, the ledger, spans and memory, each behind
+ * its module's interface. `openRuntimeStorage` picks SQLite for a file path and PostgreSQL for a `postgres://` URL;
+ * the runtime above it does not know which.
+ * @module
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import type { RunDatabase, StoreTransaction } from "../../db/index.js";
+import type { ToolLedger } from "../../ledger/index.js";
+import type { MemoryStore } from "../../memory/memory-store.js";
+import type { RunStore } from "../../runs/index.js";
+import type { TraceStore } from "../../trace/index.js";
+
+/**
+ * Runs inside each checkpoint write's transaction: throw (or reject) to refuse it; return a function to be called
+ * if the transaction then fails. Synchronous on SQLite.
+ */
+export type CheckpointFence = (tx: StoreTransaction, config: RunnableConfig) => void | (() => void) | Promise<void | (() => void)>;
+
+/** A checkpointer that can also copy a thread (SQLite synchronously, inside a caller's transaction). */
+export type ThreadCopyingSaver = BaseCheckpointSaver & { copyThread(from: string, to: string): void | Promise<void> };
+
+/** The stores of one runtime, all on one database. */
+export interface RuntimeStorage {
+  readonly backend: "sqlite" | "postgres";
+  /** The database tools receive as `ctx.db` (the simulated world follows it). */
+  readonly db: RunDatabase;
+  /** `--db` as given, with a URL's password masked: for messages. */
+  readonly label: string;
+  readonly runs: RunStore;
+  readonly trace: TraceStore;
+  readonly ledger: ToolLedger;
+  readonly store: MemoryStore;
+  /** A checkpointer on this database; with `fence`, each write runs it inside its own transaction. */
+  checkpointer(fence?: CheckpointFence): ThreadCopyingSaver;
+  /** Creates or migrates every module's tables now (else on first use), so a bad database fails at once. */
+  ready(): Promise<void>;
+  /** Flushes the trace and closes the database. */
+  close(): Promise<void>;
+}
