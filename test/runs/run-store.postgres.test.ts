@@ -3,6 +3,7 @@
 // connections never exceed a cap nor claim a run twice.
 import { describe, expect, it } from "vitest";
 import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
+import { openDatabase } from "../../src/db/index.js";
 import { PostgresDatabase } from "../../src/db/postgres/index.js";
 import { PostgresRunStore, Scheduler } from "../../src/runs/index.js";
 import { useTestSchema } from "../helpers/postgres.js";
@@ -10,6 +11,7 @@ import { describeRunStoreConformance } from "./conformance/run-store.js";
 import { fakeClock } from "./helpers.js";
 
 const schema = useTestSchema(import.meta.url);
+const ROLLBACK = new Error("roll back");
 
 function database(url: string): PostgresDatabase {
   return new PostgresDatabase(parseDatabaseTarget(url) as PostgresTarget);
@@ -26,6 +28,17 @@ describeRunStoreConformance("PostgreSQL", async () => {
     store,
     other: PostgresRunStore.open(otherDb, { clock }),
     clock,
+    async transaction(work, options = {}) {
+      await db
+        .transaction(async (client) => {
+          await work({ backend: "postgres", client });
+          if (options.rollback === true) throw ROLLBACK;
+        })
+        .catch((error: unknown) => {
+          if (error !== ROLLBACK) throw error;
+        });
+    },
+    foreignTransaction: { backend: "sqlite", db: openDatabase(":memory:") },
     close: async () => {
       await Promise.all([db.close(), otherDb.close()]);
     },
