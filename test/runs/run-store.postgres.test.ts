@@ -4,8 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
 import { openDatabase } from "../../src/db/index.js";
-import { PostgresDatabase } from "../../src/db/postgres/index.js";
-import { PostgresRunStore, Scheduler } from "../../src/runs/index.js";
+import { PostgresDatabase, readPostgresVersion } from "../../src/db/postgres/index.js";
+import { PostgresRunStore, RUNS_PG_SCHEMA, Scheduler } from "../../src/runs/index.js";
 import { useTestSchema } from "../helpers/postgres.js";
 import { describeRunStoreConformance } from "./conformance/run-store.js";
 import { fakeClock } from "./helpers.js";
@@ -46,6 +46,23 @@ describeRunStoreConformance("PostgreSQL", async () => {
 });
 
 describe("PostgresRunStore", () => {
+  it("migrates on first use, and says DB_SCHEMA_TOO_NEW once a newer agentrt has migrated the tables", async () => {
+    const db = database(schema.fresh("v").url);
+    try {
+      const store = PostgresRunStore.open(db);
+      expect((await store.create({ graphId: "g" })).status).toBe("QUEUED");
+      expect(await readPostgresVersion(db, "runs")).toBe(RUNS_PG_SCHEMA.migrations.length);
+      await store.assertSchemaCurrent();
+      await db.query("UPDATE agentrt_schema SET version = version + 1 WHERE module = 'runs'");
+      await expect(store.assertSchemaCurrent()).rejects.toMatchObject({ code: "DB_SCHEMA_TOO_NEW" });
+      await expect(PostgresRunStore.open(db).ready()).rejects.toMatchObject({ code: "DB_SCHEMA_TOO_NEW" });
+      await db.close();
+      expect(await store.changeStamp()).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  });
+
   it("never exceeds a cap nor claims a run twice when two stores claim 20 runs at once", async () => {
     const { url } = schema.fresh("cc");
     const clock = fakeClock();
