@@ -163,6 +163,7 @@ export class PostgresRunStore implements RunStore {
   /**
    * One statement on the caller's transaction client: with usage, the fenced UPDATE (its row lock holds off a
    * takeover until that transaction ends); without, a `FOR SHARE` read of the lease. Refuses a SQLite transaction.
+   * The row stays locked until `tx` ends, so `tx` must not wait on a write of this run made through the pool.
    */
   async fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): Promise<void> {
     if (tx.backend !== "postgres") throw new SystemError("INTERNAL", "a PostgreSQL run store cannot fence inside a SQLite transaction");

@@ -63,6 +63,27 @@ describe("PostgresRunStore", () => {
     }
   });
 
+  it("runs only the oldest run of each thread when two stores claim at once", async () => {
+    const { url } = schema.fresh("ct");
+    const clock = fakeClock();
+    const dbs = [database(url), database(url)];
+    try {
+      const [a, b] = dbs.map((db) => PostgresRunStore.open(db, { clock })) as [PostgresRunStore, PostgresRunStore];
+      const oldest = new Map<string, string>();
+      for (let i = 0; i < 20; i++) {
+        const run = await a.create({ graphId: "g", threadId: `t${i % 4}`, priority: i });
+        if (!oldest.has(run.threadId)) oldest.set(run.threadId, run.runId);
+        clock.advance(1);
+      }
+      const claimers = [new Scheduler(a), new Scheduler(b)];
+      await Promise.all(Array.from({ length: 20 }, (_, i) => claimers[i % 2]!.claimNext({ workerId: `w${i}`, leaseMs: 60_000 })));
+      const running = await b.list({ status: "RUNNING" });
+      expect(running.map((run) => run.runId).sort()).toEqual([...oldest.values()].sort());
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()));
+    }
+  });
+
   it("never exceeds a cap nor claims a run twice when two stores claim 20 runs at once", async () => {
     const { url } = schema.fresh("cc");
     const clock = fakeClock();
