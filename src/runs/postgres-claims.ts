@@ -63,19 +63,24 @@ SELECT 'claim' AS pick, r.*, (SELECT COALESCE(sum(n), 0) FROM held), COALESCE((S
 /** Sweeps repeated in one claim before giving up: each round moves every overdue run it found, so one usually suffices. */
 const SWEEP_ROUNDS = 3;
 
-/** Serialises claims of one schema until the transaction ends (see the module comment). */
-export async function lockClaims(on: PgQueryable, schema: string): Promise<void> {
-  await on.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`agentrt_runs_claims:${schema}`]);
+/**
+ * The statement that serialises claims of one schema until the transaction ends (see the module comment), sent
+ * with BEGIN in one round trip: parameterless, so its key is a literal (a 32-bit FNV-1a hash of the schema's name).
+ */
+export function claimLockStatement(schema: string): string {
+  let hash = 0x811c9dc5;
+  for (const char of `agentrt_runs_claims:${schema}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
+  return `SELECT pg_advisory_xact_lock(${hash | 0})`;
 }
 
-/** Claims the next runnable run; call inside a transaction holding {@link lockClaims}. */
+/** Claims the next runnable run; call inside a transaction begun with {@link claimLockStatement}. */
 export async function claimNextIn(on: PgQueryable, request: ClaimRequest, now: number): Promise<RunRecord | undefined> {
   const rows = await sweptThen(on, CLAIM_NEXT, [now, ...capValues(request.caps)], now);
   const candidate = rows[0];
   return candidate === undefined ? undefined : claim(on, rowToRun(candidate), request, undefined, now);
 }
 
-/** Claims one given run; call inside a transaction holding {@link lockClaims}. See `RunStore.claimRun`. */
+/** Claims one given run; call inside a transaction begun with {@link claimLockStatement}. See `RunStore.claimRun`. */
 export async function claimRunIn(on: PgQueryable, runId: string, request: ClaimRunRequest, now: number): Promise<RunRecord | undefined> {
   const row = (await sweptThen(on, CLAIM_RUN, [now, runId], now))[0];
   if (row === undefined) throw new UnknownRunError(runId);

@@ -11,7 +11,7 @@ import { StorageError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import { newRunValues } from "./new-run.js";
-import { claimNextIn, claimRunIn, lockClaims, overdueWhere, sweepIn } from "./postgres-claims.js";
+import { claimLockStatement, claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
 import { addUsageFenced, assertHeldOn, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
 import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
@@ -34,10 +34,13 @@ export class PostgresRunStore implements RunStore {
   readonly db: PostgresDatabase;
   readonly clock: () => number;
   #migrated: Promise<void> | undefined;
+  /** Claims begin by taking the schema's claim lock, in BEGIN's round trip. */
+  private readonly claiming: { begin: string };
 
   private constructor(db: PostgresDatabase, clock: () => number) {
     this.db = db;
     this.clock = clock;
+    this.claiming = { begin: claimLockStatement(db.schema) };
   }
 
   /**
@@ -70,10 +73,9 @@ export class PostgresRunStore implements RunStore {
     const values = newRunValues(input, this.clock());
     await this.ready();
     return this.db.transaction(async (client) => {
-      await lockClaims(client, this.db.schema);
       const run = await insertRun(client, values);
       return { run, claimed: await claimRunIn(client, run.runId, claim, this.clock()) };
-    });
+    }, this.claiming);
   }
 
   async get(runId: string): Promise<RunRecord> {
@@ -190,18 +192,12 @@ export class PostgresRunStore implements RunStore {
 
   async claimNext(claim: ClaimRequest): Promise<RunRecord | undefined> {
     await this.ready();
-    return this.db.transaction(async (client) => {
-      await lockClaims(client, this.db.schema);
-      return claimNextIn(client, claim, this.clock());
-    });
+    return this.db.transaction((client) => claimNextIn(client, claim, this.clock()), this.claiming);
   }
 
   async claimRun(runId: string, claim: ClaimRunRequest): Promise<RunRecord | undefined> {
     await this.ready();
-    return this.db.transaction(async (client) => {
-      await lockClaims(client, this.db.schema);
-      return claimRunIn(client, runId, claim, this.clock());
-    });
+    return this.db.transaction((client) => claimRunIn(client, runId, claim, this.clock()), this.claiming);
   }
 
   async hasPendingWork(): Promise<boolean> {
