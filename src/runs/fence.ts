@@ -10,12 +10,12 @@ import type { RunRecord } from "./run-record.js";
  * Throws LeaseLostError unless `fence` is the run's current token on a RUNNING
  * run, or on a RETRYING run whose lease is still held (its holder backs off in-process).
  */
-export function assertFence(run: RunRecord, fence: number): void {
+export function assertFence(run: Pick<RunRecord, "runId" | "status" | "fencingToken" | "lease">, fence: number): void {
   if (run.fencingToken === fence && (run.status === "RUNNING" || (run.status === "RETRYING" && run.lease !== null))) return;
   throw new LeaseLostError({ runId: run.runId, token: fence, reason: lossReason(run, fence), status: run.status });
 }
 
-function lossReason(run: RunRecord, fence: number): LeaseLossReason {
+function lossReason(run: Pick<RunRecord, "status" | "fencingToken">, fence: number): LeaseLossReason {
   if (run.fencingToken !== fence) return "taken-over";
   if (run.status === "CANCELED") return "canceled";
   if (run.status === "EXPIRED") return "deadline-expired";

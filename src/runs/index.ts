@@ -22,6 +22,7 @@ export { exhaustedBudget, passedDeadline, validateBudget, describeExhausted, Bud
 export type { ExhaustedLimit } from "./budget.js";
 export { SqliteRunStore } from "./sqlite-run-store.js";
 export { SqliteRuns } from "./sqlite-runs.js";
+export { PostgresRunStore } from "./postgres-run-store.js";
 export type { RunStore, ClaimCaps, ClaimRequest, ClaimRunRequest, LeaseState } from "./run-store.js";
 export { validateGraphConfig, DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY } from "./graph-config.js";
 export type { RunGraphConfig } from "./graph-config.js";

@@ -231,24 +231,36 @@ export function recoverExpiredLeases(store: SqliteRuns, now: number): RunRecord[
     .all(now) as { run_id: string }[];
   return expired.map(({ run_id }) => {
     const run = store.get(run_id);
-    const owner = run.lease?.owner ?? "unknown worker";
-    if (run.status === "RETRYING" && run.attempts < run.maxAttempts) {
-      // Already RETRYING: only the lease goes (no status change, so no event); the token stays for the next claim to bump.
+    const recovery = leaseRecovery(run, now);
+    if (recovery === "drop-lease") {
       store
         .stmt("UPDATE runs SET lease_owner = NULL, lease_expires_at = NULL, available_at = ?, error_code = 'LEASE_LOST', updated_at = ? WHERE run_id = ? AND status = 'RETRYING'")
         .run(now, now, run_id);
       return store.get(run_id);
     }
-    if (run.attempts >= run.maxAttempts) {
-      return store.applyTransition(run, "FAILED", {
-        errorCode: "ATTEMPTS_EXHAUSTED",
-        errorMessage: `lease of ${owner} expired on attempt ${run.attempts} of ${run.maxAttempts}`,
-        reason: "lease expired",
-      });
-    }
-    return store.applyTransition(run, "RETRYING", { errorCode: "LEASE_LOST", reason: `lease of ${owner} expired`, availableAt: now });
+    return store.applyTransition(run, recovery.to, recovery.options);
   });
 }
+
+/**
+ * What recovering `run`'s expired lease does, on every backend: FAILED (ATTEMPTS_EXHAUSTED) once it used all its
+ * attempts, else RETRYING (LEASE_LOST); a run already RETRYING (a held backoff) only loses the lease ("drop-lease":
+ * no status change, so no event; the token stays for the next claim to bump).
+ */
+export function leaseRecovery(run: RunRecord, now: number): "drop-lease" | { to: "FAILED" | "RETRYING"; options: TransitionOptions } {
+  const owner = run.lease?.owner ?? "unknown worker";
+  if (run.status === "RETRYING" && run.attempts < run.maxAttempts) return "drop-lease";
+  if (run.attempts >= run.maxAttempts) {
+    return {
+      to: "FAILED",
+      options: { errorCode: "ATTEMPTS_EXHAUSTED", errorMessage: `lease of ${owner} expired on attempt ${run.attempts} of ${run.maxAttempts}`, reason: "lease expired" },
+    };
+  }
+  return { to: "RETRYING", options: { errorCode: "LEASE_LOST", reason: `lease of ${owner} expired`, availableAt: now } };
+}
+
+/** The transition that expires a run past its deadline (DEADLINE_EXCEEDED), on every backend. */
+export const DEADLINE_EXPIRY: TransitionOptions = { errorCode: "DEADLINE_EXCEEDED", reason: "deadline passed" };
 
 /** Moves every unfinished run whose deadline has passed to EXPIRED (DEADLINE_EXCEEDED). */
 export function expireOverdueRuns(store: SqliteRuns, now: number): RunRecord[] {
@@ -260,6 +272,6 @@ export function expireOverdueRuns(store: SqliteRuns, now: number): RunRecord[] {
     )
     .all(now) as { run_id: string }[];
   return overdue.map(({ run_id }) =>
-    store.applyTransition(store.get(run_id), "EXPIRED", { errorCode: "DEADLINE_EXCEEDED", reason: "deadline passed" }),
+    store.applyTransition(store.get(run_id), "EXPIRED", DEADLINE_EXPIRY),
   );
 }

@@ -68,9 +68,22 @@ CREATE TRIGGER run_events_no_update BEFORE UPDATE OR DELETE ON run_events
   FOR EACH ROW EXECUTE FUNCTION run_events_append_only();
 `;
 
+// V2: a change counter for RunStore.changeStamp/dataVersion. A deferred constraint trigger bumps the single row at
+// COMMIT of any transaction that changed runs, so a reader seeing the new count also sees the change (a sequence or
+// max(event_id) is taken before commit and can be overtaken), and the row lock is held only while committing, taken
+// after every run row lock (no deadlock with writers that lock run rows first).
+const V2 = `
+CREATE TABLE run_changes (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), changes BIGINT NOT NULL);
+INSERT INTO run_changes (one, changes) VALUES (true, 0);
+CREATE FUNCTION runs_count_change() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN UPDATE run_changes SET changes = changes + 1; RETURN NULL; END $$;
+CREATE CONSTRAINT TRIGGER runs_changed AFTER INSERT OR UPDATE OR DELETE ON runs
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION runs_count_change();
+`;
+
 /** The runs module's PostgreSQL schema; migration i brings version i to i + 1. */
 export const RUNS_PG_SCHEMA: PgModuleSchema = {
   module: "runs",
-  tables: ["runs", "run_events"],
-  migrations: [V1],
+  tables: ["runs", "run_events", "run_changes"],
+  migrations: [V1, V2],
 };

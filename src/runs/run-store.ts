@@ -1,7 +1,7 @@
 /**
  * The runs module's storage, as one interface with async methods: every atomic unit (create and claim, a
  * claim, a status change and its event, a fenced lease write, the sweeps) is one method, which an
- * implementation runs in one transaction. `SqliteRunStore` implements it (a PostgreSQL one is next, issue #17).
+ * implementation runs in one transaction. `SqliteRunStore` and `PostgresRunStore` implement it.
  * @module
  */
 import type { StoreTransaction } from "../db/index.js";
@@ -12,7 +12,7 @@ import type { RunBudget } from "./run-record.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
 
-/** Options of `SqliteRunStore.open`. */
+/** Options of `SqliteRunStore.open` and `PostgresRunStore.open`. */
 export interface RunStoreOptions {
   /** Source of "now" in epoch ms; tests may pass a fake clock. @default Date.now */
   clock?: () => number;

@@ -19,7 +19,7 @@ import { assertUnchanged } from "./unchanged.js";
 import { expireOverdueWaits } from "./wait-expiry.js";
 
 /** Unfinished runs of the same thread created before run `r` (the outer query's alias). */
-const EARLIER_ON_THREAD = `EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = r.thread_id
+export const EARLIER_ON_THREAD = `EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = r.thread_id
   AND o.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')
   AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.run_id < r.run_id)))`;
 

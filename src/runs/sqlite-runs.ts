@@ -8,16 +8,13 @@ import type Database from "better-sqlite3";
 import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from "../db/index.js";
 import { SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
-import { validateBudget } from "./budget.js";
-import { validateGraphConfig } from "./graph-config.js";
 import { assertFence } from "./fence.js";
 import { setBackoff } from "./backoff.js";
-import { defaultThreadId, newRunId } from "./ids.js";
 import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
+import { newRunValues } from "./new-run.js";
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
-import { rowToRun, toJson, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
+import { rowToRun, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
-import { encodeBudget, encodeConfig } from "./stored-documents.js";
 import { writeTransition, type ClaimFields, type TransitionOptions } from "./transition-write.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
@@ -57,34 +54,15 @@ export class SqliteRuns {
 
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
   create(input: CreateRunInput): RunRecord {
-    assertIntegers(input);
-    const budget = validateBudget(input.budget);
-    const config = validateGraphConfig(input.config);
-    const now = this.clock();
-    const runId = input.runId ?? newRunId(now);
+    const values = newRunValues(input, this.clock());
+    const [runId, , , , , , , , , , , now] = values;
     if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
     this.transaction(() => {
       this.stmt(
         `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
            available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
          VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        runId,
-        input.threadId ?? defaultThreadId(runId),
-        input.graphId,
-        input.userId ?? "anonymous",
-        input.priority ?? 0,
-        input.maxAttempts ?? 3,
-        input.deadlineAt ?? null,
-        input.availableAt ?? now,
-        encodeBudget(budget),
-        toJson(input.input ?? null),
-        JSON.stringify(input.metadata ?? {}),
-        now,
-        now,
-        input.waitTtlMs ?? null,
-        encodeConfig(config),
-      );
+      ).run(...values.slice(0, 12), now, ...values.slice(12));
       appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
     });
     return this.get(runId);
@@ -236,17 +214,4 @@ export class SqliteRuns {
     }
     return statement;
   }
-}
-
-function assertIntegers(input: CreateRunInput): void {
-  const fields = {
-    priority: input.priority, maxAttempts: input.maxAttempts, deadlineAt: input.deadlineAt, availableAt: input.availableAt, waitTtlMs: input.waitTtlMs,
-  };
-  for (const [name, value] of Object.entries(fields)) {
-    if (value !== undefined && !Number.isSafeInteger(value)) {
-      throw new UserInputError("BAD_INPUT", `run ${name} must be an integer (got ${value})`, { details: { [name]: value } });
-    }
-  }
-  if (input.maxAttempts !== undefined && input.maxAttempts < 1) throw new UserInputError("BAD_INPUT", "run maxAttempts must be at least 1");
-  if (input.waitTtlMs !== undefined && input.waitTtlMs < 1) throw new UserInputError("BAD_INPUT", `run waitTtlMs must be at least 1 ms (got ${input.waitTtlMs})`);
 }

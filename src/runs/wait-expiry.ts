@@ -9,6 +9,7 @@ import { UserInputError } from "../errors.js";
 import { isWaiting } from "./lifecycle.js";
 import type { RunRecord } from "./run-record.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
+import type { TransitionOptions } from "./transition-write.js";
 
 /** The error code of a run whose approval or input wait outlived its TTL. */
 export const WAIT_EXPIRED = "WAIT_EXPIRED";
@@ -25,12 +26,17 @@ export function defaultWaitTtlMs(env: NodeJS.ProcessEnv = process.env): number |
 }
 
 function expire(store: SqliteRuns, run: RunRecord): RunRecord {
+  return store.applyTransition(run, "EXPIRED", waitExpiry(run));
+}
+
+/** The EXPIRED transition's options for a run whose wait outlived its TTL, on every backend. */
+export function waitExpiry(run: RunRecord): TransitionOptions {
   const what = run.status === "WAITING_APPROVAL" ? "approval" : "input";
-  return store.applyTransition(run, "EXPIRED", {
+  return {
     errorCode: WAIT_EXPIRED,
     errorMessage: `no ${what} within the wait TTL of ${run.waitTtlMs ?? "?"} ms`,
     reason: `${what} wait expired`,
-  });
+  };
 }
 
 const OVERDUE_WAITS =
@@ -59,6 +65,7 @@ export function expireWaitIfDue(store: SqliteRuns, runId: string): RunRecord {
   });
 }
 
-function isWaitDue(run: RunRecord, now: number): boolean {
+/** True for a waiting run whose wait deadline has passed at `now`. */
+export function isWaitDue(run: RunRecord, now: number): boolean {
   return isWaiting(run.status) && run.waitExpiresAt !== null && run.waitExpiresAt <= now;
 }

@@ -66,9 +66,10 @@ export class PostgresDatabase implements PgQueryable {
 
   /**
    * Runs `work` inside BEGIN … COMMIT on one client, rolling back when it throws. A client whose connection
-   * failed is discarded rather than returned to the pool.
+   * failed is discarded rather than returned to the pool. `begin`: parameterless statements sent with BEGIN in the
+   * same round trip (e.g. taking an advisory lock).
    */
-  async transaction<T>(work: (client: PgQueryable) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (client: PgQueryable) => Promise<T>, options: { begin?: string } = {}): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -77,7 +78,7 @@ export class PostgresDatabase implements PgQueryable {
     }
     let broken: unknown;
     try {
-      await client.query("BEGIN");
+      await client.query(options.begin === undefined ? "BEGIN" : `BEGIN; ${options.begin}`);
       const result = await work(client);
       await client.query("COMMIT");
       return result;

@@ -1,41 +1,26 @@
 // The run store's behaviour through the RunStore interface alone, for every backend: each backend's test file
 // calls describeRunStoreConformance with a function opening a fresh store (and a second one on the same database,
-// as another process would have) on a hand-driven clock.
+// as another process would have) on a hand-driven clock. The parts: lifecycle, claims, leases and fencing, queries.
 import { describe, expect, it } from "vitest";
-import { Scheduler, type RunStore } from "../../../src/runs/index.js";
-import type { FakeClock } from "../helpers.js";
+import { Scheduler } from "../../../src/runs/index.js";
+import { claimConformance } from "./run-store-claims.js";
+import { leaseConformance } from "./run-store-leases.js";
+import { lifecycleConformance } from "./run-store-lifecycle.js";
+import { queryConformance } from "./run-store-queries.js";
+import { claim, rejection, storeTest, type OpenedRunStore } from "./run-store-shared.js";
 
-/** A fresh store, a second store on the same database, and the clock both read. */
-export interface OpenedRunStore {
-  store: RunStore;
-  other: RunStore;
-  clock: FakeClock;
-  close(): Promise<void>;
-}
-
-const claim = { workerId: "w1", leaseMs: 1000 };
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
+export type { OpenedRunStore } from "./run-store-shared.js";
 
 /** The run store's conformance suite, run on the backend `open` gives. */
 export function describeRunStoreConformance(name: string, open: () => Promise<OpenedRunStore>): void {
-  const withStore = (fn: (opened: OpenedRunStore) => Promise<void>) => async () => {
-    const opened = await open();
-    try {
-      await fn(opened);
-    } finally {
-      await opened.close();
-    }
-  };
+  const withStore = (fn: (opened: OpenedRunStore) => Promise<void>) => storeTest(open, fn);
 
   describe(`RunStore conformance: ${name}`, () => {
+    describe("lifecycle", () => lifecycleConformance(open));
+    describe("claims", () => claimConformance(open));
+    describe("leases and fencing", () => leaseConformance(open));
+    describe("waits, events and reads", () => queryConformance(open));
+
     it("creates a QUEUED run with its first event and reads it back", withStore(async ({ store }) => {
       const run = await store.create({ graphId: "g", userId: "ann", input: { a: 1 }, metadata: { m: true } });
       expect(await store.get(run.runId)).toMatchObject({ status: "QUEUED", graphId: "g", userId: "ann", input: { a: 1 }, metadata: { m: true } });
