@@ -4,12 +4,12 @@
  * @module
  */
 import { parseDatabaseTarget } from "../../db/index.js";
+import { openPostgresStorage } from "./postgres-storage.js";
 import type { RuntimeStorage } from "./runtime-storage.js";
 import { openSqliteStorage } from "./sqlite-storage.js";
 
 /** The storage `db` names; `mustExist` refuses a missing SQLite file (a PostgreSQL schema is created when missing). */
 export function openRuntimeStorage(db: string | undefined, options: { mustExist?: boolean } = {}): RuntimeStorage {
   const target = parseDatabaseTarget(db);
-  // PostgreSQL until its run store lands: openDatabase refuses the URL with a one-line reason.
-  return openSqliteStorage(target.kind === "postgres" ? (db ?? "") : target.path, options);
+  return target.kind === "postgres" ? openPostgresStorage(target) : openSqliteStorage(target.path, options);
 }

@@ -1,0 +1,45 @@
+/**
+ * A runtime's stores in one PostgreSQL schema, on one pool: each module's tables are created or migrated by
+ * {@link RuntimeStorage.ready} (or on first use), and a checkpoint's fence and usage run on the checkpoint
+ * transaction's own client, so they commit or roll back with it.
+ * @module
+ */
+import { PostgresSaver } from "../../../checkpointers/index.js";
+import { targetLabel, type PostgresTarget } from "../../db/index.js";
+import { PostgresDatabase } from "../../db/postgres/index.js";
+import { PostgresToolLedger } from "../../ledger/postgres-ledger.js";
+import { PostgresStore } from "../../memory/postgres-store.js";
+import { PostgresRunStore } from "../../runs/index.js";
+import { PostgresTraceStore } from "../../trace/index.js";
+import type { CheckpointFence, RuntimeStorage } from "./runtime-storage.js";
+
+/** Opens a pool on the target's schema; nothing is sent to the server until {@link RuntimeStorage.ready} or first use. */
+export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
+  const db = new PostgresDatabase(target);
+  const runs = PostgresRunStore.open(db);
+  const trace = new PostgresTraceStore(db);
+  const ledger = new PostgresToolLedger(db);
+  const store = new PostgresStore(db);
+  const checkpointer = (fence?: CheckpointFence) =>
+    new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client }, config) });
+  let ready: Promise<void> | undefined;
+  return {
+    backend: "postgres", db, label: targetLabel(target), runs, trace, ledger, store, checkpointer,
+    ready: () => (ready ??= (async () => {
+      await db.ready();
+      // One module after another: each migration takes the schema's advisory lock anyway.
+      await runs.ready();
+      await ledger.setup();
+      await trace.setup();
+      await store.setup();
+      await checkpointer().setup();
+    })().catch((error: unknown) => {
+      ready = undefined;
+      throw error;
+    })),
+    close: async () => {
+      await trace.flush();
+      await db.close();
+    },
+  };
+}
