@@ -62,6 +62,14 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
   return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url), ...(options === undefined ? {} : { options }) };
 }
 
+/**
+ * `--db` as messages may show it: a path as it is, a PostgreSQL URL with its password replaced by `***`.
+ * @example displayDatabase("postgres://bob:s3cret@db/prod?schema=x") // "postgres://bob:***@db/prod?schema=x"
+ */
+export function displayDatabase(value: string): string {
+  return isPostgresUrl(value) ? withoutPassword(value) : value;
+}
+
 /** `user@host:port/database` of a URL, with libpq's defaults filled in. */
 function serverOf(url: URL): string {
   const user = decodeURIComponent(url.username) || "postgres";
