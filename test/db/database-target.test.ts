@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDatabaseTarget } from "../../src/db/database-target.js";
+import { displayDatabase, parseDatabaseTarget } from "../../src/db/database-target.js";
 
 describe("parseDatabaseTarget", () => {
   it("treats a path or nothing as SQLite, and AGENTRT_DATABASE_URL as the default", () => {
@@ -34,5 +34,12 @@ describe("parseDatabaseTarget", () => {
     for (const secret of ["pa/ss", "p@ss:w/rd", "x:y"]) {
       expect(() => parseDatabaseTarget(`postgres://bob:${secret}@[bad/d`, {})).toThrow(/^not a valid PostgreSQL URL: postgres:\/\/bob:\*\*\*@\[bad\/d$/);
     }
+  });
+
+  it("displayDatabase masks a URL's password and leaves paths and password-less URLs alone", () => {
+    expect(displayDatabase("postgres://bob:hunter2@h:5433/d?schema=s")).toBe("postgres://bob:***@h:5433/d?schema=s");
+    expect(displayDatabase("postgresql://bob:p@ss:w/rd@h/d")).toBe("postgresql://bob:***@h/d");
+    expect(displayDatabase("postgres://bob@h/d?schema=s")).toBe("postgres://bob@h/d?schema=s");
+    expect(displayDatabase("./with:colon@sign.db")).toBe("./with:colon@sign.db");
   });
 });
