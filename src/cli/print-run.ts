@@ -4,6 +4,7 @@
  * question, or how to start the worker a queued run waits for.
  * @module
  */
+import { displayDatabase } from "../db/index.js";
 import type { RunView } from "../runtime/index.js";
 import type { CommandContext } from "./command.js";
 import { defaultDatabase } from "./default-database.js";
@@ -51,9 +52,12 @@ export function answerText(result: unknown): string {
   return typeof result === "string" ? result : JSON.stringify(result);
 }
 
-/** ` --db PATH` when the database is not the one a command finds without it, for commands printed to be copied. */
+/**
+ * ` --db PATH` when the database is not the one a command finds without it, for commands printed to be copied;
+ * a URL's password is shown as `***` (never printed), so such a command needs it put back or AGENTRT_DATABASE_URL.
+ */
 export function dbFlag(ctx: CommandContext): string {
-  return ctx.db === defaultDatabase() ? "" : ` --db ${ctx.db}`;
+  return ctx.db === defaultDatabase() ? "" : ` --db ${displayDatabase(ctx.db)}`;
 }
 
 /** What an unsuccessful run did that stays done, and what it may have done (issued, outcome not recorded). */

@@ -3,6 +3,7 @@
  * PostgreSQL server (a `postgres://` or `postgresql://` URL, its `schema` parameter choosing the schema).
  * @module
  */
+import { userInfo } from "node:os";
 import { StorageError } from "../errors.js";
 
 /** A SQLite file. */
@@ -56,15 +57,25 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
     throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: schema "${schema}" is not a lower-case identifier (a-z, 0-9, _; at most 63 characters)`);
   }
   url.searchParams.delete("schema");
+  // libpq's default user (PGUSER, else the OS user): the driver reads only $USER, which a container or service may not set.
+  if (url.username === "") url.username = encodeURIComponent(nonEmpty(env.PGUSER) ?? osUser());
   // The driver lets a URL's options replace the pool's: kept apart so the schema's search_path is never lost.
   const options = url.searchParams.get("options") ?? undefined;
   url.searchParams.delete("options");
   return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url), ...(options === undefined ? {} : { options }) };
 }
 
+/**
+ * `--db` as messages may show it: a path as it is, a PostgreSQL URL with its password replaced by `***`.
+ * @example displayDatabase("postgres://bob:s3cret@db/prod?schema=x") // "postgres://bob:***@db/prod?schema=x"
+ */
+export function displayDatabase(value: string): string {
+  return isPostgresUrl(value) ? withoutPassword(value) : value;
+}
+
 /** `user@host:port/database` of a URL, with libpq's defaults filled in. */
 function serverOf(url: URL): string {
-  const user = decodeURIComponent(url.username) || "postgres";
+  const user = decodeURIComponent(url.username);
   const host = url.hostname || "localhost";
   const database = decodeURIComponent(url.pathname.replace(/^\//, "")) || user;
   return `${user}@${host}:${url.port || "5432"}/${database}`;
@@ -79,7 +90,11 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-/** How messages name a target: the file, or `postgres://user@host:port/db?schema=…` without the password. */
-export function targetLabel(target: DatabaseTarget): string {
-  return target.kind === "sqlite" ? target.path : `postgres://${target.server}?schema=${target.schema}`;
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    // No passwd entry for this uid (some containers): PostgreSQL's own default role.
+    return "postgres";
+  }
 }

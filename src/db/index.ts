@@ -7,7 +7,7 @@ export type { Migration, ModuleSchema } from "./migrate.js";
 export { MAX_JSON_DEPTH, nestedDeeperThan } from "./json-depth.js";
 export { storageFailure, isStorageFailureCode } from "./storage-failure.js";
 export type { StorageFailureCode } from "./storage-failure.js";
-export { parseDatabaseTarget, isPostgresUrl, targetLabel, DEFAULT_SQLITE_PATH } from "./database-target.js";
+export { parseDatabaseTarget, isPostgresUrl, displayDatabase, DEFAULT_SQLITE_PATH } from "./database-target.js";
 export type { DatabaseTarget, SqliteTarget, PostgresTarget } from "./database-target.js";
 export type { StoreTransaction } from "./store-transaction.js";
 export { isSqliteDatabase } from "./run-database.js";

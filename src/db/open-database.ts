@@ -45,10 +45,10 @@ export const MEMORY_PATH = ":memory:";
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): SqliteDatabase {
   if (isPostgresUrl(path)) {
-    // Until the run store lands on PostgreSQL (issue #17), say so rather than treat the URL as a file path.
+    // Never a file named "postgres:": a caller that meant the server needs the runtime or PostgresDatabase.
     const target = parseDatabaseTarget(path);
     const server = target.kind === "postgres" ? target.server : path;
-    throw new StorageError("DB_OPEN_FAILED", `${server}: runs on PostgreSQL are not available yet (every other store is); use a SQLite file for --db`);
+    throw new StorageError("DB_OPEN_FAILED", `${server}: openDatabase opens SQLite files; open a PostgreSQL URL with Runtime.open or PostgresDatabase`);
   }
   const readonly = options.readonly ?? false;
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;

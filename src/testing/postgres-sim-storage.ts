@@ -130,16 +130,7 @@ export class PostgresSimStorage implements SimStorage {
 
   async snapshot(): Promise<SimSnapshot> {
     await this.migrated();
-    const result = await this.db.query<{ calls: Array<[string, number, number]>; systems: string[]; state: Array<[string, string, string]> }>(SNAPSHOT);
-    const row = result.rows[0];
-    const snapshot: SimSnapshot = { calls: {}, failures: {}, systems: {} };
-    for (const [tool, performed, failures] of row?.calls ?? []) {
-      if (performed > 0) snapshot.calls[tool] = performed;
-      if (failures > 0) snapshot.failures[tool] = failures;
-    }
-    for (const system of row?.systems ?? []) snapshot.systems[system] = {};
-    for (const [system, key, value] of row?.state ?? []) (snapshot.systems[system] ??= {})[key] = JSON.parse(value);
-    return snapshot;
+    return readPostgresSimSnapshot(this.db);
   }
 
   async reset(): Promise<void> {
@@ -159,6 +150,20 @@ export class PostgresSimStorage implements SimStorage {
     });
     return this.#migrated;
   }
+}
+
+/** The world's snapshot from `sim_*` tables that exist, in one statement; migrates nothing (for readers too). */
+export async function readPostgresSimSnapshot(db: PgQueryable): Promise<SimSnapshot> {
+  const result = await db.query<{ calls: Array<[string, number, number]>; systems: string[]; state: Array<[string, string, string]> }>(SNAPSHOT);
+  const row = result.rows[0];
+  const snapshot: SimSnapshot = { calls: {}, failures: {}, systems: {} };
+  for (const [tool, performed, failures] of row?.calls ?? []) {
+    if (performed > 0) snapshot.calls[tool] = performed;
+    if (failures > 0) snapshot.failures[tool] = failures;
+  }
+  for (const system of row?.systems ?? []) snapshot.systems[system] = {};
+  for (const [system, key, value] of row?.state ?? []) (snapshot.systems[system] ??= {})[key] = JSON.parse(value);
+  return snapshot;
 }
 
 /** A system's seed as parallel key and JSON-text arrays. */

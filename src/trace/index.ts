@@ -4,7 +4,8 @@
  * @module
  */
 export { openTraceStore, SqliteTraceStore } from "./sqlite-store.js";
-export { openPostgresTraceStore, PostgresTraceStore } from "./postgres-store.js";
+export { openPostgresTraceStore, openPostgresTraceReader, PostgresTraceStore } from "./postgres-store.js";
+export { openTraceReader } from "./open-trace-reader.js";
 export type { TraceStore, TraceStoreOptions, RecorderOptions } from "./trace-store.js";
 export { TraceRecorder } from "./recorder.js";
 export type { StartSpanOptions, StateChangeOptions } from "./recorder.js";

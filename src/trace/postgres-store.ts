@@ -5,7 +5,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { migratePostgres, type PostgresDatabase } from "../db/postgres/index.js";
+import { assertPostgresSchemaCurrent, migratePostgres, type PostgresDatabase } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
 import type { OtelBridge } from "./otel.js";
 import { PG_ATTACH_SQL, PG_RUN_STATE_SQL, PG_UPSERT_BATCH_SQL, columnArrays, columnValues, numeric, toSpanRow } from "./postgres-sql.js";
@@ -16,7 +16,7 @@ import { resolvePricing, type PricingTable } from "./pricing.js";
 import { TraceRecorder } from "./recorder.js";
 import { startRootOtel } from "./root-otel.js";
 import { emptyRow, rowToSpan, type SpanRow } from "./rows.js";
-import type { StatsOptions, TraceStats } from "./stats.js";
+import { emptyStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
 import type { SpanKind, TraceSpan } from "./types.js";
 import { SpanWriter } from "./writer.js";
@@ -107,31 +107,31 @@ export class PostgresTraceStore implements TraceStore {
   async spans(runId: string): Promise<TraceSpan[]> {
     await this.setup();
     await this.#writer.flush();
-    const result = await this.#db.query(numeric("SELECT * FROM spans WHERE run_id = $1 ORDER BY start_ms, seq", [runId]));
-    return result.rows.map(rowToSpan);
+    const result = await withoutTable(this.#db.query(numeric("SELECT * FROM spans WHERE run_id = $1 ORDER BY start_ms, seq", [runId])));
+    return result === undefined ? [] : result.rows.map(rowToSpan);
   }
 
   /** {@link TraceStore.countSpans}. */
   async countSpans(runId: string, kind: SpanKind): Promise<number> {
     await this.setup();
     await this.#writer.flush();
-    const result = await this.#db.query(numeric("SELECT count(*) AS n FROM spans WHERE run_id = $1 AND kind = $2", [runId, kind]));
-    return (result.rows[0] as { n: number }).n;
+    const result = await withoutTable(this.#db.query(numeric("SELECT count(*) AS n FROM spans WHERE run_id = $1 AND kind = $2", [runId, kind])));
+    return result === undefined ? 0 : (result.rows[0] as { n: number }).n;
   }
 
   /** {@link TraceStore.hasRun}. */
   async hasRun(runId: string): Promise<boolean> {
     await this.setup();
     await this.#writer.flush();
-    const result = await this.#db.query("SELECT 1 FROM spans WHERE run_id = $1 LIMIT 1", [runId]);
-    return result.rows.length > 0;
+    const result = await withoutTable(this.#db.query("SELECT 1 FROM spans WHERE run_id = $1 LIMIT 1", [runId]));
+    return result !== undefined && result.rows.length > 0;
   }
 
   /** {@link TraceStore.stats}: one statement. */
   async stats(options: StatsOptions = {}): Promise<TraceStats> {
     await this.setup();
     await this.#writer.flush();
-    return computePostgresStats(this.#db, options);
+    return (await withoutTable(computePostgresStats(this.#db, options))) ?? emptyStats(options.graph ?? null);
   }
 
   /** {@link TraceStore.flush}. */
@@ -188,4 +188,26 @@ export async function openPostgresTraceStore(db: PostgresDatabase, options: Trac
   const store = new PostgresTraceStore(db, options);
   await store.setup();
   return store;
+}
+
+/**
+ * Opens the trace store on a PostgreSQL schema for reading (CLI commands): nothing is created or migrated, a schema
+ * without a `spans` table reads as one without traces, and one newer than this agentrt knows is DB_SCHEMA_TOO_NEW.
+ */
+export async function openPostgresTraceReader(db: PostgresDatabase, options: TraceStoreOptions = {}): Promise<PostgresTraceStore> {
+  await assertPostgresSchemaCurrent(db, TRACE_PG_SCHEMA);
+  return new PostgresTraceStore(db, options);
+}
+
+// PostgreSQL's undefined_table: a schema no run was traced in has no `spans` table, read as empty as on SQLite.
+const UNDEFINED_TABLE = "42P01";
+
+/** `read`'s result, or undefined when the `spans` table does not exist. */
+async function withoutTable<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) return undefined;
+    throw error;
+  }
 }

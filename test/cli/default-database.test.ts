@@ -33,12 +33,13 @@ describe("the default --db", () => {
   });
 });
 
-describe("a postgres:// --db before the run store is on PostgreSQL", () => {
+describe("a postgres:// --db with a role the server does not know", () => {
   it("is refused in one line naming the server without the password, exit 2", async () => {
     const { code, err, errLines } = await runCli(["runs", "--db", "postgres://agent:s3cret@127.0.0.1:5432/test?schema=shop"]);
     expect(code).toBe(2);
     expect(errLines).toHaveLength(1);
-    expect(err).toContain("agent@127.0.0.1:5432/test: runs on PostgreSQL are not available yet");
+    expect(err).toContain("agent@127.0.0.1:5432/test");
+    expect(err).toContain("[DB_AUTH_FAILED]");
     expect(err).not.toContain("s3cret");
   });
 });

@@ -1,12 +1,13 @@
+import { userInfo } from "node:os";
 import { describe, expect, it } from "vitest";
-import { parseDatabaseTarget } from "../../src/db/database-target.js";
+import { displayDatabase, parseDatabaseTarget } from "../../src/db/database-target.js";
 
 describe("parseDatabaseTarget", () => {
   it("treats a path or nothing as SQLite, and AGENTRT_DATABASE_URL as the default", () => {
     expect(parseDatabaseTarget("./x.db", {})).toEqual({ kind: "sqlite", path: "./x.db" });
     expect(parseDatabaseTarget(undefined, {})).toEqual({ kind: "sqlite", path: "./agentrt.db" });
     expect(parseDatabaseTarget(undefined, { AGENTRT_DATABASE_URL: "" })).toEqual({ kind: "sqlite", path: "./agentrt.db" });
-    expect(parseDatabaseTarget(undefined, { AGENTRT_DATABASE_URL: "postgres://db.internal/prod" })).toMatchObject({ kind: "postgres", server: "postgres@db.internal:5432/prod" });
+    expect(parseDatabaseTarget(undefined, { AGENTRT_DATABASE_URL: "postgres://db.internal/prod", PGUSER: "postgres" })).toMatchObject({ kind: "postgres", server: "postgres@db.internal:5432/prod" });
     // A named target wins over the environment.
     expect(parseDatabaseTarget("./x.db", { AGENTRT_DATABASE_URL: "postgres://h/d" })).toEqual({ kind: "sqlite", path: "./x.db" });
   });
@@ -19,10 +20,18 @@ describe("parseDatabaseTarget", () => {
       schema: "shop",
       server: "alice@127.0.0.1:6543/test",
     });
-    expect(parseDatabaseTarget("postgres://h/d?schema=s&options=-c%20synchronous_commit%3Doff", {})).toEqual({
-      kind: "postgres", connectionString: "postgres://h/d", schema: "s", server: "postgres@h:5432/d", options: "-c synchronous_commit=off",
+    expect(parseDatabaseTarget("postgres://h/d?schema=s&options=-c%20synchronous_commit%3Doff", { PGUSER: "postgres" })).toEqual({
+      kind: "postgres", connectionString: "postgres://postgres@h/d", schema: "s", server: "postgres@h:5432/d", options: "-c synchronous_commit=off",
     });
-    expect(parseDatabaseTarget("postgres://127.0.0.1/test", {})).toMatchObject({ schema: "public", server: "postgres@127.0.0.1:5432/test" });
+    expect(parseDatabaseTarget("postgres://127.0.0.1/test", { PGUSER: "postgres" })).toMatchObject({ schema: "public", server: "postgres@127.0.0.1:5432/test" });
+  });
+
+  it("names libpq's default user when the URL has none: PGUSER, else the OS user (the driver alone would need $USER)", () => {
+    expect(parseDatabaseTarget("postgres://127.0.0.1/test", { PGUSER: "ops" })).toMatchObject({ connectionString: "postgres://ops@127.0.0.1/test", server: "ops@127.0.0.1:5432/test" });
+    const osUser = userInfo().username;
+    expect(parseDatabaseTarget("postgres://127.0.0.1/test", {})).toMatchObject({ connectionString: `postgres://${osUser}@127.0.0.1/test` });
+    // A user in the URL wins.
+    expect(parseDatabaseTarget("postgres://alice@127.0.0.1/test", { PGUSER: "ops" })).toMatchObject({ server: "alice@127.0.0.1:5432/test" });
   });
 
   it("refuses a schema that is not a plain identifier, without echoing the password", () => {
@@ -34,5 +43,12 @@ describe("parseDatabaseTarget", () => {
     for (const secret of ["pa/ss", "p@ss:w/rd", "x:y"]) {
       expect(() => parseDatabaseTarget(`postgres://bob:${secret}@[bad/d`, {})).toThrow(/^not a valid PostgreSQL URL: postgres:\/\/bob:\*\*\*@\[bad\/d$/);
     }
+  });
+
+  it("displayDatabase masks a URL's password and leaves paths and password-less URLs alone", () => {
+    expect(displayDatabase("postgres://bob:hunter2@h:5433/d?schema=s")).toBe("postgres://bob:***@h:5433/d?schema=s");
+    expect(displayDatabase("postgresql://bob:p@ss:w/rd@h/d")).toBe("postgresql://bob:***@h/d");
+    expect(displayDatabase("postgres://bob@h/d?schema=s")).toBe("postgres://bob@h/d?schema=s");
+    expect(displayDatabase("./with:colon@sign.db")).toBe("./with:colon@sign.db");
   });
 });

@@ -1,14 +1,14 @@
-import { openDatabase } from "../../db/index.js";
 import { UserInputError } from "../../errors.js";
-import { formatCost, formatDuration, formatRate, formatTokens, openTraceStore, type TraceStats } from "../../trace/index.js";
+import { formatCost, formatDuration, formatRate, formatTokens, openTraceReader, type TraceStats } from "../../trace/index.js";
 import type { Command } from "../command.js";
+import { READ_SQLITE, withCommandDatabase } from "../command-database.js";
 import { renderTable } from "../text-table.js";
 
 /** `agentrt stats [--graph G]`: slowest tools, failure rates, retries, tokens and cost per graph and run. */
 export const statsCommand: Command = {
   name: "stats",
   summary: "Show tool latency (p50/p95), failure rates, retries, tokens and cost per graph and per run",
-  usage: "agentrt stats [--graph G] [--runs N] [--db PATH] [--json]",
+  usage: "agentrt stats [--graph G] [--runs N] [--db PATH|URL] [--json]",
   flags: {
     graph: { type: "string", value: "G", description: "Only the runs of this graph." },
     runs: { type: "string", value: "N", description: "How many recent runs to list, 0 to 10000. Default: 20." },
@@ -18,13 +18,7 @@ export const statsCommand: Command = {
     const graph = ctx.flags.graph === undefined ? undefined : String(ctx.flags.graph);
     if (ctx.args.length > 0) throw new UserInputError("BAD_INPUT", `unexpected argument "${ctx.args[0]}"`);
     const recentRuns = parseRuns(ctx.flags.runs);
-    const db = openDatabase(ctx.db, { readonly: true, snapshot: true });
-    let stats: TraceStats;
-    try {
-      stats = await openTraceStore(db).stats({ graph, recentRuns });
-    } finally {
-      db.close();
-    }
+    const stats = await withCommandDatabase(ctx.db, READ_SQLITE, async (db) => (await openTraceReader(db)).stats({ graph, recentRuns }));
     if (ctx.json) ctx.out(JSON.stringify(stats));
     else for (const line of renderStats(stats)) ctx.out(line);
     return 0;

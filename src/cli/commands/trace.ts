@@ -1,21 +1,22 @@
-import { openDatabase } from "../../db/index.js";
+import { displayDatabase } from "../../db/index.js";
 import { UserInputError } from "../../errors.js";
 import {
   formatCost,
   formatDuration,
   formatTokens,
-  openTraceStore,
+  openTraceReader,
   renderTraceTree,
   spanToJson,
   type TraceSpan,
 } from "../../trace/index.js";
 import type { Command, CommandContext } from "../command.js";
+import { READ_SQLITE, withCommandDatabase } from "../command-database.js";
 
 /** `agentrt trace <run_id>`: the span tree of one run, or its raw spans with `--json`. */
 export const traceCommand: Command = {
   name: "trace",
   summary: "Show a run's spans as a tree with duration, tokens, cost and a timeline",
-  usage: "agentrt trace <run_id> [--width N] [--db PATH] [--json]",
+  usage: "agentrt trace <run_id> [--width N] [--db PATH|URL] [--json]",
   flags: {
     width: { type: "string", value: "N", description: "Characters per line for the tree and its timeline, 40 to 1000. Default: the terminal's width, else 120." },
   },
@@ -23,14 +24,8 @@ export const traceCommand: Command = {
   async run(ctx) {
     const runId = singleRunId(ctx);
     const width = parseWidth(ctx.flags.width);
-    const db = openDatabase(ctx.db, { readonly: true, snapshot: true });
-    let spans: TraceSpan[];
-    try {
-      spans = await openTraceStore(db).spans(runId);
-    } finally {
-      db.close();
-    }
-    if (spans.length === 0) throw new UserInputError("UNKNOWN_RUN", `no trace for run "${runId}" in ${ctx.db}`);
+    const spans = await withCommandDatabase(ctx.db, READ_SQLITE, async (db) => (await openTraceReader(db)).spans(runId));
+    if (spans.length === 0) throw new UserInputError("UNKNOWN_RUN", `no trace for run "${runId}" in ${displayDatabase(ctx.db)}`);
     if (ctx.json) {
       ctx.out(JSON.stringify({ run_id: runId, spans: spans.map(spanToJson) }));
       return 0;

@@ -1,8 +1,8 @@
-import { MEMORY_PATH, openDatabase, readVersion } from "../../db/index.js";
+import { displayDatabase, MEMORY_PATH } from "../../db/index.js";
+import { readWorldSnapshot } from "../../testing/read-world.js";
 import { openWorld } from "../../testing/sim-open.js";
-import { SIM_SCHEMA } from "../../testing/sim-schema.js";
-import type { SimSnapshot } from "../../testing/sim-world.js";
 import type { Command, CommandContext } from "../command.js";
+import { READ_SQLITE, withCommandDatabase } from "../command-database.js";
 import { renderWorld } from "../world-tables.js";
 
 /** `agentrt world`: what the simulated systems actually did (counts and state); `--reset` starts them over. */
@@ -21,31 +21,22 @@ export const worldCommand: Command = {
   async run(ctx) {
     if (ctx.flags.reset === true) return reset(ctx);
     // Reads what happened: a mistyped --db is refused (exit 2), not created empty; nothing is written, so a
-    // read-only file works too. A file where no simulated system ran has no sim tables yet: an empty world.
+    // read-only file (or a read-only PostgreSQL role) works too. Where no simulated system ran: an empty world.
     const memory = ctx.db === MEMORY_PATH || ctx.db === "";
-    const db = openDatabase(ctx.db, memory ? { mustExist: true } : { readonly: true, snapshot: true });
-    try {
-      const empty = !memory && readVersion(db, SIM_SCHEMA.module) === 0;
-      const snapshot: SimSnapshot = empty ? { calls: {}, failures: {}, systems: {} } : await openWorld({ db }).snapshot();
-      if (ctx.json) ctx.out(JSON.stringify(snapshot));
-      else for (const line of renderWorld(snapshot)) ctx.out(line);
-      return 0;
-    } finally {
-      db.close();
-    }
+    const snapshot = await withCommandDatabase(ctx.db, memory ? { mustExist: true } : READ_SQLITE, readWorldSnapshot);
+    if (ctx.json) ctx.out(JSON.stringify(snapshot));
+    else for (const line of renderWorld(snapshot)) ctx.out(line);
+    return 0;
   },
 };
 
-/** Resets the simulated world of an existing file (a missing one is refused, exit 2) and prints it, now empty. */
+/** Resets the simulated world of an existing database (a missing one is refused, exit 2) and prints it, now empty. */
 async function reset(ctx: CommandContext): Promise<number> {
-  const db = openDatabase(ctx.db, { mustExist: true });
-  try {
+  return withCommandDatabase(ctx.db, { mustExist: true }, async (db) => {
     const world = openWorld({ db });
     await world.reset();
     if (ctx.json) ctx.out(JSON.stringify(await world.snapshot()));
-    else ctx.out(`the simulated world in ${ctx.db} is reset: every system starts from its seed at its next call (runs and traces are kept)`);
+    else ctx.out(`the simulated world in ${displayDatabase(ctx.db)} is reset: every system starts from its seed at its next call (runs and traces are kept)`);
     return 0;
-  } finally {
-    db.close();
-  }
+  });
 }

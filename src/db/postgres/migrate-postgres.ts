@@ -50,6 +50,22 @@ export async function readPostgresVersion(db: PostgresDatabase, module: string):
   return versionIn(db, module);
 }
 
+/**
+ * For a reader that must not write: the version a module has in `db`'s schema (0 when never created), refusing one
+ * newer than `schema` knows with DB_SCHEMA_TOO_NEW, as `assertSchemaCurrent` does on SQLite. Creates nothing.
+ */
+export async function assertPostgresSchemaCurrent(db: PostgresDatabase, schema: PgModuleSchema): Promise<number> {
+  const version = await readPostgresVersion(db, schema.module);
+  if (version > schema.migrations.length) throw tooNew(db, schema, version);
+  return version;
+}
+
+/** Whether `db`'s schema exists, asked without creating it (as {@link PostgresDatabase.ready} would). */
+export async function postgresSchemaExists(db: PostgresDatabase): Promise<boolean> {
+  const result = await db.query<{ present: boolean }>("SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS present", [db.schema]);
+  return result.rows[0]?.present === true;
+}
+
 async function versionIn(queryable: PgQueryable, module: string): Promise<number> {
   const result = await queryable.query<{ version: number }>(`SELECT version FROM ${VERSION_TABLE} WHERE module = $1`, [module]);
   return result.rows[0]?.version ?? 0;

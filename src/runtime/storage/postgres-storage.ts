@@ -5,7 +5,7 @@
  * @module
  */
 import { PostgresSaver } from "../../../checkpointers/index.js";
-import { targetLabel, type PostgresTarget } from "../../db/index.js";
+import type { PostgresTarget } from "../../db/index.js";
 import { PostgresDatabase } from "../../db/postgres/index.js";
 import { PostgresToolLedger } from "../../ledger/postgres-ledger.js";
 import { PostgresStore } from "../../memory/postgres-store.js";
@@ -24,7 +24,7 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
     new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client }, config) });
   let ready: Promise<void> | undefined;
   return {
-    backend: "postgres", db, label: targetLabel(target), runs, trace, ledger, store, checkpointer,
+    backend: "postgres", db, runs, trace, ledger, store, checkpointer,
     ready: () => (ready ??= (async () => {
       await db.ready();
       // One module after another: each migration takes the schema's advisory lock anyway.

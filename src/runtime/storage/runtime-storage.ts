@@ -26,8 +26,6 @@ export interface RuntimeStorage {
   readonly backend: "sqlite" | "postgres";
   /** The database tools receive as `ctx.db` (the simulated world follows it). */
   readonly db: RunDatabase;
-  /** `--db` as given, with a URL's password masked: for messages. */
-  readonly label: string;
   readonly runs: RunStore;
   readonly trace: TraceStore;
   readonly ledger: ToolLedger;

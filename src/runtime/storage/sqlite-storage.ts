@@ -17,20 +17,20 @@ import type { CheckpointFence, RuntimeStorage } from "./runtime-storage.js";
 export function openSqliteStorage(path: string, options: { mustExist?: boolean } = {}): RuntimeStorage {
   const db = openDatabase(path, { mustExist: options.mustExist });
   try {
-    return sqliteStorage(db, path);
+    return sqliteStorage(db);
   } catch (error) {
     db.close();
     throw error;
   }
 }
 
-function sqliteStorage(db: SqliteDatabase, label: string): RuntimeStorage {
+function sqliteStorage(db: SqliteDatabase): RuntimeStorage {
   const runs = SqliteRunStore.open(db);
   const trace = openTraceStore(db);
   const ledger = ledgerFor(db);
   const store = new SqliteStore(db);
   return {
-    backend: "sqlite", db, label, runs, trace, ledger, store,
+    backend: "sqlite", db, runs, trace, ledger, store,
     checkpointer: (fence?: CheckpointFence) =>
       new SqliteSaver(db, undefined, fence === undefined ? {} : { beforeWrite: sqliteCheckpointHook(fence, db) }),
     ready: async () => undefined,

@@ -1,0 +1,53 @@
+// A PostgreSQL server agentrt cannot use fails a command with one line naming the server (never the password),
+// exit 2, and the process ends instead of hanging on a connection.
+import { createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { agentrtProcess } from "../helpers/cli-process.js";
+import { TEST_PG_URL } from "../helpers/postgres.js";
+
+const PASSWORD = "s3cret-pw";
+const COMMANDS = [["trace", "run_x"], ["stats"], ["world"], ["world", "--reset"], ["info"]];
+
+/** A port nothing listens on: one the system just handed out and that was closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function url(change: (url: URL) => void): string {
+  const parsed = new URL(TEST_PG_URL);
+  parsed.password = PASSWORD;
+  parsed.searchParams.set("schema", "agentrt_errors");
+  change(parsed);
+  return parsed.toString();
+}
+
+async function expectRefused(db: string, code: string, reason: RegExp, commands = COMMANDS): Promise<void> {
+  const results = await Promise.all(commands.map((args) => agentrtProcess([...args, "--db", db], { timeoutMs: 45_000 })));
+  results.forEach((result, i) => {
+    const name = commands[i]![0];
+    expect(result.code, `${name}: ${result.stderr}`).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(new RegExp(`^agentrt ${name}: [^\\n]*\\[${code}\\]\\n$`));
+    expect(result.stderr).toMatch(reason);
+    expect(result.stderr).not.toContain(PASSWORD);
+  });
+}
+
+describe("an unusable PostgreSQL server", () => {
+  it("a closed port is DB_UNREACHABLE", async () => {
+    const port = await closedPort();
+    await expectRefused(url((u) => (u.port = String(port))), "DB_UNREACHABLE", new RegExp(`127\\.0\\.0\\.1:${port}/\\w+: cannot connect to PostgreSQL`));
+  }, 120_000);
+
+  it("a database that does not exist is DB_OPEN_FAILED", async () => {
+    await expectRefused(url((u) => (u.pathname = "/agentrt_no_such_db")), "DB_OPEN_FAILED", /\/agentrt_no_such_db: database "agentrt_no_such_db" does not exist/);
+  }, 120_000);
+
+  it("a role the server refuses is DB_AUTH_FAILED", async () => {
+    await expectRefused(url((u) => (u.username = "agentrt_no_such_role")), "DB_AUTH_FAILED", /agentrt_no_such_role@[^:]+:\d+\/\w+: authentication failed/, [["stats"], ["info"]]);
+  }, 120_000);
+});
