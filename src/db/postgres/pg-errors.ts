@@ -16,10 +16,12 @@ export function postgresFailure(error: unknown, server: string): StorageError | 
     return new StorageError("DB_AUTH_FAILED", `${server}: authentication failed (${firstLine(message)})`, { cause: error });
   }
   if (code === "3D000") return new StorageError("DB_OPEN_FAILED", `${server}: ${firstLine(message)}`, { cause: error });
-  if ((code !== undefined && UNREACHABLE.has(code)) || /timeout expired|connection timeout/i.test(message)) {
+  // The pool's own "timeout exceeded when trying to connect": no connection could be made or freed in time.
+  if ((code !== undefined && UNREACHABLE.has(code)) || /timeout expired|connection timeout|timeout exceeded when trying to connect/i.test(message)) {
     return new StorageError("DB_UNREACHABLE", `${server}: cannot connect to PostgreSQL (${firstLine(message) || code})`, { cause: error });
   }
-  if ((code !== undefined && LOST.has(code)) || /Connection terminated|Client has encountered a connection error/i.test(message)) {
+  // "Query read timeout": no answer within the pool's query_timeout, so the connection is given up as dead.
+  if ((code !== undefined && LOST.has(code)) || /Connection terminated|Client has encountered a connection error|Query read timeout/i.test(message)) {
     return new StorageError("DB_CONNECTION_LOST", `${server}: connection to PostgreSQL lost (${firstLine(message) || code})`, { cause: error });
   }
   return undefined;
