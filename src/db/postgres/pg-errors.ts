@@ -4,6 +4,7 @@
  * @module
  */
 import { StorageError } from "../../errors.js";
+import { connectionFailure } from "../connection-failure.js";
 
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT"]);
 const LOST = new Set(["ECONNRESET", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006"]);
@@ -29,8 +30,7 @@ export function postgresFailure(error: unknown, server: string): StorageError | 
 
 /** True for a failure a later attempt on a fresh connection may cure. */
 export function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "DB_UNREACHABLE" || code === "DB_CONNECTION_LOST";
+  return connectionFailure(error) !== undefined;
 }
 
 function describe(error: unknown): { code: string | undefined; message: string } {
