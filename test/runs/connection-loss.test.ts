@@ -105,6 +105,29 @@ describe("the worker loop while the database server is lost", () => {
     expect(events[2]).toMatchObject({ reason: "lease of A expired" });
   });
 
+  it("stops a run whose heartbeat never comes back once its lease has expired", async () => {
+    const real = realStore();
+    const { runId } = await real.create({ graphId: "g" });
+    let cut = false;
+    const { store } = failingStore(real, "DB_CONNECTION_LOST", (method) => cut && method === "renewLease" ? "hang" : false);
+    let reason: unknown;
+    const stats = await createWorker({
+      store, workerId: "A", leaseMs: 300, heartbeatMs: 50, pollMs: 5, once: true, onError: () => undefined,
+      execute: async (run, lease) => {
+        // The server stops answering renewals during the first attempt only.
+        cut = run.attempts === 1;
+        if (!cut) return { status: "SUCCEEDED" };
+        await new Promise((resolve) => lease.signal.addEventListener("abort", resolve, { once: true }));
+        reason = lease.signal.reason;
+        throw reason;
+      },
+    }).run();
+    expect(reason).toMatchObject({ code: "LEASE_LOST", reason: "lease-expired" });
+    // The worker itself recovered the run once the lease had expired (its other calls still answer) and ran it again.
+    expect(stats).toMatchObject({ lost: 1, finished: { SUCCEEDED: 1 } });
+    expect((await real.events(runId)).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "RETRYING", "RUNNING", "SUCCEEDED"]);
+  });
+
   it("sends a run whose execution lost its connection to RETRYING, its attempt counted, and the next attempt finishes it", async () => {
     const store = realStore();
     const { runId } = await store.create({ graphId: "g" });

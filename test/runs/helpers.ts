@@ -43,7 +43,7 @@ export async function thrown(fn: () => unknown): Promise<unknown> {
   throw new Error("expected the call to throw");
 }
 
-/** A real store whose methods reject with a {@link StorageError} of `code` while `failing(method)` says so, and its call counts. */
+/** A real store whose methods reject with a {@link StorageError} of `code` while `failing(method)` says so (or never answer, "hang"), and its call counts. */
 export interface FailingStore {
   store: RunStore;
   /** Calls of each method so far, failed ones included. */
@@ -54,7 +54,11 @@ export interface FailingStore {
  * Wraps a real store (not a mock: every call that does not fail goes to it) so that a method fails the way a lost
  * PostgreSQL server makes it fail, before it reaches the database. `clock` is never failed.
  */
-export function failingStore(store: RunStore, code: "DB_UNREACHABLE" | "DB_CONNECTION_LOST", failing: (method: string, call: number) => boolean): FailingStore {
+export function failingStore(
+  store: RunStore,
+  code: "DB_UNREACHABLE" | "DB_CONNECTION_LOST",
+  failing: (method: string, call: number) => boolean | "hang",
+): FailingStore {
   const calls: Record<string, number> = {};
   const wrapped = new Proxy(store, {
     get(target, property) {
@@ -62,7 +66,10 @@ export function failingStore(store: RunStore, code: "DB_UNREACHABLE" | "DB_CONNE
       if (typeof value !== "function" || typeof property !== "string" || property === "clock") return value;
       return (...args: unknown[]) => {
         const call = (calls[property] = (calls[property] ?? 0) + 1);
-        if (failing(property, call)) return Promise.reject(new StorageError(code, `postgres@db:5432/test: ${property} failed (${code}, test)`));
+        const fails = failing(property, call);
+        // A server that stopped answering: the call neither resolves nor rejects (until pg's query_timeout, not modelled).
+        if (fails === "hang") return new Promise(() => undefined);
+        if (fails) return Promise.reject(new StorageError(code, `postgres@db:5432/test: ${property} failed (${code}, test)`));
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
