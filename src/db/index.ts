@@ -7,6 +7,8 @@ export type { Migration, ModuleSchema } from "./migrate.js";
 export { MAX_JSON_DEPTH, nestedDeeperThan } from "./json-depth.js";
 export { storageFailure, isStorageFailureCode } from "./storage-failure.js";
 export type { StorageFailureCode } from "./storage-failure.js";
+export { connectionFailure, isConnectionFailureCode } from "./connection-failure.js";
+export type { ConnectionFailureCode } from "./connection-failure.js";
 export { parseDatabaseTarget, isPostgresUrl, displayDatabase, DEFAULT_SQLITE_PATH } from "./database-target.js";
 export type { DatabaseTarget, SqliteTarget, PostgresTarget } from "./database-target.js";
 export type { StoreTransaction } from "./store-transaction.js";

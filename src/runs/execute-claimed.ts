@@ -6,10 +6,12 @@
  * executes inline (submit, start, approve, resume), with the same guarantees.
  * @module
  */
-import { storageFailure } from "../db/index.js";
+import { connectionFailure } from "../db/index.js";
 import { SystemError } from "../errors.js";
+import { transientStorageFailure } from "./claim-refusal.js";
 import { LeaseLostError } from "./errors.js";
 import type { RunLease } from "./lease.js";
+import { LeaseExpiry } from "./lease-expiry.js";
 import { watchLease } from "./lease-watch.js";
 import { applyOutcome, outcomeOfError, type RunOutcome } from "./outcome.js";
 import type { RunRecord } from "./run-record.js";
@@ -61,23 +63,30 @@ export async function executeClaimed(
   const { run, lease } = claimed;
   const onError = options.onError ?? reportToStderr;
   const heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(lease.leaseMs / 3));
-  let diskRefused = false;
+  let refused = false;
   let beating = false;
+  const expiry = new LeaseExpiry(lease, run.status);
   const heartbeat = setInterval(() => {
-    // A beat still under way (a slow database) is not doubled.
-    if (beating) return;
+    // A beat still under way (a slow database) is not doubled; if it has not come back by the lease's expiry, the run stops.
+    if (beating) {
+      expiry.arm();
+      return;
+    }
     beating = true;
     lease.renew().then(
       () => {
-        diskRefused = false;
+        refused = false;
+        expiry.disarm();
       },
       (error: unknown) => {
         // A lost lease has already aborted the signal; anything else (a busy file) is retried next beat.
         if (error instanceof LeaseLostError) return;
-        // A full disk refuses every beat until there is room: said once, not every beat.
-        const failure = storageFailure(error);
-        if (failure !== undefined && diskRefused) return;
-        diskRefused = failure !== undefined;
+        // An unreachable server or a lost connection: the lease holds until it would expire, then the run stops.
+        if (connectionFailure(error) !== undefined) expiry.arm();
+        // A full disk or a lost server refuses every beat until it passes: said once, not every beat.
+        const failure = transientStorageFailure(error);
+        if (failure !== undefined && refused) return;
+        refused = failure !== undefined;
         onError(failure ?? error, run);
       },
     ).finally(() => {
@@ -92,6 +101,7 @@ export async function executeClaimed(
     ended = { threw: true, error };
   } finally {
     clearInterval(heartbeat);
+    expiry.close();
     unwatch();
   }
   return await record(lease, ended, run, onError);

@@ -3,12 +3,12 @@
  * becomes a fenced status change.
  * @module
  */
-import { storageFailure } from "../db/index.js";
+import { connectionFailure, storageFailure } from "../db/index.js";
 import { AgentrtError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
 import type { RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
-import { storageRetryOutcome } from "./storage-retry.js";
+import { connectionRetryOutcome, storageRetryOutcome } from "./storage-retry.js";
 
 /** The result of executing a run, as a discriminated union on the next status. */
 export type RunOutcome =
@@ -48,13 +48,17 @@ export async function applyOutcome(lease: RunLease, outcome: RunOutcome | void):
 
 /**
  * The outcome of a run whose execution (attempt `attempts`) threw: RETRYING with a backoff for a full or failing
- * disk, else FAILED with the error's code (RECURSION_LIMIT for LangGraph's recursion limit, INTERNAL for any other
+ * disk or a lost or unreachable PostgreSQL server, else FAILED with the error's code (RECURSION_LIMIT for LangGraph's recursion limit, INTERNAL for any other
  * foreign error). The one mapping, wherever the error was caught.
  */
 export function outcomeOfError(error: unknown, attempts: number): RunOutcome {
   // A full or failing disk is not the run's fault: it goes on once there is room.
   const storage = storageFailure(error);
   if (storage !== undefined) return storageRetryOutcome(storage, attempts);
+  // Nor is a lost server; what the lost connection was writing may or may not have committed, and the next attempt
+  // starts from what did, as after a crash (checkpoints and the ledger make that safe).
+  const lost = connectionFailure(error);
+  if (lost !== undefined) return connectionRetryOutcome(lost, attempts);
   // An agentrt error's message is written to be shown whole.
   if (error instanceof AgentrtError) return { status: "FAILED", errorCode: error.code, errorMessage: error.message };
   // The run's own recursion limit (its config, default 100 supersteps), not a fault of agentrt's.

@@ -1,7 +1,8 @@
 /**
  * A run whose writes the disk refuses (full, or failing) goes RETRYING with a backoff and the reason, not FAILED:
  * the run did nothing wrong, and it can go on once there is room. The write that records this can fail like the
- * others, so it is itself tried again while the disk refuses, for as long as the lease is held.
+ * others, so it is itself tried again while the disk refuses, for as long as the lease is held. A run whose
+ * PostgreSQL connection was lost goes RETRYING too, counted as a crash would be.
  * @module
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -27,6 +28,18 @@ export function storageRetryOutcome(failure: StorageError, attempts: number): Ru
     errorCode: failure.code, errorMessage: failure.message, reason: `storage: ${failure.message.split("\n")[0] ?? ""}`,
     // The disk, not the run, failed: however long it stays full, the run keeps its attempts for its own faults.
     refundAttempt: true,
+  };
+}
+
+/**
+ * Where a run goes whose database connection was lost or whose server could not be reached (DB_CONNECTION_LOST,
+ * DB_UNREACHABLE): RETRYING after {@link storageBackoffMs}, like a run recovered after a crash. Its attempt counts,
+ * as a crash's does, so a run that keeps losing its server ends ATTEMPTS_EXHAUSTED rather than retrying for ever.
+ */
+export function connectionRetryOutcome(failure: StorageError, attempts: number): RunOutcome {
+  return {
+    status: "RETRYING", delayMs: storageBackoffMs(attempts),
+    errorCode: failure.code, errorMessage: failure.message, reason: `connection: ${failure.message.split("\n")[0] ?? ""}`,
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { storageFailure } from "../db/index.js";
+import { ClaimRefusals, transientStorageFailure } from "./claim-refusal.js";
 import { executeClaimed, reportToStderr, WorkerStoppingError, type ExecuteRun, type ExecutionResult } from "./execute-claimed.js";
 import { defaultLeaseMs, type RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
@@ -79,8 +79,6 @@ export function createWorker(options: WorkerOptions): Worker {
 const CLAIM_BURST = 8;
 /** Pause between bursts: long enough for the lag probe (10 ms ticks) to see the new runs' load. */
 const BURST_PAUSE_MS = 30;
-/** Longest pause between claims while the disk refuses them (full, failing); the pause doubles from pollMs. */
-const MAX_DISK_PAUSE_MS = 5000;
 
 class WorkerLoop implements Worker {
   readonly workerId: string;
@@ -96,8 +94,8 @@ class WorkerLoop implements Worker {
   private aborting = false;
   private wake: (() => void) | undefined;
   private loop: Promise<WorkerStats> | undefined;
-  /** While the disk refuses claims: no claim before `until`; the next pause is `pauseMs`. */
-  private diskRefusal: { until: number; pauseMs: number } | undefined;
+  /** While the database refuses claims (a full disk, a lost server): nothing is asked of it before the pause ends. */
+  private readonly refusals = new ClaimRefusals();
 
   constructor(options: WorkerOptions) {
     this.store = options.store;
@@ -152,12 +150,10 @@ class WorkerLoop implements Worker {
 
   private async loopWhileRunning(): Promise<WorkerStats> {
     while (!this.stopping) {
-      // A file upgraded by a newer agentrt under a running worker must stop it, not be written wrongly.
-      await this.store.assertSchemaCurrent();
-      const more = await this.fill();
-      if (this.settings.once && this.inFlight.size === 0 && !(await this.safely(() => this.scheduler.hasPendingWork(), true))) break;
+      const pauseMs = await this.turn();
+      if (pauseMs === undefined) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, more ? Math.min(BURST_PAUSE_MS, this.settings.pollMs) : this.settings.pollMs);
+        const timer = setTimeout(resolve, pauseMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
@@ -167,6 +163,23 @@ class WorkerLoop implements Worker {
     }
     await Promise.all([...this.inFlight.values()].map((entry) => entry.done));
     return this.stats;
+  }
+
+  /** One look for work: the pause before the next, or undefined when `once` finds nothing left anywhere. */
+  private async turn(): Promise<number | undefined> {
+    // While the database refuses (a full disk, a lost server) it is not asked again before the pause is over.
+    const waitMs = this.refusals.msLeft(Date.now());
+    if (waitMs > 0) return waitMs;
+    try {
+      // A file upgraded by a newer agentrt under a running worker must stop it, not be written wrongly.
+      await this.store.assertSchemaCurrent();
+    } catch (error) {
+      if (!this.refused(error)) throw error;
+      return this.refusals.msLeft(Date.now());
+    }
+    const more = await this.fill();
+    if (this.settings.once && this.inFlight.size === 0 && !(await this.hasPendingWork())) return undefined;
+    return this.refusals.msLeft(Date.now()) || (more ? Math.min(BURST_PAUSE_MS, this.settings.pollMs) : this.settings.pollMs);
   }
 
   /** Claims up to the concurrency; true when it stopped early (a burst's end or a lagging loop) with runs maybe left. */
@@ -194,41 +207,43 @@ class WorkerLoop implements Worker {
 
   /**
    * The next run to execute, if any. A claim writes (sweeps, the lease): on a full or failing disk it fails until
-   * there is room, so the worker claims again after a growing pause and says so once, not at every poll.
+   * there is room, and on PostgreSQL until the server answers again, so the worker claims again after a growing
+   * pause (see claim-refusal.ts) and says so once, not at every poll.
    */
   private async claimNext(): ReturnType<Scheduler["claimNext"]> {
-    const now = Date.now();
-    if (this.diskRefusal !== undefined && now < this.diskRefusal.until) return undefined;
+    if (this.refusals.msLeft(Date.now()) > 0) return undefined;
     try {
       const claimed = await this.scheduler.claimNext({ workerId: this.workerId, leaseMs: this.settings.leaseMs });
-      this.diskRefusal = undefined;
+      this.refusals.answered();
       return claimed;
     } catch (error) {
-      const failure = storageFailure(error);
-      if (failure === undefined) {
-        this.settings.onError(error, undefined);
-        return undefined;
-      }
-      if (this.diskRefusal === undefined) this.settings.onError(failure, undefined);
-      const pauseMs = Math.min(MAX_DISK_PAUSE_MS, this.diskRefusal === undefined ? this.settings.pollMs : this.diskRefusal.pauseMs * 2);
-      this.diskRefusal = { until: now + pauseMs, pauseMs };
+      if (!this.refused(error)) this.settings.onError(error, undefined);
       return undefined;
     }
+  }
+
+  /** True while work may still arrive; when the database cannot say, true (and the refusal paces the loop). */
+  private async hasPendingWork(): Promise<boolean> {
+    try {
+      return await this.scheduler.hasPendingWork();
+    } catch (error) {
+      if (!this.refused(error)) this.settings.onError(error, undefined);
+      return true;
+    }
+  }
+
+  /** Records `error` as a refusal when a later attempt may succeed (reported at the first of a series); false otherwise. */
+  private refused(error: unknown): boolean {
+    const failure = transientStorageFailure(error);
+    if (failure === undefined) return false;
+    if (this.refusals.refused(Date.now())) this.settings.onError(failure, undefined);
+    return true;
   }
 
   private count(result: ExecutionResult): void {
     if (result.kind === "recorded") this.stats.finished[result.run.status] = (this.stats.finished[result.run.status] ?? 0) + 1;
     else if (result.kind === "lost") this.stats.lost++;
     else if (result.kind === "released") this.stats.released++;
-  }
-
-  private async safely<T>(fn: () => Promise<T>, fallback: T): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      this.settings.onError(error, undefined);
-      return fallback;
-    }
   }
 }
 

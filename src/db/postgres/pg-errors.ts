@@ -4,6 +4,7 @@
  * @module
  */
 import { StorageError } from "../../errors.js";
+import { connectionFailure } from "../connection-failure.js";
 
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT"]);
 const LOST = new Set(["ECONNRESET", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006"]);
@@ -16,10 +17,12 @@ export function postgresFailure(error: unknown, server: string): StorageError | 
     return new StorageError("DB_AUTH_FAILED", `${server}: authentication failed (${firstLine(message)})`, { cause: error });
   }
   if (code === "3D000") return new StorageError("DB_OPEN_FAILED", `${server}: ${firstLine(message)}`, { cause: error });
-  if ((code !== undefined && UNREACHABLE.has(code)) || /timeout expired|connection timeout/i.test(message)) {
+  // The pool's own "timeout exceeded when trying to connect": no connection could be made or freed in time.
+  if ((code !== undefined && UNREACHABLE.has(code)) || /timeout expired|connection timeout|timeout exceeded when trying to connect/i.test(message)) {
     return new StorageError("DB_UNREACHABLE", `${server}: cannot connect to PostgreSQL (${firstLine(message) || code})`, { cause: error });
   }
-  if ((code !== undefined && LOST.has(code)) || /Connection terminated|Client has encountered a connection error/i.test(message)) {
+  // "Query read timeout": no answer within the pool's query_timeout, so the connection is given up as dead.
+  if ((code !== undefined && LOST.has(code)) || /Connection terminated|Client has encountered a connection error|Query read timeout/i.test(message)) {
     return new StorageError("DB_CONNECTION_LOST", `${server}: connection to PostgreSQL lost (${firstLine(message) || code})`, { cause: error });
   }
   return undefined;
@@ -27,8 +30,7 @@ export function postgresFailure(error: unknown, server: string): StorageError | 
 
 /** True for a failure a later attempt on a fresh connection may cure. */
 export function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "DB_UNREACHABLE" || code === "DB_CONNECTION_LOST";
+  return connectionFailure(error) !== undefined;
 }
 
 function describe(error: unknown): { code: string | undefined; message: string } {

@@ -14,7 +14,23 @@ export interface PostgresDatabaseOptions {
   maxConnections?: number;
   /** Longest a connect may take before DB_UNREACHABLE. @default 5000 */
   connectTimeoutMs?: number;
+  /**
+   * Longest the server runs one statement before it cancels it itself (`statement_timeout`; a URL's
+   * `options=-c statement_timeout=…` overrides it). 0 turns it off. @default 30000
+   */
+  statementTimeoutMs?: number;
+  /**
+   * Longest this process waits for the answer to one statement before it gives the connection up as lost
+   * (DB_CONNECTION_LOST): a server or network that stops answering never hangs a caller. Keep it above
+   * `statementTimeoutMs`, so a statement that is merely slow ends with the server's own cancel. @default 40000
+   */
+  queryTimeoutMs?: number;
 }
+
+/** How long a connection may sit idle inside a transaction before the server ends it (and its locks). */
+const IDLE_IN_TRANSACTION_MS = 60_000;
+/** Idle time before TCP keepalive probes start: a peer that vanished is noticed by the OS, not at the next statement. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 /** What a module's statements run on: the pool, or one client inside a transaction. */
 export interface PgQueryable {
@@ -34,15 +50,28 @@ export class PostgresDatabase implements PgQueryable {
   constructor(target: PostgresTarget, options: PostgresDatabaseOptions = {}) {
     this.schema = target.schema;
     this.server = target.server;
+    const settings = [
+      // Every connection starts in the schema: no statement names it, and no extra round trip sets it.
+      `-c search_path=${target.schema}`,
+      // The server's own limits, as options so the URL's options (after them) can override them: a statement stuck
+      // behind a lock, or a transaction whose process froze or was cut off, must not hold its locks for ever.
+      `-c statement_timeout=${options.statementTimeoutMs ?? 30_000}`,
+      `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`,
+      ...(target.options === undefined ? [] : [target.options]),
+    ];
     this.pool = new pg.Pool({
       connectionString: target.connectionString,
       max: options.maxConnections ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-      // Every connection starts in the schema: no statement names it, and no extra round trip sets it.
-      options: `-c search_path=${target.schema}${target.options === undefined ? "" : ` ${target.options}`}`,
+      options: settings.join(" "),
+      // Only the client's own timer ends a wait on a server or network that stopped answering altogether.
+      query_timeout: options.queryTimeoutMs ?? 40_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       application_name: "agentrt",
     });
-    // An idle client's connection dropping (a server restart) must not crash the process; the next query reconnects.
+    // An idle client's connection dropping (a server restart) must not crash the process: the pool drops that
+    // client, and the next statement connects anew.
     this.pool.on("error", () => undefined);
   }
 
@@ -66,8 +95,9 @@ export class PostgresDatabase implements PgQueryable {
 
   /**
    * Runs `work` inside BEGIN … COMMIT on one client, rolling back when it throws. A client whose connection
-   * failed is discarded rather than returned to the pool. `begin`: parameterless statements sent with BEGIN in the
-   * same round trip (e.g. taking an advisory lock).
+   * failed is discarded rather than returned to the pool; the server rolls its transaction back. A connection
+   * lost during COMMIT is DB_CONNECTION_LOST though the commit may have happened. `begin`: parameterless
+   * statements sent with BEGIN in the same round trip (e.g. taking an advisory lock).
    */
   async transaction<T>(work: (client: PgQueryable) => Promise<T>, options: { begin?: string } = {}): Promise<T> {
     let client: pg.PoolClient;
@@ -77,17 +107,23 @@ export class PostgresDatabase implements PgQueryable {
       throw postgresFailure(error, this.server) ?? error;
     }
     let broken: unknown;
+    // A checked-out client has no listener of the pool's: its connection dying between statements (idle in the
+    // transaction) would be an unhandled 'error' that ends the process. Its next statement fails instead.
+    const onError = (error: unknown) => (broken ??= error);
+    client.on("error", onError);
     try {
       await client.query(options.begin === undefined ? "BEGIN" : `BEGIN; ${options.begin}`);
       const result = await work(client);
       await client.query("COMMIT");
       return result;
     } catch (error) {
-      const failure = postgresFailure(error, this.server);
+      // The dead connection's own error says more than the "not queryable" of the statement tried after it.
+      const failure = postgresFailure(broken ?? error, this.server);
       if (failure !== undefined && failure.code !== "DB_OPEN_FAILED") broken = failure;
       else await client.query("ROLLBACK").catch((rollbackError: unknown) => (broken = rollbackError));
       throw failure ?? error;
     } finally {
+      client.off("error", onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
