@@ -57,7 +57,12 @@ export function answerText(result: unknown): string {
  * a URL's password is shown as `***` (never printed), so such a command needs it put back or AGENTRT_DATABASE_URL.
  */
 export function dbFlag(ctx: CommandContext): string {
-  return ctx.db === defaultDatabase() ? "" : ` --db ${displayDatabase(ctx.db)}`;
+  return ctx.db === defaultDatabase() ? "" : ` --db ${shellWord(displayDatabase(ctx.db))}`;
+}
+
+/** `word` as the shell reads it back: quoted when it holds anything but plain path and URL characters (a URL's `?`, `&`). */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** What an unsuccessful run did that stays done, and what it may have done (issued, outcome not recorded). */
