@@ -4,7 +4,7 @@
  * @module
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, isAIMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, isAIMessage, isToolMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Runnable } from "@langchain/core/runnables";
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import { defaultPolicy, evaluatePolicy, type Policy } from "../policy/policy.js";
@@ -73,9 +73,36 @@ function resendable(message: BaseMessage): BaseMessage {
   });
 }
 
-/** The messages sent to the model: instructions first, then the thread. Tool results stay ToolMessages. */
+/** What the model is told of a call new input superseded before it ran (its approval was never given). */
+const NOT_PERFORMED = "not performed: the user sent a new message instead of answering its approval";
+
+/**
+ * The thread with a result for every call that later input superseded (the waiting run was canceled, its call
+ * never ran): providers refuse an assistant message whose calls have no results (OpenAI), and the model must
+ * not think it ran. The stored messages are left as they are.
+ */
+function answerSuperseded(thread: readonly BaseMessage[]): BaseMessage[] {
+  const answered = new Set(thread.flatMap((m) => (isToolMessage(m) ? [m.tool_call_id] : [])));
+  const out: BaseMessage[] = [];
+  for (let i = 0; i < thread.length; i++) {
+    const message = thread[i]!;
+    out.push(message);
+    const missing = isAIMessage(message) ? (message.tool_calls ?? []).filter((c) => c.id !== undefined && !answered.has(c.id)) : [];
+    if (missing.length === 0) continue;
+    // Its results, if any, come first; calls of the last turn still running are not superseded.
+    while (i + 1 < thread.length && isToolMessage(thread[i + 1])) out.push(thread[++i]!);
+    if (i + 1 >= thread.length) continue;
+    for (const call of missing) out.push(new ToolMessage({ tool_call_id: call.id!, name: call.name, content: NOT_PERFORMED, status: "error" }));
+  }
+  return out;
+}
+
+/**
+ * The messages sent to the model: instructions first, then the thread. Tool results stay ToolMessages; a call
+ * superseded by later input gets a result saying it was not performed.
+ */
 export function buildContext(messages: readonly BaseMessage[], instructions: string | undefined): BaseMessage[] {
-  const thread = messages.filter((m) => m.getType() !== "system").map(resendable);
+  const thread = answerSuperseded(messages.filter((m) => m.getType() !== "system").map(resendable));
   return instructions ? [new SystemMessage(instructions), ...thread] : thread;
 }
 

@@ -5,7 +5,8 @@
  * @module
  */
 import { defaultWaitTtlMs, type RunBudget, type RunGraphConfig, type RunRecord, type RunStatus, type RunStore } from "../runs/index.js";
-import { makeRoom, type MultitaskStrategy } from "./multitask.js";
+import { UserInputError } from "../errors.js";
+import { makeRoom, type IfWaiting, type MultitaskStrategy } from "./multitask.js";
 
 /** What to store; see {@link Runtime.createRun}. The input is stored as given: validate it first (validateGraphInput). */
 export interface CreateRunOptions {
@@ -32,8 +33,16 @@ export interface CreateRunOptions {
   holdMs?: number;
   /** What to do with the thread's unfinished runs; "interrupt" cancels them as `by`. @default "reject" */
   multitask?: MultitaskStrategy;
-  /** Who cancels, for "interrupt". */
+  /** What new input does to a run of the thread waiting for an answer. @default "supersede" */
+  ifWaiting?: IfWaiting;
+  /** Who cancels, for "interrupt" and a superseded waiting run. */
   by?: string;
+  /**
+   * Called once the thread has room (its runs canceled per strategy), just before the run is stored: the server
+   * forks the thread at an earlier checkpoint here, so the run starts from it. Refused (THREAD_BUSY) while a run
+   * of the thread it would queue behind is unfinished: that run would move the thread's head first. @default none
+   */
+  beforeCreate?: () => Promise<void>;
 }
 
 /** A stored run, the runs of its thread it waits for (enqueue) and those its creation canceled (interrupt). */
@@ -70,7 +79,10 @@ export async function createRun(deps: CreateRunDeps, options: CreateRunOptions):
   const interrupted: { runId: string; reason: string }[] = [];
   const behind = threadId === undefined || active.length === 0 ? [] : makeRoom(threadId, active, options.multitask ?? "reject", (runId, reason) => {
     interrupted.push({ runId, reason });
-  });
+  }, options.ifWaiting);
+  if (options.beforeCreate !== undefined && behind.length > 0) {
+    throw new UserInputError("THREAD_BUSY", `thread ${String(threadId)} has an unfinished run ${behind.join(", ")}: a run from an earlier checkpoint cannot queue behind it (it would move the thread's head first); wait for it, or use multitask_strategy interrupt`);
+  }
   const canceled: string[] = [];
   for (const { runId, reason } of interrupted) {
     try {
@@ -81,5 +93,6 @@ export async function createRun(deps: CreateRunDeps, options: CreateRunOptions):
       if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
     }
   }
+  await options.beforeCreate?.();
   return { run: await runs.create(spec(threadId)), behind, canceled };
 }

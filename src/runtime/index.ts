@@ -5,7 +5,7 @@ export type { DecisionInput } from "./decisions.js";
 export { decisionInput } from "./decisions.js";
 export type { CreateRunOptions, CreatedRun } from "./create-run.js";
 export { UNFINISHED } from "./create-run.js";
-export type { MultitaskStrategy } from "./multitask.js";
+export type { IfWaiting, MultitaskStrategy } from "./multitask.js";
 export { RunRecords } from "./run-records.js";
 export type { InputRequest, InputResume } from "./input-resume.js";
 export type { SideEffectView } from "./side-effects.js";

@@ -152,19 +152,27 @@ export class RunService {
       const { run } = await this.runtime.createRun({ ...spec, thread: threadId });
       return { run, kick: (at) => this.launch(run.runId, at) };
     }
-    if (checkpointId !== undefined) {
+    if (checkpointId !== undefined && (pathThreadId === undefined || (await this.threads.find(pathThreadId)) === undefined)) {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
-      if (pathThreadId === undefined || (await this.threads.find(pathThreadId)) === undefined) {
-        throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
-      }
-      await this.assertNewest(graphId, pathThreadId, checkpointId);
+      throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
     }
     const threadId = await this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
-    if (body.command?.resume !== undefined) return this.prepareResume(threadId, body.command.resume, caller, where);
+    if (body.command?.resume !== undefined) {
+      // A resume answers the thread's live interrupt: an older checkpoint's interrupt has no run waiting on it.
+      if (checkpointId !== undefined) await this.assertNewest(graphId, threadId, checkpointId);
+      return this.prepareResume(threadId, body.command.resume, caller, where);
+    }
+    const fork = checkpointId === undefined ? undefined : await this.forkAt(graphId, threadId, checkpointId);
     const strategy = (body.multitask_strategy ?? "reject") as MultitaskStrategy;
-    // Interrupting cancels them: refused whole, before any is canceled, unless the caller may cancel each.
-    if (strategy === "interrupt" && pathThreadId !== undefined) await this.assertMayCancel(await this.unfinishedRuns(threadId), caller);
-    const { run, behind, canceled } = await this.runtime.createRun({ ...spec, thread: threadId, multitask: strategy, by: caller.id });
+    const ifWaiting = body.if_waiting ?? "supersede";
+    if (pathThreadId !== undefined) {
+      // Interrupting or superseding cancels runs: refused whole, before any is canceled, unless the caller may cancel each.
+      const active = await this.unfinishedRuns(threadId);
+      await this.assertMayCancel(strategy === "interrupt" ? active : ifWaiting === "supersede" ? active.filter((r) => isWaiting(r.status)) : [], caller);
+    }
+    const { run, behind, canceled } = await this.runtime.createRun({
+      ...spec, thread: threadId, multitask: strategy, ifWaiting, by: caller.id, ...(fork === undefined ? {} : { beforeCreate: fork }),
+    });
     for (const runId of canceled) this.canceled(runId);
     return { run, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
   }
@@ -309,11 +317,28 @@ export class RunService {
     this.wakes.rested(runId, values);
   }
 
-  /** Runs always continue from the thread's newest checkpoint; an older one must be forked first. */
+  /**
+   * How a run from `checkpointId` starts, as LangGraph's server runs it: from the newest checkpoint as it is;
+   * from an older one on a new branch — a copy of it written as the thread's newest (a fork), its later
+   * checkpoints kept as history and the side effects done after it not undone. The returned function writes the
+   * fork, once the thread has room for the run. BAD_INPUT for a checkpoint the thread does not have.
+   */
+  private async forkAt(graphId: string, threadId: string, checkpointId: string): Promise<(() => Promise<void>) | undefined> {
+    const newest = (await this.states.state(graphId, threadId))?.config.configurable?.checkpoint_id;
+    if (newest === checkpointId) return undefined;
+    if ((await this.states.state(graphId, threadId, checkpointId)) === undefined) {
+      throw new HttpError(422, "BAD_INPUT", `thread ${threadId} has no checkpoint ${checkpointId}`);
+    }
+    return async () => {
+      await this.states.update(graphId, threadId, null, { checkpointId });
+    };
+  }
+
+  /** A resume continues from the thread's newest checkpoint, whose interrupt a run waits on. */
   private async assertNewest(graphId: string, threadId: string, checkpointId: string): Promise<void> {
     const newest = (await this.states.state(graphId, threadId))?.config.configurable?.checkpoint_id;
     if (newest !== checkpointId) {
-      throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId} is not the thread's newest (${String(newest)}): fork it with POST /threads/${threadId}/state first`);
+      throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId} is not the thread's newest (${String(newest)}): a resume answers the newest checkpoint's interrupt; run new input from an older one instead`);
     }
   }
 

@@ -76,6 +76,11 @@ export const RunCreate = z.object({
   stream_mode: z.union([streamModes, z.array(streamModes)]).nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
+  /**
+   * agentrt extension: what new input does to the thread's run waiting for an answer — "supersede" (default, as
+   * LangGraph's server: it is canceled, its pending actions not performed) or "reject" (409 THREAD_BUSY while it waits).
+   */
+  if_waiting: z.enum(["supersede", "reject"]).nullish(),
   checkpoint_id: z.string().nullish(),
   checkpoint: z.object({ checkpoint_id: z.string().nullish() }).loose().nullish(),
   // Breakpoints and delayed runs are refused when asked for, not silently ignored (see unsupportedOption).

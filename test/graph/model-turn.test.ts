@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -102,6 +102,18 @@ describe("model turn", () => {
     });
     const [resent] = buildContext([ai], undefined) as [AIMessage];
     expect(resent.tool_calls?.map((c) => [c.id, c.args])).toEqual([["a", {}], ["b", {}]]);
+  });
+
+  it("answers a call that later input superseded as not performed, in the context only; a running turn's calls are left", () => {
+    const asked = new AIMessage({ content: "", tool_calls: [{ id: "r", name: "rollback", args: {} }, { id: "p", name: "ping", args: {} }] });
+    const thread = [new HumanMessage("roll back?"), asked, new ToolMessage({ tool_call_id: "p", content: "pong" }), new HumanMessage("go ahead")];
+    const context = buildContext(thread, undefined);
+    expect(context.map((m) => [m.getType(), (m as ToolMessage).tool_call_id ?? null])).toEqual([
+      ["human", null], ["ai", null], ["tool", "p"], ["tool", "r"], ["human", null],
+    ]);
+    expect(context[3]!.content).toMatch(/^not performed/);
+    expect(thread).toHaveLength(4);
+    expect(buildContext([new HumanMessage("roll back?"), asked], undefined)).toHaveLength(2);
   });
 
   it("reads usage from provider metadata when usage_metadata is absent", () => {

@@ -93,7 +93,10 @@ describe("bad input", () => {
     const values = await client.runs.join(thread.thread_id, run!.run_id);
     expect((values as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
     expect((await client.runs.get(thread.thread_id, run!.run_id)).status).toBe("interrupted");
-    // The thread is busy with a waiting run: a second input is refused rather than interleaved.
-    await expect(client.runs.create(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT })).rejects.toThrow(/409|unfinished/);
+    // The run waits, unfinished: asked to hold it (if_waiting reject), the thread refuses a second input; by default
+    // new input would supersede it (new-input.test.ts).
+    const held = await post(`/threads/${thread.thread_id}/runs`, JSON.stringify({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT, if_waiting: "reject" }));
+    expect(held.status).toBe(409);
+    expect(held.body.code).toBe("THREAD_BUSY");
   });
 });

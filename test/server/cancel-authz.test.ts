@@ -1,5 +1,5 @@
-// With several API keys, cancelling a run (the cancel route, multitask_strategy interrupt, deleting its thread,
-// cancel on disconnect) is authorized like a decision on it: its owner, an approver of its pending actions, or role
+// With several API keys, cancelling a run (the cancel route, multitask_strategy interrupt, new input superseding a
+// waiting run, deleting its thread, cancel on disconnect) is authorized like a decision on it: its owner, an approver of its pending actions, or role
 // admin. Anyone else gets 403 APPROVER_NOT_ALLOWED and the run goes on waiting, untouched.
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -63,6 +63,18 @@ describe("who may cancel a run", () => {
     expect(refused.body.code).toBe("APPROVER_NOT_ALLOWED");
     expect(await statusOf(runId)).toBe("WAITING_APPROVAL");
     expect(((await call("alice", `/threads/${threadId}/runs`)).body as { run_id: string }[]).map((r) => r.run_id)).toEqual([runId]);
+  });
+
+  it("refuses bob's new input on alice's thread while her run waits (it would supersede it); hers supersedes it", async () => {
+    const { threadId, runId } = await waitingRun("alice");
+    const refused = await call("bob", `/threads/${threadId}/runs/wait`, { body: { assistant_id: "ops_rollback", input: ROLLBACK_INPUT } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("APPROVER_NOT_ALLOWED");
+    expect(await statusOf(runId)).toBe("WAITING_APPROVAL");
+    expect(((await call("alice", `/threads/${threadId}/runs`)).body as { run_id: string }[]).map((r) => r.run_id)).toEqual([runId]);
+    const hers = await call("alice", `/threads/${threadId}/runs/wait`, { body: { assistant_id: "ops_rollback", input: ROLLBACK_INPUT } });
+    expect(hers.status).toBe(200);
+    expect((await call("root", `/agentrt/runs/${runId}`)).body).toMatchObject({ status: "CANCELED", error: { message: expect.stringMatching(/^canceled by alice: superseded by new input/) } });
   });
 
   it("refuses bob's delete of alice's thread while her run waits (it would cancel it)", async () => {

@@ -1,6 +1,6 @@
 // multitask_strategy on a thread with an unfinished run, through the SDK: reject refuses, enqueue runs the new run
-// after the first on the same thread, interrupt cancels the first and runs the new one; unsupported options are
-// refused with a reason instead of being ignored.
+// after the first on the same thread, interrupt cancels the first and runs the new one (a run waiting for an answer
+// is superseded instead; see new-input.test.ts); unsupported options are refused with a reason instead of being ignored.
 import { afterAll, describe, expect, it } from "vitest";
 import { fixtureEntry, graphEntry, ROLLBACK_INPUT, testServerForFile } from "./harness.js";
 
@@ -51,14 +51,22 @@ describe("multitask_strategy", () => {
     expect((await ctx.client.threads.get(thread.thread_id)).status).toBe("idle");
   });
 
-  it("interrupt drops a run waiting for approval; enqueue behind it is refused", async () => {
+  it("interrupt drops a run waiting for approval; enqueue supersedes it, unless if_waiting is reject", async () => {
     const thread = await ctx.client.threads.create();
     await ctx.client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT });
     expect((await ctx.client.threads.get(thread.thread_id)).status).toBe("interrupted");
-    expect(await statusCode(ctx.client.runs.create(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "enqueue" }))).toBe(409);
+    const held = await fetch(`${ctx.server.url}/threads/${thread.thread_id}/runs`, {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT, multitask_strategy: "enqueue", if_waiting: "reject" }),
+    });
+    expect(held.status).toBe(409);
     const again = (await ctx.client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "interrupt" })) as { __interrupt__?: unknown[] };
     expect(again.__interrupt__?.length).toBeGreaterThan(0);
     expect((await ctx.client.runs.list(thread.thread_id)).map((r) => r.metadata?.agentrt_status).sort()).toEqual(["CANCELED", "WAITING_APPROVAL"]);
+    // Enqueued behind nothing running: the waiting run is superseded and the new one runs at once.
+    const queued = (await ctx.client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT, multitaskStrategy: "enqueue" })) as { __interrupt__?: unknown[] };
+    expect(queued.__interrupt__?.length).toBeGreaterThan(0);
+    expect((await ctx.client.runs.list(thread.thread_id)).map((r) => r.metadata?.agentrt_status).sort()).toEqual(["CANCELED", "CANCELED", "WAITING_APPROVAL"]);
   });
 
   it("on_disconnect cancel stops the run when its streaming client goes away; by default it goes on", async () => {

@@ -95,7 +95,6 @@ describe("agentrt serve with the official SDK client", () => {
     const forked = await client.threads.getState(thread.thread_id);
     expect(forked.checkpoint.checkpoint_id).toBe(forkId);
     expect(forked.parent_checkpoint?.checkpoint_id).toBe(beforeModel.checkpoint.checkpoint_id);
-    await expect(client.runs.wait(thread.thread_id, "ops_rollback", { input: null, checkpointId: beforeModel.checkpoint.checkpoint_id! })).rejects.toThrow(/422|newest/);
     await client.runs.wait(thread.thread_id, "ops_rollback", { input: null });
     const branch = await client.threads.getState<{ messages: Msg[] }>(thread.thread_id);
     expect(branch.values.messages[0]?.content).toBe("Is the search deploy healthy?");

@@ -1,7 +1,10 @@
 import type { Message } from "@langchain/langgraph-sdk";
 
-/** One message: the user's, the agent's (with the tools it calls), or a tool's result. */
-export function MessageView({ message }: { message: Message }) {
+/**
+ * One message: the user's, the agent's (with the tools it calls; `notPerformed`: calls superseded before they ran),
+ * or a tool's result; `onRegenerate` offers a new answer.
+ */
+export function MessageView({ message, notPerformed = [], onRegenerate }: { message: Message; notPerformed?: string[]; onRegenerate?: (() => void) | undefined }) {
   const text = contentText(message.content);
   if (message.type === "tool") {
     const failed = message.status === "error";
@@ -19,10 +22,14 @@ export function MessageView({ message }: { message: Message }) {
       {calls.length > 0 && (
         <ul className="calls">
           {calls.map((call, i) => (
-            <li key={call.id ?? i}><code>{call.name}</code> <span className="args">{JSON.stringify(call.args)}</span></li>
+            <li key={call.id ?? i}>
+              <code>{call.name}</code> <span className="args">{JSON.stringify(call.args)}</span>
+              {call.id !== undefined && notPerformed.includes(call.id) && <span className="not-performed" data-testid="not-performed"> not performed</span>}
+            </li>
           ))}
         </ul>
       )}
+      {onRegenerate !== undefined && <button className="link regenerate" onClick={onRegenerate}>Regenerate</button>}
     </div>
   );
 }
