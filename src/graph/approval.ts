@@ -12,6 +12,7 @@ import { UserInputError } from "../errors.js";
 import { isApproverAllowed, type ReviewDecision } from "../policy/policy.js";
 import type { HitlRequestFields } from "./hitl.js";
 import { editArgsProblem } from "./edit-args.js";
+import { foreignPendingActions, foreignResumeValues, isForeignHitlRequest, type ForeignScope } from "./foreign-hitl.js";
 
 /** The interrupt payload of a call waiting for approval. */
 export interface ApprovalRequest {
@@ -85,8 +86,11 @@ export function isApprovalRequest(value: unknown): value is ApprovalRequest {
   return typeof v === "object" && v !== null && typeof v.action_id === "string" && typeof v.args_hash === "string";
 }
 
-/** The actions a thread is waiting on, read from `graph.getState(config)`; empty when none. */
-export function readPendingActions(snapshot: Pick<StateSnapshot, "tasks">): PendingAction[] {
+/**
+ * The actions a thread is waiting on, read from `graph.getState(config)`; empty when none. A foreign agent's HITL
+ * interrupt (`humanInTheLoopMiddleware`) lists one action per action request, judged for `foreign`.
+ */
+export function readPendingActions(snapshot: Pick<StateSnapshot, "tasks">, foreign: ForeignScope = {}): PendingAction[] {
   const pending: PendingAction[] = [];
   for (const task of snapshot.tasks) {
     // A finished task still lists the interrupt it was resumed from; only an
@@ -96,6 +100,9 @@ export function readPendingActions(snapshot: Pick<StateSnapshot, "tasks">): Pend
     const live = new Map<string, PendingAction>();
     for (const i of task.interrupts) {
       if (i.id !== undefined && isApprovalRequest(i.value)) live.set(i.value.action_id, { ...i.value, interrupt_id: i.id });
+      else if (i.id !== undefined && isForeignHitlRequest(i.value)) {
+        for (const action of foreignPendingActions(i.id, i.value, foreign)) live.set(action.action_id, action);
+      }
     }
     pending.push(...live.values());
   }
@@ -191,14 +198,14 @@ export function assertOneDecisionPerAction(decisions: readonly unknown[]): void 
 export function resumeCommand(
   pending: readonly PendingAction[],
   decisions: ApprovalResume | readonly ApprovalResume[],
-): Command<Record<string, ApprovalResume>, Record<string, never>, never> {
+): Command<Record<string, unknown>, Record<string, never>, never> {
   const list = Array.isArray(decisions) ? decisions : [decisions as ApprovalResume];
   assertOneDecisionPerAction(list);
-  const resume: Record<string, ApprovalResume> = {};
-  for (const decision of list) {
-    const { action, resume: valid } = checkResume(pending, decision);
-    resume[action.interrupt_id] = valid;
-  }
+  const resume: Record<string, unknown> = {};
+  const decided = list.map((decision) => checkResume(pending, decision));
+  for (const { action, resume: valid } of decided) resume[action.interrupt_id] = valid;
+  // A foreign interrupt takes LangChain's `{ decisions }` for all its actions at once.
+  Object.assign(resume, foreignResumeValues(decided));
   return new Command({ resume });
 }
 

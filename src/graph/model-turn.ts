@@ -17,6 +17,7 @@ import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate } from "./state.js";
 import { asModelUnavailable } from "./model-unavailable.js";
 import { agentOf } from "./agent-of.js";
+import { OWN_MODEL_CALL_TAG } from "./foreign-call-hooks.js";
 
 /** Options of {@link createModelTurnNode}. */
 export interface ModelTurnOptions {
@@ -197,7 +198,8 @@ export function createModelTurnNode(options: ModelTurnOptions) {
     if (stop !== undefined) return { error: stop };
     let raw: BaseMessage;
     try {
-      raw = await bindTools(state.messages, config).invoke(context, config);
+      // Tagged: this turn reports itself (onModelCall below), so a foreign-call callback on the run skips it.
+      raw = await bindTools(state.messages, config).invoke(context, { ...config, tags: [...(config?.tags ?? []), OWN_MODEL_CALL_TAG] });
     } catch (error) {
       // An abort is the run stopping, not the service failing.
       throw (config?.signal?.aborted === true ? undefined : asModelUnavailable(error, name)) ?? error;

@@ -5,6 +5,8 @@
  */
 import { UserInputError } from "../errors.js";
 import { assertOneDecisionPerAction, validateResume, readPendingActions, type ApprovalResume } from "../graph/approval.js";
+import { approvalPolicyOf } from "../graph/foreign-policy.js";
+import { checkForeignDecisions } from "./foreign-decisions.js";
 import type { ExpectedRunState, RunRecord } from "../runs/index.js";
 import type { ClaimDeps } from "./execute-and-record.js";
 import type { GraphRegistry } from "./graph-registry.js";
@@ -66,11 +68,15 @@ export async function checkDecisions(
   assertOneDecisionPerAction(decisions);
   const resume = decisions.map((d) => ({ ...d, by: d.by ?? run.userId, roles: d.roles ?? [] }));
   // Checked against the checkpoint before anything changes: a refused decision leaves the run waiting.
-  const pending = readPendingActions(await liveState(deps, run));
-  for (const decision of resume) {
+  const { graph, state } = await liveGraphState(deps, run);
+  const pending = readPendingActions(state, { requester: run.userId, policy: approvalPolicyOf(graph) });
+  const checked = resume.map((decision) => {
     const check = validateResume(pending, decision);
     if (!check.ok) throw check.error;
-  }
+    return check;
+  });
+  // A foreign agent's interrupt: every one of its actions at once, edits judged again by its agentrt policy.
+  checkForeignDecisions(graph, checked);
   // Applied only if the run is still in the wait that was checked (a racing approval or cancel: RUN_NOT_WAITING).
   return { resume, expect: { status: run.status, fencingToken: run.fencingToken } };
 }
@@ -118,8 +124,12 @@ export async function queueResume(
 }
 
 async function liveState(deps: DecisionDeps, run: RunRecord): Promise<{ tasks: never[] }> {
+  return (await liveGraphState(deps, run)).state;
+}
+
+async function liveGraphState(deps: DecisionDeps, run: RunRecord): Promise<{ graph: unknown; state: { tasks: never[] } }> {
   const graph = (await deps.registry.load(run.graphId)) as unknown as {
     getState(config: object): Promise<{ tasks: never[] }>;
   };
-  return graph.getState({ configurable: { thread_id: run.threadId } });
+  return { graph, state: await graph.getState({ configurable: { thread_id: run.threadId } }) };
 }

@@ -9,12 +9,15 @@ import type { RunDatabase } from "../db/index.js";
 import type { ToolLedger } from "../ledger/index.js";
 import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import type { AgentHooks } from "../graph/hooks.js";
+import type { ForeignScope } from "../graph/foreign-hitl.js";
+import { approvalPolicyOf } from "../graph/foreign-policy.js";
 import { DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY, type RunLease, type RunOutcome, type RunRecord } from "../runs/index.js";
 import { priceFor, redactArgs, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import { inputCommand, readInputRequests } from "./input-resume.js";
 import type { PendingActionView } from "./run-view.js";
 import { createBudgetGuard } from "./budget-guard.js";
+import { foreignAnswer, foreignCallbacks } from "./foreign-run.js";
 import { checkpointRunId } from "./run-stamp.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
@@ -68,8 +71,14 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     // A first claim without a resume cannot have written a checkpoint yet: its input is due, no read needed.
     // (Claims are counted by the fencing token, which every claim bumps; attempts skip resumes and hand-backs.)
     const firstStart = run.fencingToken <= 1 && run.resume == null;
-    const input = firstStart ? run.input : inputFor(run, (await graph.getState(config)) as never);
-    const options = { ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT };
+    const foreign: ForeignScope = { requester: run.userId, policy: approvalPolicyOf(graph) };
+    const snapshot = firstStart ? undefined : await graph.getState(config);
+    const input = snapshot === undefined ? run.input : inputFor(run, snapshot as never, foreign);
+    const options = {
+      ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+      // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
+      callbacks: foreignCallbacks(hooks, snapshot?.values),
+    };
     // With a bus its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
     // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
     const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await deps.streams.stream(graph, run.runId, input, options);
@@ -80,7 +89,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
       deps.streams?.publish(run.runId, chunk);
     }
     const settled = watched.settled();
-    const outcome = outcomeOf(run, settled ?? (await graph.getState(config)), deps.emit);
+    const outcome = outcomeOf(run, settled ?? (await graph.getState(config)), deps.emit, foreign);
     return settled === undefined ? { outcome } : { outcome, values: settled.values };
   } catch (error) {
     recorder.recordError(error);
@@ -91,12 +100,12 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   }
 }
 
-function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[]; metadata?: unknown }): unknown {
+function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[]; metadata?: unknown }, foreign: ForeignScope): unknown {
   if (!resumesOwnCheckpoint(run, snapshot)) return run.input;
   // An answer to a plain interrupt() resumes exactly the question it answers (if still live).
   const answer = inputCommand(run.resume, snapshot);
   if (answer !== undefined) return answer;
-  const live = readPendingActions(snapshot);
+  const live = readPendingActions(snapshot, foreign);
   const decisions = (Array.isArray(run.resume) ? run.resume : run.resume == null ? [] : [run.resume]) as ApprovalResume[];
   // A resume already consumed before a crash must not be sent again: only still-pending actions get it.
   const open = decisions.filter((d) => live.some((p) => p.action_id === d.action_id));
@@ -118,8 +127,8 @@ function resumesOwnCheckpoint(run: RunRecord, snapshot: { createdAt?: string; me
   return !(run.fencingToken <= 1 && run.resume == null && run.input != null);
 }
 
-function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; tasks: unknown[] }, emit: RuntimeListener): RunOutcome {
-  const pending = readPendingActions(snapshot as never);
+function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; tasks: unknown[] }, emit: RuntimeListener, foreign: ForeignScope): RunOutcome {
+  const pending = readPendingActions(snapshot as never, foreign);
   if (pending.length > 0) {
     const views = pending.map(toPendingView);
     for (const action of views) emit({ type: "approval_requested", runId: run.runId, action });
@@ -134,7 +143,8 @@ function outcomeOf(run: RunRecord, snapshot: { values: Record<string, unknown>; 
   }
   const values = snapshot.values;
   const error = values.error as { code: string; message: string } | null | undefined;
-  const result = "result" in values ? values.result : values;
+  // A foreign agent's state has no `result`: its answer is its last AI message.
+  const result = "result" in values ? values.result : foreignAnswer(values) ?? values;
   if (error != null) return { status: "FAILED", errorCode: error.code, errorMessage: error.message, result };
   return { status: "SUCCEEDED", result };
 }
@@ -173,7 +183,8 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
       recorder.recordToolCall({
         agent: e.agent,
         tool: e.tool, toolCallId: e.toolCallId, args: e.args, redact: e.redact, startTime: e.startedAt, endTime: e.endedAt,
-        parentId: step?.id, stepId: step?.stepId ?? undefined, attempt: Math.max(1, e.attempts), idempotencyKey: e.idempotencyKey,
+        // A foreign agent's tool gets no idempotency key: none is recorded.
+        parentId: step?.id, stepId: step?.stepId ?? undefined, attempt: Math.max(1, e.attempts), idempotencyKey: e.idempotencyKey || undefined,
         resultSize: e.resultSize,
         ...(e.edit === undefined ? {} : { extra: { edited_by: e.edit.by, original_args: JSON.stringify(redactArgs(e.edit.originalArgs, e.redact)) } }),
         // Denied and rejected calls never ran: they are not tool failures.

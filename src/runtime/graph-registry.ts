@@ -3,6 +3,7 @@ import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { UserInputError } from "../errors.js";
+import { compiledGraphOf } from "./foreign-graph.js";
 
 /** The subset of a compiled LangGraph graph the runtime relies on. */
 export interface RegisteredGraph {
@@ -125,6 +126,7 @@ async function importGraph(entry: GraphEntry): Promise<RegisteredGraph> {
   let graph = module[entry.exportName];
   // langgraph.json may also name a factory; LangGraph's CLI accepts both.
   if (typeof graph === "function") graph = await (graph as () => unknown)();
+  graph = compiledGraphOf(graph);
   if (graph === null || typeof graph !== "object" || typeof (graph as RegisteredGraph).getGraphAsync !== "function" || typeof (graph as RegisteredGraph).withConfig !== "function") {
     throw new UserInputError("BAD_INPUT", `${entry.file}: export "${entry.exportName}" of graph ${entry.id} is not a compiled LangGraph graph`);
   }

@@ -7,6 +7,7 @@
  */
 import { Command } from "@langchain/langgraph";
 import { isApprovalRequest } from "../graph/approval.js";
+import { isForeignHitlRequest } from "../graph/foreign-hitl.js";
 
 /** What a WAITING_INPUT run is waiting for: one live interrupt and its question. */
 export interface InputRequest {
@@ -47,7 +48,7 @@ export function readInputRequests(snapshot: { tasks: readonly SnapshotTask[] }):
   return snapshot.tasks
     .filter((t) => t.result === undefined)
     .flatMap((t) => t.interrupts.slice(-1))
-    .filter((i) => i.id !== undefined && !isApprovalRequest(i.value))
+    .filter((i) => i.id !== undefined && !isApprovalRequest(i.value) && !isForeignHitlRequest(i.value))
     .map((i) => ({ interrupt_id: i.id as string, question: questionOf(i.value), value: i.value }));
 }
 

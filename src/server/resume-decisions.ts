@@ -15,8 +15,9 @@ import { HttpError } from "./http-error.js";
 export function decisionsFrom(resume: unknown, pending: readonly PendingAction[], caller: Caller, runUser: string): ApprovalResume[] {
   const decider = caller.authenticated ? { by: caller.id, roles: caller.roles } : { by: runUser, roles: [] };
   if (isHitlResponse(resume)) {
-    // HITL names no action: it can only answer the one interrupt there is.
-    if (pending.length !== 1) {
+    // HITL names no action: it can only answer the one interrupt there is (a foreign agent's may ask about several).
+    const interrupts = new Set(pending.map((p) => p.interrupt_id));
+    if (interrupts.size !== 1) {
       throw new HttpError(422, "BAD_INPUT", `${pending.length} actions wait, each in its own interrupt: send { "<interrupt_id>": { "decisions": [...] } } per interrupt`);
     }
     return hitlToDecisions(pending, resume, decider);
@@ -24,16 +25,17 @@ export function decisionsFrom(resume: unknown, pending: readonly PendingAction[]
   let raw: unknown[];
   if (Array.isArray(resume)) raw = resume;
   else if (resume !== null && typeof resume === "object" && !("action_id" in resume)) {
-    raw = Object.entries(resume).map(([interruptId, value]) => {
-      const action = pending.find((p) => p.interrupt_id === interruptId);
-      if (action === undefined || value === null || typeof value !== "object") return value;
-      if (isHitlResponse(value)) return hitlToDecisions([action], value, decider)[0];
+    raw = Object.entries(resume).flatMap(([interruptId, value]) => {
+      const actions = pending.filter((p) => p.interrupt_id === interruptId);
+      const action = actions[0];
+      if (action === undefined || value === null || typeof value !== "object") return [value];
+      if (isHitlResponse(value)) return hitlToDecisions(actions, value, decider);
       const named = (value as { action_id?: unknown }).action_id;
       // Keyed by one interrupt but naming another's action: which one was meant cannot be told.
       if (named !== undefined && named !== action.action_id) {
         throw new HttpError(422, "BAD_INPUT", `resume entry for interrupt ${interruptId} names action ${JSON.stringify(named)}, but that interrupt waits on ${action.action_id}`);
       }
-      return { action_id: action.action_id, ...value };
+      return [{ action_id: action.action_id, ...value }];
     });
   } else raw = [resume];
   return raw.map((d) => {

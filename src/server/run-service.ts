@@ -371,7 +371,7 @@ export class RunService {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);
     }
     // Read for a map keyed by interrupt id; the runtime checks the decisions against the live checkpoint again.
-    const pending = await this.states.pending(waiting.graphId, threadId);
+    const pending = await this.states.pending(waiting.graphId, threadId, waiting.userId);
     return this.decide(waiting.runId, decisionsFrom(resume, pending, caller, waiting.userId), where);
   }
 }

@@ -8,6 +8,7 @@ import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { ThreadCopyingSaver } from "../runtime/storage/runtime-storage.js";
 import type { GraphRegistry, RegisteredGraph } from "../runtime/index.js";
 import { readPendingActions, type PendingAction } from "../graph/approval.js";
+import { approvalPolicyOf } from "../graph/foreign-policy.js";
 
 interface StatefulGraph extends RegisteredGraph {
   getState(config: object, options?: { subgraphs?: boolean }): Promise<StateSnapshot>;
@@ -76,9 +77,10 @@ export class ThreadStateReader {
     await this.checkpointer.deleteThread(threadId);
   }
 
-  /** Approvals the thread is waiting on, live from its newest checkpoint. */
-  async pending(graphId: string, threadId: string): Promise<PendingAction[]> {
+  /** Approvals the thread is waiting on, live from its newest checkpoint; a foreign agent's judged for `requester`. */
+  async pending(graphId: string, threadId: string, requester?: string): Promise<PendingAction[]> {
     const snapshot = await this.state(graphId, threadId);
-    return snapshot === undefined ? [] : readPendingActions(snapshot);
+    const foreign = { requester, policy: approvalPolicyOf(await this.graph(graphId)) };
+    return snapshot === undefined ? [] : readPendingActions(snapshot, foreign);
   }
 }

@@ -22,6 +22,8 @@ const EXPECTED_NODES: Record<string, string[]> = {
   ticket_rag: AGENT_NODES,
   ops_copilot: ["supervisor", "handoff", "deploy_specialist", "comms_specialist"],
   order_pipeline: ["get_order", "check_inventory", "check_logistics", "assess", "answer"],
+  // A foreign agent: LangChain's createAgent with humanInTheLoopMiddleware.
+  email_assistant: ["model_request", "tools", "HumanInTheLoopMiddleware.after_model"],
 };
 
 async function load(spec: string): Promise<DrawableGraph> {

@@ -45,8 +45,9 @@ export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.get("/agentrt/runs/:rid/approvals", async (c) => {
     const run = await runtime.records.get(c.req.param("rid"));
     if (run.status !== "WAITING_APPROVAL") return c.json([]);
-    const pending = await deps.service.states.pending(run.graphId, run.threadId);
-    return c.json(pending.map(({ interrupt_id: _id, ...action }) => action));
+    const pending = await deps.service.states.pending(run.graphId, run.threadId, run.userId);
+    // `foreign` says which request of a foreign agent's interrupt an action is: internal, not part of the view.
+    return c.json(pending.map(({ interrupt_id: _id, ...action }) => ({ ...action, foreign: undefined })));
   });
   app.post("/agentrt/runs/:rid/approve", (c) => decide(c, deps, "approve"));
   app.post("/agentrt/runs/:rid/reject", (c) => decide(c, deps, "reject"));

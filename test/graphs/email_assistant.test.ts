@@ -1,0 +1,136 @@
+// email_assistant, a foreign agent (LangChain createAgent + humanInTheLoopMiddleware), through the real agentrt
+// executable in child processes: its HITL interrupt is WAITING_APPROVAL with agentrt's pending action; approve, an
+// edit and a reject work as for agentrt's own graphs; the trace shows its model and tool calls; and a process killed
+// after the approval, while send_email is in flight, is recovered by a worker in another process.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { closeWorlds, openWorld } from "../../src/testing/index.js";
+import { runCli } from "../helpers/cli.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const REQUEST = "Email alice@example.com that the report is ready";
+
+interface RunJson {
+  run_id: string;
+  status: string;
+  result: unknown;
+  usage: { model_calls: number; tokens: number };
+  pending: { action_id: string; tool: string; args: Record<string, unknown>; args_hash: string; approvers: string[]; allowed_decisions: string[] }[];
+}
+
+function agentrt(db: string, args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, ["--import", "tsx", "src/cli/bin.ts", ...args, "--db", db], {
+    cwd: root, encoding: "utf8", env: { ...process.env, AGENTRT_SIM_LATENCY_MS: "0", AGENTRT_SIM_FAULTS: "", ...env },
+  });
+}
+
+function json(db: string, args: string[]): RunJson {
+  const result = agentrt(db, [...args, "--json"]);
+  expect(result.stderr).toBe("");
+  return JSON.parse(result.stdout) as RunJson;
+}
+
+/** `agentrt status --json` in this process: a read, polled, so no child's start-up per poll. */
+async function status(db: string, runId: string): Promise<RunJson> {
+  const result = await runCli(["status", runId, "--db", db, "--json"]);
+  return JSON.parse(result.out) as RunJson;
+}
+
+const freshDb = () => join(mkdtempSync(join(tmpdir(), "agentrt-email-")), "runs.db");
+const emails = async (db: string) => {
+  const messages = (await openWorld({ path: db }).snapshot()).systems.messaging ?? {};
+  return Object.values(messages) as { to: string; channel: string }[];
+};
+const bind = (action: { action_id: string; args_hash: string }) => ["--action", action.action_id, "--args-hash", action.args_hash];
+
+function waitingRun(db: string): RunJson & { action: RunJson["pending"][number] } {
+  const run = json(db, ["run", "email_assistant", "--message", REQUEST]);
+  expect(run.status).toBe("WAITING_APPROVAL");
+  return { ...run, action: run.pending[0]! };
+}
+
+afterAll(async () => {
+  await closeWorlds();
+});
+
+describe("email_assistant under agentrt (CLI)", () => {
+  it("waits with a pending send_email, refuses a wrong hash (exit 2), and sends one email on approve", async () => {
+    const db = freshDb();
+    const run = waitingRun(db);
+    expect(run.pending).toEqual([{
+      action_id: expect.stringMatching(/^act_[0-9a-f]{16}$/), tool: "send_email",
+      args: { to: "alice@example.com", subject: "Update", body: "Hello, the report is ready" },
+      args_hash: expect.stringMatching(/^[0-9a-f]{64}$/), reason: "An email is sent immediately and cannot be unsent",
+      approvers: ["anonymous"], allowed_decisions: ["approve", "edit", "reject"],
+    }]);
+    expect(run.usage.model_calls).toBe(1);
+
+    const wrong = agentrt(db, ["approve", run.run_id, "--action", run.action.action_id, "--args-hash", "0".repeat(64)]);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain("ARGS_HASH_MISMATCH");
+    expect((await status(db, run.run_id)).status).toBe("WAITING_APPROVAL");
+    expect(await emails(db)).toEqual([]);
+
+    const done = json(db, ["approve", run.run_id, ...bind(run.action)]);
+    expect(done).toMatchObject({ status: "SUCCEEDED", result: "Done: Sent msg_0001 to alice@example.com." });
+    expect((await emails(db)).map((e) => [e.to, e.channel])).toEqual([["alice@example.com", "email"]]);
+
+    // Its model and tool calls are in the trace, with the model's token counts.
+    const trace = agentrt(db, ["trace", run.run_id]);
+    expect(trace.status).toBe(0);
+    expect(trace.stdout).toMatch(/model_turn 1\s+ok\s+\S+\s+\d+→\d+ tok/);
+    expect(trace.stdout).toContain("approval_wait send_email");
+    expect(trace.stdout).toContain("execute_tool send_email");
+    expect(trace.stdout).toMatch(/model_turn 2\s+ok/);
+  }, 180_000);
+
+  it("--edit-args sends to the edited recipient; an edit the schema refuses exits 2 and sends nothing", async () => {
+    const db = freshDb();
+    const run = waitingRun(db);
+    const refused = agentrt(db, ["approve", run.run_id, ...bind(run.action), "--edit-args", '{"to":"not-an-address","subject":"Update","body":"hi"}']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain("EDIT_ARGS_INVALID");
+    expect(await emails(db)).toEqual([]);
+
+    const edited = json(db, ["approve", run.run_id, ...bind(run.action), "--edit-args", JSON.stringify({ ...run.action.args, to: "bob@example.com" })]);
+    expect(edited).toMatchObject({ status: "SUCCEEDED", result: "Done: Sent msg_0001 to bob@example.com." });
+    expect((await emails(db)).map((e) => e.to)).toEqual(["bob@example.com"]);
+  }, 180_000);
+
+  it("reject sends nothing and the model reads the reason", async () => {
+    const db = freshDb();
+    const run = waitingRun(db);
+    const done = json(db, ["reject", run.run_id, ...bind(run.action), "--reason", "alice is on leave"]);
+    expect(done).toMatchObject({ status: "SUCCEEDED", result: "I did not send the email: alice is on leave" });
+    expect(await emails(db)).toEqual([]);
+  }, 180_000);
+
+  it("killed after the approval while send_email is in flight, the run is finished by a worker in another process", async () => {
+    const db = freshDb();
+    const run = waitingRun(db);
+    // The approving process holds a short lease and a slow send_email: it dies inside the call, before the effect.
+    const approving = spawn(process.execPath, ["--import", "tsx", "src/cli/bin.ts", "approve", run.run_id, ...bind(run.action), "--db", db], {
+      cwd: root, stdio: "ignore", env: { ...process.env, AGENTRT_LEASE_MS: "1000", AGENTRT_SIM_LATENCY_MS: "60000", AGENTRT_SIM_FAULTS: "" },
+    });
+    const exited = new Promise((resolve) => approving.once("exit", resolve));
+    for (let i = 0; (await status(db, run.run_id)).status !== "RUNNING"; i++) {
+      expect(i, "the approving process never started the run").toBeLessThan(60);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    approving.kill("SIGKILL");
+    await exited;
+    expect((await status(db, run.run_id)).status).toBe("RUNNING");
+    expect(await emails(db)).toEqual([]);
+
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // the dead process's lease runs out
+    const worker = agentrt(db, ["worker", "--once", "--lease-ms", "1000"]);
+    expect(worker.status).toBe(0);
+    const done = await status(db, run.run_id);
+    expect(done).toMatchObject({ status: "SUCCEEDED", result: "Done: Sent msg_0001 to alice@example.com." });
+    expect((await emails(db)).map((e) => e.to)).toEqual(["alice@example.com"]);
+  }, 240_000);
+});
