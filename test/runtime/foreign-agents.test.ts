@@ -21,8 +21,8 @@ function open(): Runtime {
 beforeEach(() => {
   effects.length = 0;
 });
-afterEach(() => {
-  for (const rt of opened.splice(0)) rt.close();
+afterEach(async () => {
+  for (const rt of opened.splice(0)) await rt.close();
 });
 
 const decision = (a: { action_id: string; args_hash: string }, extra: Record<string, unknown> = {}) =>
