@@ -90,7 +90,8 @@ describe.skipIf(!existsSync(CHROMIUM))("examples/chat-ui in a browser", { timeou
     const approval = tab.getByTestId("approval");
     await approval.waitFor();
     expect(await approval.textContent()).toContain("rollback_deployment");
-    expect(await tab.getByTestId("state").textContent()).toBe("waiting for approval");
+    // The approval card renders from the interrupt chunk; the state label follows with the stream's end.
+    await expect.poll(() => tab.getByTestId("state").textContent()).toBe("waiting for approval");
     const agentText = (await tab.getByTestId("agent-message").allTextContents()).join("\n");
     expect(agentText).toContain("Checking the latest payments deployment.");
     expect(agentText).toContain("needs your approval");
