@@ -118,7 +118,8 @@ describe("email_assistant under agentrt (CLI)", () => {
     });
     const exited = new Promise((resolve) => approving.once("exit", resolve));
     for (let i = 0; (await status(db, run.run_id)).status !== "RUNNING"; i++) {
-      expect(i, "the approving process never started the run").toBeLessThan(60);
+      // A child's start (tsx compiling the CLI) takes seconds on a loaded machine.
+      expect(i, "the approving process never started the run").toBeLessThan(240);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     approving.kill("SIGKILL");

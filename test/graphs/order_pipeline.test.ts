@@ -35,7 +35,8 @@ describe("order_pipeline", () => {
   });
 
   it("runs the checks in parallel once the order is read: their spans overlap in the trace", async () => {
-    const run = await withSimEnv({ AGENTRT_SIM_LATENCY_MS: "30" }, () => submit("Check order 10086"));
+    // Long enough that a loaded machine cannot finish one check before the other starts unless they run in turn.
+    const run = await withSimEnv({ AGENTRT_SIM_LATENCY_MS: "300" }, () => submit("Check order 10086"));
     expect(run.status).toBe("SUCCEEDED");
     expect(run.result).toMatch(/Short on stock: Thermal receipt printer \(18 of 40 available\)/);
     expect(run.result).toMatch(/held at hub/);
