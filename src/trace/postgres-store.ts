@@ -103,9 +103,10 @@ export class PostgresTraceStore implements TraceStore {
     return recorder;
   }
 
+  // Reads migrate nothing (a reader must not create tables): a schema without `spans` reads as empty.
+
   /** {@link TraceStore.spans}. */
   async spans(runId: string): Promise<TraceSpan[]> {
-    await this.setup();
     await this.#writer.flush();
     const result = await withoutTable(this.#db.query(numeric("SELECT * FROM spans WHERE run_id = $1 ORDER BY start_ms, seq", [runId])));
     return result === undefined ? [] : result.rows.map(rowToSpan);
@@ -113,7 +114,6 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.countSpans}. */
   async countSpans(runId: string, kind: SpanKind): Promise<number> {
-    await this.setup();
     await this.#writer.flush();
     const result = await withoutTable(this.#db.query(numeric("SELECT count(*) AS n FROM spans WHERE run_id = $1 AND kind = $2", [runId, kind])));
     return result === undefined ? 0 : (result.rows[0] as { n: number }).n;
@@ -121,7 +121,6 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.hasRun}. */
   async hasRun(runId: string): Promise<boolean> {
-    await this.setup();
     await this.#writer.flush();
     const result = await withoutTable(this.#db.query("SELECT 1 FROM spans WHERE run_id = $1 LIMIT 1", [runId]));
     return result !== undefined && result.rows.length > 0;
@@ -129,7 +128,6 @@ export class PostgresTraceStore implements TraceStore {
 
   /** {@link TraceStore.stats}: one statement. */
   async stats(options: StatsOptions = {}): Promise<TraceStats> {
-    await this.setup();
     await this.#writer.flush();
     return (await withoutTable(computePostgresStats(this.#db, options))) ?? emptyStats(options.graph ?? null);
   }

@@ -7,16 +7,9 @@ import { openPostgresTraceStore } from "../../src/trace/index.js";
 import { closeWorlds, openWorld } from "../../src/testing/sim-open.js";
 import { runCli } from "../helpers/cli.js";
 import { agentrtProcess } from "../helpers/cli-process.js";
-import { useTestSchema, withClient } from "../helpers/postgres.js";
+import { useTestSchema, withClient, TEST_PASSWORD, withPassword, schemaExists } from "../helpers/postgres.js";
 
 const schema = useTestSchema(import.meta.url);
-const PASSWORD = "s3cret-pw";
-// The test server trusts local connections: a password in the URL is accepted and ignored.
-const withPassword = (url: string) => {
-  const parsed = new URL(url);
-  parsed.password = PASSWORD;
-  return parsed.toString();
-};
 const server = (parseDatabaseTarget(schema.url) as PostgresTarget).server;
 
 describe("agentrt info on PostgreSQL", () => {
@@ -25,14 +18,13 @@ describe("agentrt info on PostgreSQL", () => {
     const url = withPassword(missing.url);
     const { code, out, err } = await runCli(["info", "--json", "--db", url]);
     expect([code, err]).toEqual([0, ""]);
-    expect(JSON.parse(out)).toMatchObject({ db: url.replace(PASSWORD, "***"), backend: "postgres", server, schema: missing.name, exists: false, modules: {} });
+    expect(JSON.parse(out)).toMatchObject({ db: url.replace(TEST_PASSWORD, "***"), backend: "postgres", server, schema: missing.name, exists: false, modules: {} });
     const human = await runCli(["info", "--db", url]);
     expect(human.outLines.slice(1)).toEqual([
-      `database ${url.replace(PASSWORD, "***")} (not created yet)`,
+      `database ${url.replace(TEST_PASSWORD, "***")} (not created yet)`,
       `  PostgreSQL server ${server}, schema ${missing.name}`,
     ]);
-    const present = await withClient((client) => client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [missing.name]));
-    expect(present.rows).toEqual([]);
+    expect(await schemaExists(missing.name)).toBe(false);
   });
 
   it("lists each module's schema version once its tables exist, without the password", async () => {
@@ -48,7 +40,7 @@ describe("agentrt info on PostgreSQL", () => {
     const [human, json] = await Promise.all([agentrtProcess(["info", "--db", url]), agentrtProcess(["info", "--json"], { env: { AGENTRT_DATABASE_URL: url } })]);
     expect(human).toMatchObject({ code: 0, stderr: "" });
     expect(human.stdout.split("\n").slice(1)).toEqual([
-      `database ${url.replace(PASSWORD, "***")}`,
+      `database ${url.replace(TEST_PASSWORD, "***")}`,
       `  PostgreSQL server ${server}, schema ${schema.name}`,
       "  sim: schema v1",
       "  trace: schema v1",
@@ -56,7 +48,7 @@ describe("agentrt info on PostgreSQL", () => {
     ]);
     expect(json).toMatchObject({ code: 0, stderr: "" });
     expect(JSON.parse(json.stdout)).toMatchObject({ backend: "postgres", server, schema: schema.name, exists: true, modules: { sim: 1, trace: 1 } });
-    expect(human.stdout + json.stdout).not.toContain(PASSWORD);
+    expect(human.stdout + json.stdout).not.toContain(TEST_PASSWORD);
   }, 120_000);
 
   it("an existing schema with no agentrt table exists and has no modules", async () => {

@@ -3,9 +3,8 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { agentrtProcess } from "../helpers/cli-process.js";
-import { TEST_PG_URL } from "../helpers/postgres.js";
+import { TEST_PG_URL, TEST_PASSWORD } from "../helpers/postgres.js";
 
-const PASSWORD = "s3cret-pw";
 const COMMANDS = [["trace", "run_x"], ["stats"], ["world"], ["world", "--reset"], ["info"]];
 
 /** A port nothing listens on: one the system just handed out and that was closed again. */
@@ -19,7 +18,7 @@ async function closedPort(): Promise<number> {
 
 function url(change: (url: URL) => void): string {
   const parsed = new URL(TEST_PG_URL);
-  parsed.password = PASSWORD;
+  parsed.password = TEST_PASSWORD;
   parsed.searchParams.set("schema", "agentrt_errors");
   change(parsed);
   return parsed.toString();
@@ -33,7 +32,7 @@ async function expectRefused(db: string, code: string, reason: RegExp, commands 
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(new RegExp(`^agentrt ${name}: [^\\n]*\\[${code}\\]\\n$`));
     expect(result.stderr).toMatch(reason);
-    expect(result.stderr).not.toContain(PASSWORD);
+    expect(result.stderr).not.toContain(TEST_PASSWORD);
   });
 }
 

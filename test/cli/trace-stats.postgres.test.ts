@@ -6,17 +6,11 @@ import { PostgresDatabase } from "../../src/db/postgres/index.js";
 import { openPostgresTraceStore, openTraceStore, type TraceStore } from "../../src/trace/index.js";
 import { runCli } from "../helpers/cli.js";
 import { agentrtProcess } from "../helpers/cli-process.js";
-import { useTestSchema, withClient } from "../helpers/postgres.js";
+import { useTestSchema, withClient, TEST_PASSWORD, withPassword, schemaExists, schemaWrittenByNewer } from "../helpers/postgres.js";
 import { T0, seedOpsRollback, tempDbPath } from "../trace/fixtures/seed.js";
 
 const schema = useTestSchema(import.meta.url);
-const PASSWORD = "s3cret-pw";
 // The test server trusts local connections, so a password in the URL is accepted and ignored: only printing it can fail.
-const withPassword = (url: string) => {
-  const parsed = new URL(url);
-  parsed.password = PASSWORD;
-  return parsed.toString();
-};
 const pgUrl = withPassword(schema.url);
 let sqlitePath = "";
 
@@ -91,8 +85,8 @@ describe("agentrt trace and stats on PostgreSQL", () => {
     const { code, err, errLines } = await runCli(["trace", "run_nope", "--db", pgUrl]);
     expect(code).toBe(2);
     expect(errLines).toHaveLength(1);
-    expect(err).toContain(`no trace for run "run_nope" in ${pgUrl.replace(PASSWORD, "***")} [UNKNOWN_RUN]`);
-    expect(err).not.toContain(PASSWORD);
+    expect(err).toContain(`no trace for run "run_nope" in ${pgUrl.replace(TEST_PASSWORD, "***")} [UNKNOWN_RUN]`);
+    expect(err).not.toContain(TEST_PASSWORD);
   });
 
   it("an empty schema reads like a fresh SQLite file and keeps no table", async () => {
@@ -121,19 +115,14 @@ describe("agentrt trace and stats on PostgreSQL", () => {
       expect(errLines).toHaveLength(1);
       expect(err).toContain(`no schema "${missing.name}"`);
       expect(err).toMatch(/\[DB_OPEN_FAILED\]$/);
-      expect(err).not.toContain(PASSWORD);
+      expect(err).not.toContain(TEST_PASSWORD);
     }
-    const present = await withClient((client) => client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [missing.name]));
-    expect(present.rows).toEqual([]);
+    expect(await schemaExists(missing.name)).toBe(false);
   });
 
   it("spans newer than this agentrt knows are DB_SCHEMA_TOO_NEW (exit 2), read or not", async () => {
     const newer = schema.fresh("n");
-    await withClient(async (client) => {
-      await client.query(`CREATE SCHEMA ${newer.name}`);
-      await client.query(`CREATE TABLE ${newer.name}.agentrt_schema (module TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at BIGINT NOT NULL)`);
-      await client.query(`INSERT INTO ${newer.name}.agentrt_schema VALUES ('trace', 99, 0)`);
-    });
+    await schemaWrittenByNewer(newer.name, "trace");
     for (const args of [["trace", "run_01"], ["stats"]]) {
       const { code, err } = await runCli([...args, "--db", newer.url]);
       expect(code).toBe(2);

@@ -6,17 +6,10 @@ import { closeWorlds, openWorld } from "../../src/testing/sim-open.js";
 import type { SimSystem } from "../../src/testing/sim-world.js";
 import { runCli } from "../helpers/cli.js";
 import { agentrtProcess } from "../helpers/cli-process.js";
-import { useTestSchema, withClient } from "../helpers/postgres.js";
+import { useTestSchema, withClient, TEST_PASSWORD, withPassword, schemaExists, schemaWrittenByNewer } from "../helpers/postgres.js";
 import { tempDbPath } from "../trace/fixtures/seed.js";
 
 const schema = useTestSchema(import.meta.url);
-const PASSWORD = "s3cret-pw";
-// The test server trusts local connections: a password in the URL is accepted and ignored.
-const withPassword = (url: string) => {
-  const parsed = new URL(url);
-  parsed.password = PASSWORD;
-  return parsed.toString();
-};
 const pgUrl = withPassword(schema.url);
 let sqlitePath = "";
 
@@ -78,7 +71,7 @@ describe("agentrt world on PostgreSQL", () => {
     }
     const reset = await agentrtProcess(["world", "--reset"], { env: { AGENTRT_DATABASE_URL: withPassword(other.url) } });
     expect(reset).toMatchObject({ code: 0, stderr: "" });
-    expect(reset.stdout).toBe(`the simulated world in ${withPassword(other.url).replace(PASSWORD, "***")} is reset: every system starts from its seed at its next call (runs and traces are kept)\n`);
+    expect(reset.stdout).toBe(`the simulated world in ${withPassword(other.url).replace(TEST_PASSWORD, "***")} is reset: every system starts from its seed at its next call (runs and traces are kept)\n`);
     const after = await runCli(["world", "--json", "--db", other.url]);
     expect(JSON.parse(after.out)).toEqual({ calls: {}, failures: {}, systems: {} });
     const resetJson = await runCli(["world", "--reset", "--json", "--db", other.url]);
@@ -105,19 +98,14 @@ describe("agentrt world on PostgreSQL", () => {
       expect(code).toBe(2);
       expect(errLines).toHaveLength(1);
       expect(err).toMatch(new RegExp(`no schema "${missing.name}".*\\[DB_OPEN_FAILED\\]$`));
-      expect(err).not.toContain(PASSWORD);
+      expect(err).not.toContain(TEST_PASSWORD);
     }
-    const present = await withClient((client) => client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [missing.name]));
-    expect(present.rows).toEqual([]);
+    expect(await schemaExists(missing.name)).toBe(false);
   });
 
   it("sim tables newer than this agentrt knows are DB_SCHEMA_TOO_NEW (exit 2)", async () => {
     const newer = schema.fresh("n");
-    await withClient(async (client) => {
-      await client.query(`CREATE SCHEMA ${newer.name}`);
-      await client.query(`CREATE TABLE ${newer.name}.agentrt_schema (module TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at BIGINT NOT NULL)`);
-      await client.query(`INSERT INTO ${newer.name}.agentrt_schema VALUES ('sim', 99, 0)`);
-    });
+    await schemaWrittenByNewer(newer.name, "sim");
     const { code, err } = await runCli(["world", "--db", newer.url]);
     expect(code).toBe(2);
     expect(err).toMatch(/module sim is at schema version 99, newer than this agentrt knows \(1\) \[DB_SCHEMA_TOO_NEW\]$/);

@@ -61,3 +61,28 @@ function urlFor(schema: string): string {
   url.searchParams.set("schema", schema);
   return url.toString();
 }
+
+/** The password the CLI tests put in URLs to show it is never printed (the trusting test server ignores it). */
+export const TEST_PASSWORD = "s3cret-pw";
+
+/** `url` with {@link TEST_PASSWORD} as its password. */
+export function withPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = TEST_PASSWORD;
+  return parsed.toString();
+}
+
+/** True when the schema exists on the test server (a reader must not have created it). */
+export async function schemaExists(name: string): Promise<boolean> {
+  const result = await withClient((client) => client.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [name]));
+  return result.rows.length > 0;
+}
+
+/** Creates schema `name` recording `module` at `version`, as a newer agentrt would have left it. */
+export async function schemaWrittenByNewer(name: string, module: string, version = 99): Promise<void> {
+  await withClient(async (client) => {
+    await client.query(`CREATE SCHEMA ${name}`);
+    await client.query(`CREATE TABLE ${name}.agentrt_schema (module TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at BIGINT NOT NULL)`);
+    await client.query(`INSERT INTO ${name}.agentrt_schema VALUES ($1, $2, 0)`, [module, version]);
+  });
+}
