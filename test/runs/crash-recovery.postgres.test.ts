@@ -87,6 +87,7 @@ async function killAndRecover(s: Awaited<ReturnType<typeof approvedRollback>>, f
   return atKill;
 }
 
+// Each case takes about 15 s alone; the timeout leaves room for a 2-core machine busy with the other test files.
 describe("a worker process killed mid-run on PostgreSQL", () => {
   it("while the rollback call is in flight: the intent is re-issued under its key and the platform rolls back once", async () => {
     const s = await approvedRollback();
@@ -96,7 +97,7 @@ describe("a worker process killed mid-run on PostgreSQL", () => {
     const atKill = await killAndRecover(s, first);
     expect(atKill).toMatchObject({ rollback: { status: "pending", attempts: 1 }, rollbacks: 0 });
     expect(await s.rollback()).toMatchObject({ status: "done", attempts: 2, externalOperationId: expect.stringMatching(/^op_deploy_/) });
-  }, 60_000);
+  }, 90_000);
 
   it("after the rollback was recorded: the second worker replays it from the ledger instead of calling again", async () => {
     const s = await approvedRollback();
@@ -106,5 +107,5 @@ describe("a worker process killed mid-run on PostgreSQL", () => {
     const atKill = await killAndRecover(s, first);
     expect(atKill).toMatchObject({ rollback: { status: "done", attempts: 1 }, rollbacks: 1 });
     expect(await s.rollback()).toMatchObject({ status: "done", attempts: 1, externalOperationId: atKill.rollback!.externalOperationId });
-  }, 60_000);
+  }, 90_000);
 });
