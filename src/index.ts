@@ -30,6 +30,7 @@ export { packageVersion } from "./version.js";
 export { defineTool } from "./tools/index.js";
 export type { AgentTool, ToolContext, ToolRetryPolicy, ToolRisk, ToolSpec } from "./tools/index.js";
 export { definePolicy, defaultPolicy, REQUESTER, whenTainted } from "./policy/index.js";
+export { withApprovalPolicy } from "./graph/foreign-policy.js";
 export type {
   Approver, Policy, PolicyDecision, PolicyEffect, PolicyOptions, PolicyRule, PolicySubject, RiskDefault, TaintOptions,
   ReviewDecision,
