@@ -11,7 +11,7 @@ const schema = useTestSchema(import.meta.url);
 const CONFIG = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
 const MESSAGE = "Weather for Beijing, Shanghai and Shenzhen";
 /** Checkpoint writes (5 puts, 6 putWrites) at 2 each, 3 tool transactions, claim, trace and the run's reads. */
-const CEILING = 56;
+const CEILING = 52;
 
 let count = 0;
 const sent: string[] = [];
