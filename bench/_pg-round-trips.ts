@@ -46,18 +46,17 @@ export async function roundTripsWithBreakdown(op: () => Promise<unknown>): Promi
 function label(client: pg.Client, query: unknown): void {
   const config = query as { text?: unknown } | undefined;
   const text = typeof query === "string" ? query : typeof config?.text === "string" ? config.text : "";
-  const statement = describe(text);
-  const open = openTransactions.get(client);
-  if (/^\s*BEGIN\b/i.test(text)) {
-    openTransactions.set(client, [statement]);
-    return;
-  }
-  if (open === undefined) {
+  // A statement sent with COMMIT (`…; COMMIT`) ends its transaction as a COMMIT sent alone does.
+  const ends = /(^|;)\s*(COMMIT|ROLLBACK)\s*;?\s*$/i.test(text);
+  const statement = describe(text.replace(/;\s*(COMMIT|ROLLBACK)\s*;?\s*$/i, "")) + (ends && !/^\s*(COMMIT|ROLLBACK)\b/i.test(text) ? "; COMMIT" : "");
+  let open = openTransactions.get(client);
+  if (/^\s*BEGIN\b/i.test(text)) openTransactions.set(client, (open = []));
+  else if (open === undefined) {
     add(`(autocommit) | ${statement}`);
     return;
   }
   open.push(statement);
-  if (/^\s*(COMMIT|ROLLBACK)\b/i.test(text)) {
+  if (ends) {
     openTransactions.delete(client);
     const name = transactionName(open);
     for (const s of open) add(`${name} | ${s}`);
