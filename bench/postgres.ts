@@ -10,21 +10,29 @@ import { randomBytes } from "node:crypto";
 import { loadavg, tmpdir } from "node:os";
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { uuid6, type BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver as OfficialPostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import pg from "pg";
 import { PostgresSaver, SqliteSaver } from "../checkpointers/index.js";
 import { PostgresRunStore, Scheduler } from "../src/runs/index.js";
+import { Runtime } from "../src/runtime/index.js";
 import { measureOps } from "./_checkpointer-ops.js";
-import { countRoundTrips, roundTripsPer } from "./_pg-round-trips.js";
+import { countRoundTrips, roundTripsPer, roundTripsWithBreakdown } from "./_pg-round-trips.js";
 
 const OPS = Number(process.env.BENCH_OPS ?? 300);
 const SERVER = process.env.AGENTRT_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+/** city_weather runs per side and round through Runtime, and the rounds (BENCH_RUNTIME_RUNS, BENCH_RUNTIME_ROUNDS). */
+const RUNTIME_RUNS = Number(process.env.BENCH_RUNTIME_RUNS ?? 40);
+const RUNTIME_ROUNDS = Number(process.env.BENCH_RUNTIME_ROUNDS ?? 3);
+const CONFIG = fileURLToPath(new URL("../langgraph.json", import.meta.url));
+/** The same request as the runs bench (bench/runs.ts): two model turns around three get_weather calls. */
+const MESSAGE = "Weather for Beijing, Shanghai and Shenzhen";
 
 type Name = "pg" | "official_pg" | "sqlite";
 const suffix = randomBytes(4).toString("hex");
-const schemas = { pg: `bench_pg_ours_${suffix}`, official_pg: `bench_pg_official_${suffix}` };
+const schemas = { pg: `bench_pg_ours_${suffix}`, official_pg: `bench_pg_official_${suffix}`, runtime: `bench_pg_runtime_${suffix}` };
 const dir = mkdtempSync(join(tmpdir(), "agentrt-bench-postgres-"));
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed(1));
 const ratio = (a: number, b: number) => Number((a / b).toPrecision(3));
@@ -62,13 +70,49 @@ async function roundTrips(saver: BaseCheckpointSaver, thread: string) {
   return { put, putWrites, getTuple, list10: list };
 }
 
-/**
- * INTEGRATOR: one sequential city_weather run through Runtime on PostgreSQL vs SQLite goes here once Runtime.open
- * takes a postgres:// target: time both, and count the run's PostgreSQL round trips with `roundTripsPer(1, …)`
- * (emit them as `pg_round_trips_per_run`, the timings as `pg_run_ms` / `sqlite_run_ms`).
- */
-async function runtimeRunComparison(): Promise<Record<string, number> | undefined> {
-  return undefined;
+/** Runs/s of sequential city_weather runs through Runtime on PostgreSQL and on SQLite, and the PG run's round trips. */
+async function runtimeRunComparison(): Promise<Record<string, unknown>> {
+  process.env.AGENTRT_SIM_LATENCY_MS = "0";
+  const sides = {
+    pg: Runtime.open({ db: schemaUrl(schemas.runtime), config: CONFIG }),
+    sqlite: Runtime.open({ db: join(dir, "runtime.db"), config: CONFIG }),
+  };
+  try {
+    await sides.pg.ready();
+    await sides.sqlite.ready();
+    const run = async (side: Runtime) => {
+      const view = await side.submit({ graph: "city_weather", message: MESSAGE });
+      if (view.status !== "SUCCEEDED") throw new Error(`bench: city_weather ended ${view.status}`);
+    };
+    for (let i = 0; i < 5; i++) for (const side of Object.values(sides)) await run(side);
+    const trips = await roundTripsWithBreakdown(() => run(sides.pg));
+    const ms = { pg: [] as number[], sqlite: [] as number[] };
+    // Interleaved rounds: a burst of load on the shared machine hits both sides alike.
+    for (let r = 0; r < RUNTIME_ROUNDS; r++) {
+      for (const name of ["pg", "sqlite"] as const) {
+        const start = performance.now();
+        for (let i = 0; i < RUNTIME_RUNS; i++) await run(sides[name]);
+        ms[name].push((performance.now() - start) / RUNTIME_RUNS);
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+    const pgMs = median(ms.pg);
+    const sqliteMs = median(ms.sqlite);
+    return {
+      pg_runs_per_s: Number((1000 / pgMs).toFixed(1)),
+      sqlite_runs_per_s: Number((1000 / sqliteMs).toFixed(1)),
+      pg_runs_per_s_over_sqlite: ratio(sqliteMs, pgMs),
+      pg_run_ms: Number(pgMs.toFixed(2)),
+      sqlite_run_ms: Number(sqliteMs.toFixed(2)),
+      run_ms_rounds: { pg: ms.pg.map((x) => Number(x.toFixed(2))), sqlite: ms.sqlite.map((x) => Number(x.toFixed(2))) },
+      runtime_durability: { pg: "sync", sqlite: "sync" },
+      pg_round_trips_per_run: trips.total,
+      pg_round_trips_breakdown: trips.breakdown,
+    };
+  } finally {
+    await sides.pg.close();
+    await sides.sqlite.close();
+  }
 }
 
 const ours = PostgresSaver.fromConnString(schemaUrl(schemas.pg));
@@ -105,6 +149,13 @@ try {
   for (const [op, label] of [["put", "put (5 channels, 3 changed)"], ["putWrites", "putWrites (2 writes)"], ["getTuple", "getTuple (latest)"], ["list10", "list (10 checkpoints)"]] as const) {
     process.stdout.write(`round trips per ${label.padEnd(28)} pg ${trips.pg[op]}  official_pg ${trips.official_pg[op]}  pg fenced by the run store ${trips.pg_fenced[op]}\n`);
   }
+  const total = run.pg_round_trips_per_run as number;
+  process.stdout.write(
+    `city_weather through Runtime (durability "sync" on both; PG synchronous_commit=${serverSettings.synchronous_commit}, SQLite WAL synchronous=NORMAL): ` +
+      `pg ${String(run.pg_runs_per_s)} runs/s  sqlite ${String(run.sqlite_runs_per_s)} runs/s  pg/sqlite ${String(run.pg_runs_per_s_over_sqlite)}x\n` +
+      `round trips per city_weather run on PostgreSQL: ${total} (2 model turns, 3 tool calls)\n`,
+  );
+  for (const [key, n] of Object.entries(run.pg_round_trips_breakdown as Record<string, number>)) process.stdout.write(`  ${String(n).padStart(3)}  ${key}\n`);
   const figures: Record<string, unknown> = { bench: "postgres", load, server: serverSettings, sqlite_synchronous: sqlite.db.pragma("synchronous", { simple: true }) };
   for (const name of ["pg", "official_pg", "sqlite"] as const) {
     figures[`${name}_put_per_s`] = Math.round(ops[name].put);
@@ -127,7 +178,7 @@ try {
     put_pg_vs_sqlite: ratio(ops.pg.put, ops.sqlite.put),
     get_tuple_pg_vs_sqlite: ratio(ops.pg.getTuple, ops.sqlite.getTuple),
   };
-  if (run !== undefined) Object.assign(figures, run);
+  Object.assign(figures, run);
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 } finally {
   sqlite.close();

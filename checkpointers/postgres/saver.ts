@@ -199,11 +199,11 @@ export class PostgresSaver extends BaseCheckpointSaver {
     }
     let undo: (() => void) | undefined;
     try {
+      // The write goes with COMMIT (and the hook's first statement with BEGIN): two round trips for the transaction.
       await this.db.transaction(async (client: PgQueryable) => {
         const returned = await hook(client, config);
         if (typeof returned === "function") undo = returned;
-        await client.query(sql, params);
-      });
+      }, { last: { text: sql, values: params } });
     } catch (error) {
       undo?.();
       throw error;

@@ -45,7 +45,8 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
   deps.emit({ type: "status", runId: run.runId, status: "RUNNING" });
   let executed: ExecutedRun;
   try {
-    executed = await executeRun(deps, run, lease);
+    // Started at this claim, under this lease: no other process writes the run's spans meanwhile, so no reload.
+    executed = await executeRun(deps, run, lease, recorder);
   } catch (error) {
     if (error instanceof LeaseLostError || lease.signal.aborted) {
       await recorder.flush();

@@ -55,11 +55,14 @@ export interface ExecutedRun {
   values?: Record<string, unknown>;
 }
 
-/** Runs `run` under `lease` until the graph finishes or waits; never throws for graph-level failures. */
-export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease): Promise<ExecutedRun> {
+/**
+ * Runs `run` under `lease` until the graph finishes or waits; never throws for graph-level failures. `started`: the
+ * recorder its start was just recorded with (no need to obtain it, and reload the run's spans, again).
+ */
+export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: RunLease, started?: TraceRecorder): Promise<ExecutedRun> {
   const graph = (await deps.registry.load(run.graphId)) as RunnableGraph;
   // The registry hands out this runtime's copy with its checkpointer and store attached.
-  const recorder = await deps.recorder(run);
+  const recorder = started ?? (await deps.recorder(run));
   const steps = new StepSpans(recorder);
   const hooks = traceHooks(run, lease, recorder, deps, steps);
   const config = {

@@ -38,6 +38,8 @@ export class PostgresTraceStore implements TraceStore {
   // One live recorder per run in this process, so every caller shares open spans and one OTel segment.
   readonly #live = new Map<string, Live>();
   #setup: Promise<void> | undefined;
+  // The flush due at the end of this turn of the event loop, shared by every caller in it.
+  #soon: Promise<void> | undefined;
 
   /** A store on `db`; its table is created or migrated by {@link PostgresTraceStore.setup} (or the first operation). */
   constructor(db: PostgresDatabase, options: TraceStoreOptions = {}) {
@@ -84,9 +86,14 @@ export class PostgresTraceStore implements TraceStore {
     const sink = {
       mark: (row: SpanRow, urgent?: boolean) => {
         if (row.run_id === runId) spans.note(row);
-        writer.mark(row, urgent);
+        writer.mark(row);
+        // An urgent row (a wait, a state change, the run's end) goes out before the next I/O, with the rows marked in
+        // the same turn of the event loop: one round trip for them all instead of one each.
+        if (urgent === true) void this.#flushSoon();
       },
-      flush: () => writer.flush(),
+      // The recorder flushes after each end and lookup; on PostgreSQL its lookups read memory, so the flushes of one
+      // turn go out together, and each caller still resolves once its rows are written.
+      flush: () => this.#flushSoon(),
     };
     const rootRow = spans.load(root.span_id) ?? root;
     const recorder: TraceRecorder = new TraceRecorder({
@@ -135,6 +142,16 @@ export class PostgresTraceStore implements TraceStore {
   /** {@link TraceStore.flush}. */
   flush(): Promise<void> {
     return this.#writer.flush();
+  }
+
+  #flushSoon(): Promise<void> {
+    this.#soon ??= new Promise<void>((resolve) => {
+      setImmediate(() => {
+        this.#soon = undefined;
+        resolve(this.#writer.flush());
+      });
+    });
+    return this.#soon;
   }
 
   async #writeBatch(rows: readonly SpanRow[]): Promise<void> {

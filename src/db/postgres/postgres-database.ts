@@ -6,6 +6,7 @@
  */
 import pg from "pg";
 import type { PostgresTarget } from "../database-target.js";
+import { inlineParams, type PgStatement } from "./inline-params.js";
 import { postgresFailure } from "./pg-errors.js";
 
 /** How to open a PostgreSQL target. */
@@ -97,9 +98,10 @@ export class PostgresDatabase implements PgQueryable {
    * Runs `work` inside BEGIN … COMMIT on one client, rolling back when it throws. A client whose connection
    * failed is discarded rather than returned to the pool; the server rolls its transaction back. A connection
    * lost during COMMIT is DB_CONNECTION_LOST though the commit may have happened. `begin`: parameterless
-   * statements sent with BEGIN in the same round trip (e.g. taking an advisory lock).
+   * statements sent with BEGIN in the same round trip (e.g. taking an advisory lock); without it, BEGIN rides
+   * with work's first statement. `last`: a statement run after work, sent with COMMIT in the same round trip.
    */
-  async transaction<T>(work: (client: PgQueryable) => Promise<T>, options: { begin?: string } = {}): Promise<T> {
+  async transaction<T>(work: (client: PgQueryable) => Promise<T>, options: { begin?: string; last?: { text: PgStatement; values?: unknown[] } } = {}): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -112,9 +114,10 @@ export class PostgresDatabase implements PgQueryable {
     const onError = (error: unknown) => (broken ??= error);
     client.on("error", onError);
     try {
-      await client.query(options.begin === undefined ? "BEGIN" : `BEGIN; ${options.begin}`);
-      const result = await work(client);
-      await client.query("COMMIT");
+      const tx = new LazyBegin(client);
+      if (options.begin !== undefined) await tx.begin(options.begin);
+      const result = await work(tx);
+      await tx.commit(options.last);
       return result;
     } catch (error) {
       // The dead connection's own error says more than the "not queryable" of the statement tried after it.
@@ -143,4 +146,54 @@ export class PostgresDatabase implements PgQueryable {
       if ((error as { code?: unknown }).code !== "23505") throw error;
     }
   }
+}
+
+/**
+ * A transaction's client that sends BEGIN with the first statement, and COMMIT with the last one it is given, when
+ * their values can be written in as literals (one round trip each instead of two); otherwise on their own.
+ */
+class LazyBegin implements PgQueryable {
+  readonly #client: pg.PoolClient;
+  #begun = false;
+
+  constructor(client: pg.PoolClient) {
+    this.#client = client;
+  }
+
+  async begin(statements: string): Promise<void> {
+    this.#begun = true;
+    await this.#client.query(`BEGIN; ${statements}`);
+  }
+
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    if (this.#begun) return this.#client.query<R>(text, values);
+    this.#begun = true;
+    // Queued before returning: a second statement issued without awaiting this one still follows the BEGIN.
+    const inlined = inlineParams(text as PgStatement, values);
+    if (inlined !== undefined) return lastResult<R>(this.#client.query({ ...inlined.options, text: `BEGIN; ${inlined.text}` }));
+    void this.#client.query("BEGIN").catch(() => undefined);
+    return this.#client.query<R>(text, values);
+  }
+
+  /** COMMIT, after `last` (in the same send when it can be); nothing when no statement ran and none is left. */
+  async commit(last?: { text: PgStatement; values?: unknown[] }): Promise<void> {
+    if (last === undefined) {
+      if (this.#begun) await this.#client.query("COMMIT");
+      return;
+    }
+    const inlined = inlineParams(last.text, last.values);
+    if (inlined === undefined) {
+      await this.query(last.text as string | pg.QueryConfig, last.values);
+      await this.#client.query("COMMIT");
+      return;
+    }
+    await this.#client.query({ ...inlined.options, text: this.#begun ? `${inlined.text}; COMMIT` : `BEGIN; ${inlined.text}; COMMIT` });
+    this.#begun = true;
+  }
+}
+
+/** The answer to a multi-statement send's last statement (pg answers such a send with one result per statement). */
+async function lastResult<R extends pg.QueryResultRow>(sent: Promise<unknown>): Promise<pg.QueryResult<R>> {
+  const results = (await sent) as pg.QueryResult<R> | pg.QueryResult<R>[];
+  return (Array.isArray(results) ? results[results.length - 1] : results) as pg.QueryResult<R>;
 }
