@@ -1,7 +1,8 @@
 /**
  * Tells a full or failing disk from other database errors. SQLite reports ENOSPC as SQLITE_FULL ("database or
  * disk is full") and other failed reads and writes (EIO, a file size limit, a quota) as SQLITE_IOERR_*; neither
- * is the caller's fault nor a bug here, and a later attempt may succeed once an operator frees space.
+ * is the caller's fault nor a bug here, and a later attempt may succeed once an operator frees space. PostgreSQL
+ * says the same of its own disk with SQLSTATE 53100 (disk_full) and 58030 (io_error).
  * @module
  */
 import { StorageError } from "../errors.js";
@@ -16,7 +17,7 @@ export function isStorageFailureCode(code: unknown): code is StorageFailureCode 
 
 /**
  * The {@link StorageError} (STORAGE_FULL or STORAGE_IO_ERROR) that `error` means when it, or an error it wraps
- * (a ledger write's `cause`), is SQLite's full or failing disk; undefined for anything else.
+ * (a ledger write's `cause`), is SQLite's or PostgreSQL's full or failing disk; undefined for anything else.
  */
 export function storageFailure(error: unknown): StorageError | undefined {
   let current: unknown = error;
@@ -30,6 +31,12 @@ export function storageFailure(error: unknown): StorageError | undefined {
     }
     if (code === "SQLITE_FULL") {
       return new StorageError("STORAGE_FULL", `${message}: free space on the database's disk; writes succeed again once there is room`, { cause: error });
+    }
+    if (code === "53100") {
+      return new StorageError("STORAGE_FULL", `${message} (SQLSTATE ${code}): free space on the PostgreSQL server's disk; writes succeed again once there is room`, { cause: error });
+    }
+    if (code === "58030") {
+      return new StorageError("STORAGE_IO_ERROR", `${message} (SQLSTATE ${code}): the PostgreSQL server's disk refused a read or write`, { cause: error });
     }
     if (typeof code === "string" && code.startsWith("SQLITE_IOERR")) {
       return new StorageError("STORAGE_IO_ERROR", `${message} (${code}): the disk refused a read or write (a failing disk, a file size limit or a quota)`, { cause: error });

@@ -3,7 +3,7 @@
  * message, and the status chosen by who is to blame.
  * @module
  */
-import { storageFailure } from "../db/index.js";
+import { connectionFailure, storageFailure } from "../db/index.js";
 import { AgentrtError, isUserInputError, type AgentrtErrorCode, type AgentrtErrorOptions } from "../errors.js";
 
 /** An error with an explicit HTTP status (400, 401, 404, 409, 413, 422). */
@@ -38,6 +38,10 @@ const STATUS_BY_CODE: Partial<Record<AgentrtErrorCode, number>> = {
   // The server's disk, not the request: 507 while it is full, 503 while it refuses reads or writes.
   STORAGE_FULL: 507,
   STORAGE_IO_ERROR: 503,
+  // The server's PostgreSQL, not the request: unavailable until it answers (or accepts the server's role) again.
+  DB_UNREACHABLE: 503,
+  DB_CONNECTION_LOST: 503,
+  DB_AUTH_FAILED: 503,
 };
 
 /** The status and JSON body an error is answered with. */
@@ -45,8 +49,9 @@ export function errorResponse(thrown: unknown): { status: number; body: { error:
   if (thrown instanceof HttpError) {
     return { status: thrown.status, body: { error: thrown.code, code: thrown.code, message: thrown.message, details: thrown.details } };
   }
-  // SQLite's full or failing disk, raw or wrapped (a ledger write), gets its stable code rather than INTERNAL.
-  const error = storageFailure(thrown) ?? thrown;
+  // SQLite's full or failing disk, raw or wrapped (a ledger write), and a lost PostgreSQL connection wrapped in
+  // another error get their stable code rather than INTERNAL.
+  const error = storageFailure(thrown) ?? connectionFailure(thrown) ?? thrown;
   if (error instanceof AgentrtError) {
     const status = STATUS_BY_CODE[error.code] ?? (isUserInputError(error) ? 422 : 500);
     return { status, body: { error: error.code, code: error.code, message: error.message, details: error.details } };

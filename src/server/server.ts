@@ -1,8 +1,8 @@
 /**
- * `agentrt serve`: the Agent Server API over one SQLite file. Opens the
- * runtime with a stream bus, runs a worker in-process for queued and
- * recovered runs, optionally forks worker processes on the same file (one
- * event loop per core), and listens with @hono/node-server.
+ * `agentrt serve`: the Agent Server API over one SQLite file or PostgreSQL
+ * schema. Opens the runtime with a stream bus, runs a worker in-process for
+ * queued and recovered runs, optionally forks worker processes on the same
+ * database (one event loop per core), and listens with @hono/node-server.
  * @module
  */
 import type { AddressInfo } from "node:net";
@@ -29,7 +29,7 @@ export interface ServeOptions {
   port?: number;
   /** @default "127.0.0.1" */
   host?: string;
-  /** SQLite file. @default "./agentrt.db" */
+  /** SQLite file or `postgres://…?schema=…` URL. @default "./agentrt.db" */
   db?: string;
   /** langgraph.json. @default env AGENTRT_CONFIG, else "./langgraph.json" */
   config?: string;
@@ -54,7 +54,7 @@ export interface ServeOptions {
    */
   workerConcurrency?: number;
   /**
-   * Worker processes to fork on the same file: runs.wait and background runs go to them, streamed
+   * Worker processes to fork on the same database: runs.wait and background runs go to them, streamed
    * runs stay here. A number, or "auto" (one per core). @default env AGENTRT_SERVE_WORKERS, else 0
    */
   workers?: number | "auto";

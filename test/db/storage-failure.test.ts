@@ -1,5 +1,6 @@
 // A full or failing disk is told from other SQLite errors, also when wrapped; the server answers it 507 / 503.
 import Database from "better-sqlite3";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openDatabase, storageFailure } from "../../src/db/index.js";
 import { StorageError } from "../../src/errors.js";
@@ -35,6 +36,15 @@ describe("storageFailure", () => {
     expect(storageFailure(new Database.SqliteError("no such table: x", "SQLITE_ERROR"))).toBeUndefined();
     expect(storageFailure(new Error("boom"))).toBeUndefined();
     expect(storageFailure(undefined)).toBeUndefined();
+  });
+
+  it("is STORAGE_FULL for PostgreSQL's disk_full (53100) and STORAGE_IO_ERROR for its io_error (58030), nothing for other SQLSTATEs", () => {
+    const serverError = (message: string, code: string) => Object.assign(new pg.DatabaseError(message, 0, "error"), { code });
+    const full = storageFailure(serverError("could not extend file \"base/16384/16385\": No space left on device", "53100"));
+    expect(full).toMatchObject({ code: "STORAGE_FULL", message: expect.stringMatching(/No space left on device \(SQLSTATE 53100\): free space/) });
+    expect(errorResponse(full).status).toBe(507);
+    expect(storageFailure(new LedgerWriteError("record the result", serverError("could not write block", "58030")))?.code).toBe("STORAGE_IO_ERROR");
+    expect(storageFailure(serverError("duplicate key value violates unique constraint", "23505"))).toBeUndefined();
   });
 
   it("is answered 507 STORAGE_FULL and 503 STORAGE_IO_ERROR over HTTP, not 500 INTERNAL", () => {

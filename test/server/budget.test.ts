@@ -1,35 +1,24 @@
-// A run's budget over HTTP (agentrt extension of the run body): enforced like the CLI's; a bad one is 422 and creates nothing.
+// A run's budget over HTTP (agentrt extension of the run body): enforced like the CLI's; a bad one is 422 and creates
+// nothing; on SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/index.js";
-import { SqliteRunStore } from "../../src/runs/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
 import type { AgentServer } from "../../src/server/server.js";
-import { ROLLBACK_INPUT, startTestServer } from "./harness.js";
+import { ROLLBACK_INPUT, serverBackends, startTestServer } from "./harness.js";
 
-let server: AgentServer;
-let db: string;
+describe.each(serverBackends(import.meta.url))("budget in the run body on $backend", ({ db }) => {
+  let server: AgentServer;
 
-beforeAll(async () => {
-  const started = await startTestServer();
-  server = started.server;
-  db = started.project.db;
-});
-afterAll(async () => {
-  await server.close();
-});
+  beforeAll(async () => {
+    ({ server } = await startTestServer({ db: db() }));
+  });
+  afterAll(async () => {
+    await server.close();
+  });
 
-const post = (body: unknown) =>
-  fetch(`${server.url}/runs/wait`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    fetch(`${server.url}/runs/wait`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const runs = () => runtimeInternals(server.runtime).runs.list();
 
-async function runs() {
-  const database = openDatabase(db);
-  try {
-    return await SqliteRunStore.open(database).list();
-  } finally {
-    database.close();
-  }
-}
-
-describe("budget in the run body", () => {
   it("a bad budget is 422 BAD_INPUT and no run is created", async () => {
     const response = await post({ assistant_id: "ops_rollback", input: ROLLBACK_INPUT, budget: { maxSteps: -1 } });
     expect(response.status).toBe(422);

@@ -1,5 +1,5 @@
-// Shared setup of the server tests: a temp SQLite file, a langgraph.json naming the repo's ops_rollback graph (or the
-// graphs a test names), a server on port 0.
+// Shared setup of the server tests: a temp SQLite file (or a PostgreSQL schema), a langgraph.json naming the repo's
+// ops_rollback graph (or the graphs a test names), a server on port 0.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll } from "vitest";
 import { startServer, type AgentServer, type ServeOptions } from "../../src/server/server.js";
+import { useTestSchema } from "../helpers/postgres.js";
 
 /** Absolute path of a repo graph file. */
 export const graphFile = (name: string): string => fileURLToPath(new URL(`../../graphs/${name}.ts`, import.meta.url));
@@ -26,11 +27,31 @@ export function tempProject(graphs: Record<string, string> = DEFAULT_GRAPHS): { 
   return { dir, db: join(dir, "agentrt.db"), config };
 }
 
-/** Starts a server over a fresh project listing `graphs`. */
+/** A database the server's contract tests run on, for describe.each: `db()` names a fresh, empty one. */
+export interface ServerBackend {
+  readonly backend: "sqlite" | "postgres";
+  db(): string;
+}
+
+/**
+ * SQLite (a temp file) and PostgreSQL (a fresh schema of this test file, dropped after it): the server's contract
+ * holds on both. Call at the top level of a test file (it registers the schema's hooks).
+ * @example describe.each(serverBackends(import.meta.url))("on $backend", ({ db }) => { ... startTestServer({ db: db() }) ... })
+ */
+export function serverBackends(file: string): ServerBackend[] {
+  const schema = useTestSchema(file);
+  return [
+    { backend: "sqlite", db: () => tempProject().db },
+    { backend: "postgres", db: () => schema.fresh("s").url },
+  ];
+}
+
+/** Starts a server over a fresh project listing `graphs`; `options.db` (a backend's) replaces the project's file. */
 export async function startTestServer(
   options: ServeOptions = {}, graphs?: Record<string, string>,
 ): Promise<{ server: AgentServer; client: Client; project: ReturnType<typeof tempProject> }> {
   const project = tempProject(graphs);
+  if (options.db !== undefined) project.db = options.db;
   const server = await startServer({ port: 0, db: project.db, config: project.config, log: () => undefined, apiKey: "", ...options });
   return { server, client: new Client({ apiUrl: server.url, apiKey: options.apiKey ?? null }), project };
 }

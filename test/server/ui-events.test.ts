@@ -1,9 +1,10 @@
 // GET /agentrt/events, the viewer's live feed over real HTTP: `ready`, then `runs` naming a run that was
-// created and moved while the stream was open, also when another connection (a CLI, a worker) wrote it.
-import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/index.js";
-import { SqliteRunStore } from "../../src/runs/index.js";
-import { ROLLBACK_INPUT, startTestServer } from "./harness.js";
+// created and moved while the stream was open, also when another connection (a CLI, a worker) wrote it; on SQLite
+// and on PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Runtime } from "../../src/runtime/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.js";
+import { ROLLBACK_INPUT, serverBackends, startTestServer } from "./harness.js";
 
 interface Listened { events: { event: string; data: string }[]; stop: () => void; until: (pred: () => boolean) => Promise<void> }
 
@@ -46,8 +47,11 @@ async function listen(url: string, headers: Record<string, string> = {}): Promis
 
 const changedRuns = (l: Listened) => l.events.filter((e) => e.event === "runs").flatMap((e) => JSON.parse(e.data) as { run_id: string; status: string }[]);
 
-describe("GET /agentrt/events", () => {
-  const started = startTestServer({ apiKey: "events-key-123" });
+describe.each(serverBackends(import.meta.url))("GET /agentrt/events on $backend", ({ db }) => {
+  let started: ReturnType<typeof startTestServer>;
+  beforeAll(() => {
+    started = startTestServer({ db: db(), apiKey: "events-key-123" });
+  });
   afterAll(async () => (await started).server.close());
 
   it("needs the key like every data route", async () => {
@@ -68,13 +72,13 @@ describe("GET /agentrt/events", () => {
       expect(res.status).toBe(200);
       await feed.until(() => changedRuns(feed).some((r) => r.status === "WAITING_APPROVAL"));
 
-      // Another process's write (here another connection to the same file) reaches the feed too.
-      const db = openDatabase(project.db);
+      // Another process's write (here another connection to the same database) reaches the feed too.
+      const elsewhere = Runtime.open({ db: project.db, config: project.config });
       try {
-        const other = await SqliteRunStore.open(db).create({ graphId: "ops_rollback", input: {} });
+        const other = await runtimeInternals(elsewhere).runs.create({ graphId: "ops_rollback", input: {} });
         await feed.until(() => changedRuns(feed).some((r) => r.run_id === other.runId));
       } finally {
-        db.close();
+        await elsewhere.close();
       }
     } finally {
       feed.stop();

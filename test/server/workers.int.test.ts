@@ -1,6 +1,6 @@
 // `agentrt serve --workers N`: runs.wait and background runs execute in forked worker processes on the same
-// SQLite file (real HTTP, the official SDK, real child processes); approvals, input, cancel and streaming keep
-// working; the worker processes stop with the server, also when it is killed with SIGKILL.
+// SQLite file or PostgreSQL schema (real HTTP, the official SDK, real child processes); approvals, input, cancel and
+// streaming keep working; the worker processes stop with the server, also when it is killed with SIGKILL.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,12 +13,15 @@ import { startServer, type AgentServer } from "../../src/server/server.js";
 import { ThreadStateReader } from "../../src/server/thread-state.js";
 import { ROLLBACK_INPUT, graphFile, type Approval } from "./harness.js";
 import { runtimeInternals } from "../../src/runtime/internals.js";
+import { useTestSchema } from "../helpers/postgres.js";
 
 const slowGraph = fileURLToPath(new URL("./fixtures/slow-graph.ts", import.meta.url));
 const serveChild = fileURLToPath(new URL("./fixtures/serve-workers-child.ts", import.meta.url));
 const WEATHER = { messages: [{ role: "user", content: "Weather for Beijing, Shanghai and Shenzhen" }] };
+const schema = useTestSchema(import.meta.url);
 
-function project(): { db: string; config: string } {
+/** A fresh project: langgraph.json with the graphs these tests run, and a SQLite file (or `db`, a PostgreSQL URL). */
+function project(db?: string): { db: string; config: string } {
   const dir = mkdtempSync(join(tmpdir(), "agentrt-workers-"));
   const config = join(dir, "langgraph.json");
   writeFileSync(config, JSON.stringify({ graphs: {
@@ -27,7 +30,7 @@ function project(): { db: string; config: string } {
     order_delay: `${graphFile("order_delay")}:graph`,
     slow: `${slowGraph}:graph`,
   } }));
-  return { db: join(dir, "agentrt.db"), config };
+  return { db: db ?? join(dir, "agentrt.db"), config };
 }
 
 /** True while the process exists and is not a zombie (an orphan's zombie may linger if nobody reaps it). */
@@ -234,4 +237,65 @@ describe("server killed with SIGKILL", () => {
     await until("worker processes of the second server gone", () => second.workers.every((pid) => !alive(pid)));
     // Two servers and their forks start and one lease expires in turn: ~20 s on a quiet machine, three times that under load.
   }, 150_000);
+});
+
+describe("server with a worker process on PostgreSQL", () => {
+  let server: AgentServer;
+  let client: Client;
+  let childIds: string[];
+  const slowStep = process.env.SLOW_STEP_MS;
+
+  beforeAll(async () => {
+    delete process.env.OPENAI_API_KEY;
+    process.env.SLOW_STEP_MS = "1000";
+    const { db, config } = project(schema.fresh("w").url);
+    server = await startServer({ port: 0, db, config, apiKey: "", workers: 1, log: () => undefined });
+    client = new Client({ apiUrl: server.url, apiKey: null });
+    await until("worker process ready", () => server.workers.length === 1 && server.workers.every((w) => w.ready));
+    childIds = server.workers.map((w) => w.id);
+  });
+
+  afterAll(async () => {
+    if (slowStep === undefined) delete process.env.SLOW_STEP_MS;
+    else process.env.SLOW_STEP_MS = slowStep;
+    const pids = server.workers.map((w) => w.pid);
+    await server.close();
+    expect(pids.filter(alive)).toEqual([]);
+  });
+
+  it("runs runs.wait created over HTTP in the worker process, and resumes an approval there", async () => {
+    const results = await Promise.all(Array.from({ length: 4 }, () => client.runs.wait(null, "city_weather", { input: WEATHER })));
+    for (const values of results) expect(JSON.stringify(values)).toMatch(/Beijing/);
+    const runs = (await runtimeInternals(server.runtime).runs.list({ limit: 100 })).filter((r) => r.graphId === "city_weather");
+    expect(runs.map((r) => r.status)).toEqual(Array(4).fill("SUCCEEDED"));
+    const claimed = await Promise.all(runs.map((r) => claimers(server, r.runId)));
+    expect(claimed.flat().some((id) => childIds.includes(id))).toBe(true);
+
+    const thread = await client.threads.create();
+    const waiting = (await client.runs.wait(thread.thread_id, "ops_rollback", { input: ROLLBACK_INPUT })) as { __interrupt__?: { value: Approval }[] };
+    const approval = waiting.__interrupt__?.[0]?.value;
+    const right = { action_id: approval?.action_id, args_hash: approval?.args_hash, decision: "approve" };
+    const done = (await client.runs.wait(thread.thread_id, "ops_rollback", { command: { resume: right } })) as { messages: { content: string }[] };
+    expect(done.messages.at(-1)?.content).toMatch(/Rolled back to/);
+    const [run] = await client.runs.list(thread.thread_id);
+    expect(run?.status).toBe("success");
+    expect(childIds).toContain((await claimers(server, run!.run_id)).at(-1));
+  });
+
+  it("joins a background run the worker process executes, and cancels one it is executing", async () => {
+    const thread = await client.threads.create();
+    const run = await client.runs.create(thread.thread_id, "city_weather", { input: WEATHER });
+    const events: { event: string; data: unknown }[] = [];
+    for await (const part of client.runs.joinStream(thread.thread_id, run.run_id, { streamMode: "values" })) events.push(part);
+    expect(childIds).toContain((await claimers(server, run.run_id))[0]);
+    expect(JSON.stringify(events.at(-1)?.data)).toMatch(/Shenzhen/);
+
+    const slow = await client.threads.create();
+    const slowRun = await client.runs.create(slow.thread_id, "slow", { input: { steps: [] } });
+    await until("step a checkpointed", async () => ((await client.threads.getState<{ steps?: string[] }>(slow.thread_id)).values.steps ?? []).length >= 1);
+    expect(childIds).toContain((await claimers(server, slowRun.run_id))[0]);
+    await client.runs.cancel(slow.thread_id, slowRun.run_id, true);
+    expect((await runtimeInternals(server.runtime).runs.get(slowRun.run_id)).status).toBe("CANCELED");
+    expect((await client.runs.get(slow.thread_id, slowRun.run_id)).metadata).toMatchObject({ agentrt_status: "CANCELED" });
+  });
 });

@@ -14,7 +14,7 @@ export const serveCommand: Command = {
     host: { type: "string", default: "127.0.0.1", value: "ADDR", description: "The address to listen on; keep the loopback one unless AGENTRT_API_KEY is set." },
     "cors-origin": { type: "string", multiple: true, value: "URL", description: "A web page's origin allowed to call the API besides loopback pages and Studio. Default: AGENTRT_CORS_ORIGINS." },
     "allowed-host": { type: "string", multiple: true, value: "NAME", description: "A Host name to answer besides the loopback names. Default: AGENTRT_ALLOWED_HOSTS." },
-    workers: { type: "string", value: "N|auto", description: "Fork N worker processes on the file (auto: one per core). Default: AGENTRT_SERVE_WORKERS, else 0." },
+    workers: { type: "string", value: "N|auto", description: "Fork N worker processes on the database (auto: one per core). Default: AGENTRT_SERVE_WORKERS, else 0." },
   },
   examples: ["agentrt serve", "agentrt serve --port 8123 --workers auto", "AGENTRT_API_KEY=secret agentrt serve --host 0.0.0.0 --allowed-host agents.example.com"],
   async run(ctx) {
