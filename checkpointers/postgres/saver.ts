@@ -13,7 +13,7 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
-import { migratePostgres, PostgresDatabase, type PgQueryable } from "../../src/db/postgres/index.js";
+import { migrateOnce, PostgresDatabase, type PgQueryable } from "../../src/db/postgres/index.js";
 import { UserInputError } from "../../src/errors.js";
 import { Codec, type StoredValue } from "../shared/codec.js";
 import { encodeSkeleton } from "../shared/skeleton-format.js";
@@ -47,12 +47,13 @@ export class PostgresSaver extends BaseCheckpointSaver {
   private ownsDatabase = false;
   private readonly codec: Codec;
   private readonly beforeWrite: PostgresBeforeWrite | undefined;
-  #ready: Promise<unknown> | undefined;
+  readonly #migrate: () => Promise<void>;
 
   /** Wraps an open {@link PostgresDatabase}; the tables are created or migrated on first use (or by {@link setup}). */
   constructor(db: PostgresDatabase, serde?: SerializerProtocol, behaviour: PostgresSaverBehaviour = {}) {
     super(serde);
     this.db = db;
+    this.#migrate = migrateOnce(db, PG_CHECKPOINT_SCHEMA);
     this.codec = new Codec(this.serde);
     this.beforeWrite = behaviour.beforeWrite;
   }
@@ -78,11 +79,7 @@ export class PostgresSaver extends BaseCheckpointSaver {
   }
 
   private ready(): Promise<unknown> {
-    this.#ready ??= migratePostgres(this.db, PG_CHECKPOINT_SCHEMA).catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
-    return this.#ready;
+    return this.#migrate();
   }
 
   private async rows(sql: NamedSql | string, values: unknown[]): Promise<TupleRow[]> {

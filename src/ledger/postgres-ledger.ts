@@ -5,7 +5,7 @@
  * @module
  */
 import type { PgQueryable, PostgresDatabase } from "../db/postgres/index.js";
-import { migratePostgres } from "../db/postgres/index.js";
+import { migrateOnce } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
 import { decideExisting, ledgerKey, type LedgerBegin, type LedgerBeginInput, type ToolLedger } from "./ledger.js";
 import { PG_LEDGER_SCHEMA } from "./postgres-schema.js";
@@ -41,11 +41,12 @@ const BEGIN_ROUNDS = 5;
 export class PostgresToolLedger implements ToolLedger {
   readonly db: PostgresDatabase;
   private readonly clock: () => number;
-  #setup: Promise<void> | undefined;
+  readonly #migrate: () => Promise<void>;
 
   /** A ledger on `db`; its table is created or migrated by {@link PostgresToolLedger.setup} (or the first operation). */
   constructor(db: PostgresDatabase, options: { clock?: () => number } = {}) {
     this.db = db;
+    this.#migrate = migrateOnce(db, PG_LEDGER_SCHEMA);
     this.clock = options.clock ?? Date.now;
   }
 
@@ -61,14 +62,7 @@ export class PostgresToolLedger implements ToolLedger {
 
   /** Creates or migrates the ledger table once (DB_SCHEMA_TOO_NEW for a newer schema); later calls cost nothing. */
   setup(): Promise<void> {
-    this.#setup ??= migratePostgres(this.db, PG_LEDGER_SCHEMA).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#setup = undefined;
-        throw error;
-      },
-    );
-    return this.#setup;
+    return this.#migrate();
   }
 
   /**

@@ -14,7 +14,7 @@ import {
   type SearchOperation,
   validateNamespace,
 } from "@langchain/langgraph-checkpoint";
-import { migratePostgres, type PgQueryable, type PostgresDatabase } from "../db/postgres/index.js";
+import { migrateOnce, type PgQueryable, type PostgresDatabase } from "../db/postgres/index.js";
 import { UserInputError } from "../errors.js";
 import { compilePgFilter } from "./filter-pg.js";
 import { queryTerms, searchText } from "./lexical-query.js";
@@ -50,12 +50,13 @@ const MAX_ATTEMPTS = 3;
 export class PostgresStore extends BaseStore implements MemoryStore {
   readonly db: PostgresDatabase;
   readonly #options: Required<Omit<PostgresStoreOptions, "defaultTtlMs">> & Pick<PostgresStoreOptions, "defaultTtlMs">;
-  #setup: Promise<void> | undefined;
+  readonly #migrate: () => Promise<void>;
 
   /** A store on `db`; its tables are created or migrated by {@link PostgresStore.setup} (or the first operation). */
   constructor(db: PostgresDatabase, options: PostgresStoreOptions = {}) {
     super();
     this.db = db;
+    this.#migrate = migrateOnce(db, memoryPgSchema);
     this.#options = { defaultTtlMs: options.defaultTtlMs, refreshOnRead: options.refreshOnRead ?? true, now: options.now ?? Date.now };
   }
 
@@ -68,14 +69,7 @@ export class PostgresStore extends BaseStore implements MemoryStore {
 
   /** Creates or migrates the memory tables once; later calls cost nothing. */
   setup(): Promise<void> {
-    this.#setup ??= migratePostgres(this.db, memoryPgSchema).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#setup = undefined;
-        throw error;
-      },
-    );
-    return this.#setup;
+    return this.#migrate();
   }
 
   /**

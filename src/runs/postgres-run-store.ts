@@ -5,7 +5,7 @@
  * migrated lazily on first use, so `open` is synchronous; `ready()` migrates eagerly.
  * @module
  */
-import { migratePostgres, readPostgresVersion, type PostgresDatabase } from "../db/postgres/index.js";
+import { migrateOnce, readPostgresVersion, type PostgresDatabase } from "../db/postgres/index.js";
 import type { StoreTransaction } from "../db/index.js";
 import { StorageError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
@@ -33,13 +33,14 @@ const LATEST_OF_THREADS = `SELECT r.* FROM unnest($1::text[]) AS t(thread_id)
 export class PostgresRunStore implements RunStore {
   readonly db: PostgresDatabase;
   readonly clock: () => number;
-  #migrated: Promise<void> | undefined;
+  readonly #migrate: () => Promise<void>;
   /** Claims begin by taking the schema's claim lock, in BEGIN's round trip. */
   private readonly claiming: { begin: string };
 
   private constructor(db: PostgresDatabase, clock: () => number) {
     this.db = db;
     this.clock = clock;
+    this.#migrate = migrateOnce(db, RUNS_PG_SCHEMA);
     this.claiming = { begin: claimLockStatement(db.schema) };
   }
 
@@ -53,14 +54,7 @@ export class PostgresRunStore implements RunStore {
 
   /** Migrates the runs tables once (DB_SCHEMA_TOO_NEW when a newer agentrt wrote them); every method awaits it. */
   ready(): Promise<void> {
-    this.#migrated ??= migratePostgres(this.db, RUNS_PG_SCHEMA).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#migrated = undefined;
-        throw error;
-      },
-    );
-    return this.#migrated;
+    return this.#migrate();
   }
 
   async create(input: CreateRunInput): Promise<RunRecord> {

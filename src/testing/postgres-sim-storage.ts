@@ -5,7 +5,7 @@
  * memory and writes its changes, operation and count in one more: three round trips besides BEGIN/COMMIT.
  * @module
  */
-import { migratePostgres, type PgQueryable, type PostgresDatabase } from "../db/postgres/index.js";
+import { migrateOnce, type PgQueryable, type PostgresDatabase } from "../db/postgres/index.js";
 import { LoadedSimState } from "./loaded-sim-state.js";
 import { PG_SIM_SCHEMA } from "./postgres-sim-schema.js";
 import type { SimStorage, SimStoredCall } from "./sim-storage.js";
@@ -81,9 +81,11 @@ interface LookupRow {
 
 /** {@link SimStorage} on a PostgreSQL schema; its tables are created or migrated at the first call. */
 export class PostgresSimStorage implements SimStorage {
-  #migrated: Promise<unknown> | undefined;
+  readonly #migrate: () => Promise<void>;
 
-  constructor(readonly db: PostgresDatabase) {}
+  constructor(readonly db: PostgresDatabase) {
+    this.#migrate = migrateOnce(db, PG_SIM_SCHEMA);
+  }
 
   /** Always true: a pool reconnects, and a closed one fails the call instead. */
   get open(): boolean {
@@ -144,11 +146,7 @@ export class PostgresSimStorage implements SimStorage {
   }
 
   private migrated(): Promise<unknown> {
-    this.#migrated ??= migratePostgres(this.db, PG_SIM_SCHEMA).catch((error: unknown) => {
-      this.#migrated = undefined;
-      throw error;
-    });
-    return this.#migrated;
+    return this.#migrate();
   }
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { assertPostgresSchemaCurrent, migratePostgres, type PostgresDatabase } from "../db/postgres/index.js";
+import { assertPostgresSchemaCurrent, migrateOnce, type PostgresDatabase } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
 import type { OtelBridge } from "./otel.js";
 import { PG_ATTACH_SQL, PG_RUN_STATE_SQL, PG_UPSERT_BATCH_SQL, columnArrays, columnValues, numeric, toSpanRow } from "./postgres-sql.js";
@@ -37,13 +37,14 @@ export class PostgresTraceStore implements TraceStore {
   readonly #writer: SpanWriter;
   // One live recorder per run in this process, so every caller shares open spans and one OTel segment.
   readonly #live = new Map<string, Live>();
-  #setup: Promise<void> | undefined;
+  readonly #migrate: () => Promise<void>;
   // The flush due at the end of this turn of the event loop, shared by every caller in it.
   #soon: Promise<void> | undefined;
 
   /** A store on `db`; its table is created or migrated by {@link PostgresTraceStore.setup} (or the first operation). */
   constructor(db: PostgresDatabase, options: TraceStoreOptions = {}) {
     this.#db = db;
+    this.#migrate = migrateOnce(db, TRACE_PG_SCHEMA);
     this.#options = options;
     this.#pricing = resolvePricing(options.pricing);
     this.#clock = options.clock ?? defaultClock;
@@ -52,14 +53,7 @@ export class PostgresTraceStore implements TraceStore {
 
   /** Creates or migrates the `spans` table once (DB_SCHEMA_TOO_NEW for a newer schema); later calls cost nothing. */
   setup(): Promise<void> {
-    this.#setup ??= migratePostgres(this.#db, TRACE_PG_SCHEMA).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#setup = undefined;
-        throw error;
-      },
-    );
-    return this.#setup;
+    return this.#migrate();
   }
 
   /** The pricing table in effect (built-in prices with the user's on top). */

@@ -93,3 +93,18 @@ async function assertNoForeignTables(client: PgQueryable, db: PostgresDatabase, 
     );
   }
 }
+
+/**
+ * A function that runs `migratePostgres(db, schema)` the first time it is called and answers later calls with that
+ * result; a failed migration is tried again by the next call. Each PostgreSQL store awaits it before its statements.
+ */
+export function migrateOnce(db: PostgresDatabase, schema: PgModuleSchema): () => Promise<void> {
+  let migrated: Promise<void> | undefined;
+  return () => (migrated ??= migratePostgres(db, schema).then(
+    () => undefined,
+    (error: unknown) => {
+      migrated = undefined;
+      throw error;
+    },
+  ));
+}
