@@ -83,7 +83,8 @@ function serverOf(url: URL): string {
 
 function withoutPassword(text: string): string {
   // Up to the last "@": a password may hold "/", ":" or an unencoded "@".
-  return text.replace(/(\/\/[^:/@]*):.*@/, "$1:***@");
+  // A `password=` parameter (which the driver also reads) is masked as well.
+  return text.replace(/(\/\/[^:/@]*):.*@/, "$1:***@").replace(/([?&]password=)[^&#]*/gi, "$1***");
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

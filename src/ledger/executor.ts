@@ -6,7 +6,8 @@
  * @module
  */
 import { isSqliteDatabase, type SqliteDatabase } from "../db/index.js";
-import { AgentrtError, ToolError } from "../errors.js";
+import { PostgresDatabase } from "../db/postgres/index.js";
+import { AgentrtError, SystemError, ToolError } from "../errors.js";
 import { argsHash } from "../tools/args-hash.js";
 import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
 import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
@@ -65,6 +66,10 @@ export function withLedger(inner: ToolExecutor): ToolExecutor {
     // The runtime hands its backend's ledger; else only a real SQLite connection can hold one (a host may hand
     // tools a stand-in handle).
     const ledger = scope.ledger ?? (isSqliteDatabase(scope.db) ? ledgerFor(scope.db) : undefined);
+    if (tool.sideEffect && ledger === undefined && scope.db instanceof PostgresDatabase) {
+      // Run without its ledger, a retried side effect could happen twice: refuse rather than lose exactly-once.
+      throw new SystemError("INTERNAL", `${tool.name}: a side-effecting call on PostgreSQL needs the run's ledger (context.ledger)`);
+    }
     if (!tool.sideEffect || ledger === undefined) return inner(tool, args, scope);
     const input: LedgerBeginInput = {
       runId: scope.runId, toolCallId: scope.toolCallId, actionVersion: scope.actionVersion ?? 1,

@@ -163,7 +163,8 @@ export class PostgresRunStore implements RunStore {
    */
   async fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): Promise<void> {
     if (tx.backend !== "postgres") throw new SystemError("INTERNAL", "a PostgreSQL run store cannot fence inside a SQLite transaction");
-    await this.ready();
+    // No migration wait here: it would need a second connection while the caller's transaction holds one, and a
+    // run being fenced was claimed through a migrated store.
     if (usage !== undefined) await addUsageFenced(tx.client, runId, fence, usage, this.clock());
     else await assertHeldOn(tx.client, runId, fence, true);
   }

@@ -43,7 +43,7 @@ if (!process.connected) shutdown();
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as WorkerChildSpec;
 const runtime = Runtime.open({
-  db: spec.db,
+  db: spec.db === "" ? process.env.AGENTRT_DATABASE_URL : spec.db,
   config: spec.config,
   workerId: spec.workerId,
   // Only rests and storage stalls: a waiter in the server needs nothing else, and every message costs both loops. A run that

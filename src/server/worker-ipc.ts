@@ -10,7 +10,10 @@ import { RUN_STATUSES, type RunStatus } from "../runs/index.js";
 
 /** What a forked worker needs to open the runtime; passed as its one argument, JSON. */
 export interface WorkerChildSpec {
-  /** SQLite file shared with the server. */
+  /**
+   * The SQLite file shared with the server; empty for a PostgreSQL URL, which goes in the child's environment
+   * (`AGENTRT_DATABASE_URL`) so its password never shows in a process listing.
+   */
   db: string;
   /** langgraph.json; undefined means the runtime's default. */
   config?: string;

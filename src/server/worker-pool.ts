@@ -12,6 +12,7 @@ import { availableParallelism } from "node:os";
 import { extname } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isPostgresUrl } from "../db/index.js";
 import { UserInputError } from "../errors.js";
 import type { RunStatus } from "../runs/index.js";
 import type { StorageStall } from "./storage-stalls.js";
@@ -128,8 +129,12 @@ export class WorkerPool {
     slot.generation++;
     const id = `${this.options.idPrefix}_w${slot.index + 1}_${slot.generation}`;
     const { entry, execArgv } = childEntry();
-    const child = fork(entry, [JSON.stringify({ ...this.options.spec, workerId: id } satisfies WorkerChildSpec)], {
+    const { db } = this.options.spec;
+    // A URL (and its password) travels in the environment, not in argv, which any user may read with ps.
+    const url = isPostgresUrl(db);
+    const child = fork(entry, [JSON.stringify({ ...this.options.spec, db: url ? "" : db, workerId: id } satisfies WorkerChildSpec)], {
       execArgv,
+      ...(url ? { env: { ...process.env, AGENTRT_DATABASE_URL: db } } : {}),
       // stdout stays the server's (`--json` prints one object there); stderr lines go to the server's log.
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });

@@ -45,6 +45,10 @@ describe("parseDatabaseTarget", () => {
     }
   });
 
+  it("displayDatabase masks a password given as a parameter too", () => {
+    expect(displayDatabase("postgres://bob@h/d?password=hunter2&schema=s")).toBe("postgres://bob@h/d?password=***&schema=s");
+  });
+
   it("displayDatabase masks a URL's password and leaves paths and password-less URLs alone", () => {
     expect(displayDatabase("postgres://bob:hunter2@h:5433/d?schema=s")).toBe("postgres://bob:***@h:5433/d?schema=s");
     expect(displayDatabase("postgresql://bob:p@ss:w/rd@h/d")).toBe("postgresql://bob:***@h/d");

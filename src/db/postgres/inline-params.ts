@@ -29,8 +29,9 @@ export function inlineParams(statement: PgStatement, values?: unknown[]): { text
     if (value === undefined) missing = true;
     return value ?? match;
   });
-  // Dollar quoting could hide a `$n` the scan above would rewrite.
-  return missing || /\$\$|\$[A-Za-z_]\w*\$/.test(text) ? undefined : { text: inlined, options };
+  // What the scan above does not understand is sent with parameters instead: dollar quoting, comments and E'' strings
+  // (each could hide or end a quoted run), and `$` inside an identifier (`col$1`).
+  return missing || /\$\$|\$[A-Za-z_]\w*\$|--|\/\*|\b[eE]'|\w\$\d/.test(text) ? undefined : { text: inlined, options };
 }
 
 function literal(value: unknown): string {

@@ -171,8 +171,8 @@ class LazyBegin implements PgQueryable {
     // Queued before returning: a second statement issued without awaiting this one still follows the BEGIN.
     const inlined = inlineParams(text as PgStatement, values);
     if (inlined !== undefined) return lastResult<R>(this.#client.query({ ...inlined.options, text: `BEGIN; ${inlined.text}` }));
-    void this.#client.query("BEGIN").catch(() => undefined);
-    return this.#client.query<R>(text, values);
+    // The statement waits for BEGIN: run after a failed one it would autocommit, outside the transaction and its fence.
+    return this.#client.query("BEGIN").then(() => this.#client.query<R>(text, values));
   }
 
   /** COMMIT, after `last` (in the same send when it can be); nothing when no statement ran and none is left. */

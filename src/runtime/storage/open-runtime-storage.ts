@@ -1,6 +1,6 @@
 /**
  * Opens a runtime's storage for what `--db` / `Runtime.open({ db })` names: a SQLite file, or a PostgreSQL schema
- * for a `postgres://` URL (`AGENTRT_DATABASE_URL` when nothing is named).
+ * for a `postgres://` URL (`AGENTRT_DATABASE_URL` when `db` is undefined; `Runtime.open` passes `./agentrt.db` then).
  * @module
  */
 import { parseDatabaseTarget } from "../../db/index.js";

@@ -38,8 +38,11 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
       throw error;
     })),
     close: async () => {
-      await trace.flush();
-      await db.close();
+      try {
+        await trace.flush();
+      } finally {
+        await db.close();
+      }
     },
   };
 }
