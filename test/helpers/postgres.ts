@@ -86,3 +86,22 @@ export async function schemaWrittenByNewer(name: string, module: string, version
     await client.query(`INSERT INTO ${name}.agentrt_schema VALUES ($1, $2, 0)`, [module, version]);
   });
 }
+
+/**
+ * Runs `work` and returns the SQL text of every query any pg client sent meanwhile, with its result: one entry per
+ * round trip to the server (a multi-statement send counts once).
+ */
+export async function statementsSent<T>(work: () => Promise<T>): Promise<{ sent: string[]; result: T }> {
+  const original = pg.Client.prototype.query;
+  const sent: string[] = [];
+  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
+    const query = args[0] as string | { text: string };
+    sent.push(typeof query === "string" ? query : query.text);
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    return { sent, result: await work() };
+  } finally {
+    pg.Client.prototype.query = original;
+  }
+}

@@ -1,31 +1,16 @@
 // Round trips to PostgreSQL per run-store method, counted at the driver (pg's Client#query, as bench/_pg-round-trips.ts
 // counts them): a lease holder's writes are one statement each, so a run's bookkeeping stays within the bench's budget.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
 import { PostgresDatabase } from "../../src/db/postgres/index.js";
 import { PostgresRunStore, Scheduler } from "../../src/runs/index.js";
-import { useTestSchema } from "../helpers/postgres.js";
+import { useTestSchema, statementsSent } from "../helpers/postgres.js";
 import { fakeClock } from "./helpers.js";
 
 const schema = useTestSchema(import.meta.url);
-let count = 0;
-const original = pg.Client.prototype.query;
-
-beforeAll(() => {
-  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
-    count += 1;
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-});
-afterAll(() => {
-  pg.Client.prototype.query = original;
-});
 
 async function trips(op: () => Promise<unknown>): Promise<number> {
-  const before = count;
-  await op();
-  return count - before;
+  return (await statementsSent(op)).sent.length;
 }
 
 describe("PostgresRunStore round trips", () => {

@@ -1,11 +1,10 @@
 // Round trips to PostgreSQL per city_weather run through Runtime (2 model turns, 3 tool calls), counted at the
 // driver as bench/postgres.ts counts them: a pin on the whole run's bookkeeping, so a new per-op read or an unbatched
 // write shows up here. The trace's timed flushes make the exact figure vary by a few; the ceiling leaves that room.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { Runtime } from "../../src/runtime/index.js";
-import { useTestSchema } from "../helpers/postgres.js";
+import { useTestSchema, statementsSent } from "../helpers/postgres.js";
 
 const schema = useTestSchema(import.meta.url);
 const CONFIG = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
@@ -13,20 +12,6 @@ const MESSAGE = "Weather for Beijing, Shanghai and Shenzhen";
 /** Checkpoint writes (5 puts, 6 putWrites) at 2 each, 3 tool transactions, claim, trace and the run's reads. */
 const CEILING = 52;
 
-let count = 0;
-const sent: string[] = [];
-const original = pg.Client.prototype.query;
-beforeAll(() => {
-  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
-    count += 1;
-    const query = args[0] as string | { text: string };
-    sent.push(typeof query === "string" ? query : query.text);
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-});
-afterAll(() => {
-  pg.Client.prototype.query = original;
-});
 
 describe("a city_weather run on PostgreSQL", () => {
   it(`costs at most ${CEILING} round trips, every checkpoint still fenced`, async () => {
@@ -36,10 +21,8 @@ describe("a city_weather run on PostgreSQL", () => {
       await runtime.ready();
       // The first run loads the graph and the simulated world's rows; the pin is on a run after it.
       expect((await runtime.submit({ graph: "city_weather", message: MESSAGE })).status).toBe("SUCCEEDED");
-      const before = count;
-      sent.length = 0;
-      const view = await runtime.submit({ graph: "city_weather", message: MESSAGE });
-      const trips = count - before;
+      const { sent, result: view } = await statementsSent(() => runtime.submit({ graph: "city_weather", message: MESSAGE }));
+      const trips = sent.length;
       expect(view.status).toBe("SUCCEEDED");
       expect(trips).toBeLessThanOrEqual(CEILING);
       // Each checkpoint write still goes in a transaction opened with the fence on the run's row (lock or usage update).

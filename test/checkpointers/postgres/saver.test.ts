@@ -1,9 +1,8 @@
 // agentrt's PostgresSaver: the shared saver conformance, plus what is PostgreSQL's own (storage of changed
 // channels only, several savers on one schema).
-import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresSaver } from "agentrt/checkpointers";
-import { useTestSchema } from "../../helpers/postgres.js";
+import { useTestSchema, statementsSent } from "../../helpers/postgres.js";
 import { checkpoint, describeSaverConformance } from "../conformance/saver.js";
 
 const schema = useTestSchema(import.meta.url);
@@ -19,18 +18,7 @@ describeSaverConformance("PostgresSaver", async () => {
 
 /** Queries sent by any pg client while `work` runs: each is one round trip to the server. */
 async function roundTrips(work: () => Promise<unknown>): Promise<number> {
-  const original = pg.Client.prototype.query;
-  let count = 0;
-  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
-    count += 1;
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    await work();
-    return count;
-  } finally {
-    pg.Client.prototype.query = original;
-  }
+  return (await statementsSent(work)).sent.length;
 }
 
 describe("PostgresSaver", () => {

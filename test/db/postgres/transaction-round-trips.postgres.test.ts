@@ -1,24 +1,12 @@
 // A transaction's BEGIN rides with its first statement and COMMIT with its `last` one, their values written in as
 // literals: the values stored must be exactly those the same statements store with parameters.
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseDatabaseTarget, type PostgresTarget } from "../../../src/db/database-target.js";
 import { PostgresDatabase } from "../../../src/db/postgres/index.js";
 import { inlineParams } from "../../../src/db/postgres/inline-params.js";
-import { useTestSchema } from "../../helpers/postgres.js";
+import { useTestSchema, statementsSent } from "../../helpers/postgres.js";
 
 const schema = useTestSchema(import.meta.url);
-let count = 0;
-const original = pg.Client.prototype.query;
-beforeAll(() => {
-  pg.Client.prototype.query = function counted(this: pg.Client, ...args: unknown[]) {
-    count += 1;
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-});
-afterAll(() => {
-  pg.Client.prototype.query = original;
-});
 
 const INSERT = "INSERT INTO t (k, s, n, f, b, arr, blobs, j, flag) VALUES ($1, $2, $3::bigint, $4::float8, $5, $6::text[], $7::bytea[], $8::jsonb, $9)";
 const awkward = ["it's", "back\\slash", 'dou"ble', "$1 not a param", "ünï 😀", "", "new\nline", "NULL"];
@@ -30,9 +18,9 @@ describe("PostgresDatabase.transaction", () => {
     try {
       await db.query("CREATE TABLE t (k TEXT PRIMARY KEY, s TEXT, n BIGINT, f FLOAT8, b BYTEA, arr TEXT[], blobs BYTEA[], j JSONB, flag BOOLEAN)");
       await db.query(INSERT, row("param"));
-      const before = count;
-      const answered = await db.transaction(async (client) => (await client.query<{ s: string }>("SELECT $1::text AS s", ["it's"])).rows[0]?.s, { last: { text: INSERT, values: row("inlined") } });
-      expect(count - before).toBe(2);
+      const { sent, result: answered } = await statementsSent(() =>
+        db.transaction(async (client) => (await client.query<{ s: string }>("SELECT $1::text AS s", ["it's"])).rows[0]?.s, { last: { text: INSERT, values: row("inlined") } }));
+      expect(sent).toHaveLength(2);
       expect(answered).toBe("it's");
       const rows = (await db.query("SELECT s, n, f, b, arr, blobs, j, flag FROM t ORDER BY k DESC")).rows;
       expect(rows).toHaveLength(2);
