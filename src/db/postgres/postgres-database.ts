@@ -168,7 +168,8 @@ class LazyBegin implements PgQueryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
     if (this.#begun) return this.#client.query<R>(text, values);
     this.#begun = true;
-    // Queued before returning: a second statement issued without awaiting this one still follows the BEGIN.
+    // Inlined, it goes in one send with BEGIN. Sent with parameters it waits for BEGIN (below), so a transaction's
+    // statements must be awaited in turn, as every caller does: one issued meanwhile would overtake it.
     const inlined = inlineParams(text as PgStatement, values);
     if (inlined !== undefined) return lastResult<R>(this.#client.query({ ...inlined.options, text: `BEGIN; ${inlined.text}` }));
     // The statement waits for BEGIN: run after a failed one it would autocommit, outside the transaction and its fence.
