@@ -4,3 +4,5 @@ export type { PgQueryable, PostgresDatabaseOptions } from "./postgres-database.j
 export { migratePostgres, migrateOnce, readPostgresVersion, assertPostgresSchemaCurrent, postgresSchemaExists } from "./migrate-postgres.js";
 export type { PgModuleSchema } from "./migrate-postgres.js";
 export { postgresFailure, isConnectionFailure } from "./pg-errors.js";
+export { PostgresNotifications, notificationChannel } from "./notifications.js";
+export type { NotificationListener } from "./notifications.js";

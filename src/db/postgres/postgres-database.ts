@@ -7,6 +7,7 @@
 import pg from "pg";
 import type { PostgresTarget } from "../database-target.js";
 import { inlineParams, type PgStatement } from "./inline-params.js";
+import { PostgresNotifications } from "./notifications.js";
 import { postgresFailure } from "./pg-errors.js";
 
 /** How to open a PostgreSQL target. */
@@ -47,6 +48,8 @@ export class PostgresDatabase implements PgQueryable {
   readonly pool: pg.Pool;
   #ready: Promise<void> | undefined;
   #closed = false;
+  #notifications: PostgresNotifications | undefined;
+  readonly #listenConnection: { connectionString: string; options: string; connectTimeoutMs: number };
 
   constructor(target: PostgresTarget, options: PostgresDatabaseOptions = {}) {
     this.schema = target.schema;
@@ -60,6 +63,7 @@ export class PostgresDatabase implements PgQueryable {
       `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`,
       ...(target.options === undefined ? [] : [target.options]),
     ];
+    this.#listenConnection = { connectionString: target.connectionString, options: settings.join(" "), connectTimeoutMs: options.connectTimeoutMs ?? 5000 };
     this.pool = new pg.Pool({
       connectionString: target.connectionString,
       max: options.maxConnections ?? 10,
@@ -131,10 +135,17 @@ export class PostgresDatabase implements PgQueryable {
     }
   }
 
-  /** Closes every pooled connection; later queries fail. Idempotent. */
+  /** This process's LISTEN connection to the database (opened at the first listen, closed with the pool). */
+  get notifications(): PostgresNotifications {
+    this.#notifications ??= new PostgresNotifications(this.#listenConnection);
+    return this.#notifications;
+  }
+
+  /** Closes every pooled connection and the LISTEN connection; later queries fail. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#notifications?.close();
     await this.pool.end();
   }
 
