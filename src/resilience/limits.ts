@@ -14,6 +14,19 @@ export interface ToolLimitOptions {
   rate?: TokenBucketOptions;
 }
 
+/**
+ * The limits a tool declares (`defineTool({ limits })`). On PostgreSQL they hold across every process on the
+ * database, breaker included; elsewhere they are this process's (see {@link ToolLimits.declare}).
+ */
+export interface ToolLimitSpec {
+  /** Calls of this tool in flight at once. @default unlimited */
+  concurrency?: number;
+  /** Token bucket: `ratePerSecond` refill up to `burst` (@default max(1, ceil(ratePerSecond))). @default no rate limit */
+  rate?: { ratePerSecond: number; burst?: number };
+  /** When the tool's breaker opens and for how long. @default 5 consecutive failures, 30 s */
+  breaker?: { failureThreshold?: number; cooldownMs?: number };
+}
+
 /** Caps shared by all runs of the process. */
 export class ToolLimits {
   readonly global: ConcurrencyLimiter;
@@ -23,6 +36,15 @@ export class ToolLimits {
   /** @param globalConcurrency tool calls in flight across all tools. @default Infinity */
   constructor(globalConcurrency = Infinity) {
     this.global = new ConcurrencyLimiter(globalConcurrency);
+  }
+
+  readonly #declared = new Map<string, ToolLimitSpec>();
+
+  /** Applies a tool's declared limits when first seen (and again only if the declaration object changes). */
+  declare(tool: string, spec: ToolLimitSpec): void {
+    if (this.#declared.get(tool) === spec) return;
+    this.#declared.set(tool, spec);
+    this.configure(tool, spec);
   }
 
   /** Sets one tool's caps. */
