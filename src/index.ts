@@ -28,7 +28,7 @@ export { packageVersion } from "./version.js";
 
 // Defining an agent: its tools, its policy, the agent graph or a declared DAG.
 export { defineTool } from "./tools/index.js";
-export type { AgentTool, ToolContext, ToolRetryPolicy, ToolRisk, ToolSpec } from "./tools/index.js";
+export type { AgentTool, ToolContext, ToolLimitSpec, ToolRetryPolicy, ToolRisk, ToolSpec } from "./tools/index.js";
 export { definePolicy, defaultPolicy, REQUESTER, whenTainted } from "./policy/index.js";
 export { withApprovalPolicy } from "./graph/foreign-policy.js";
 export type {

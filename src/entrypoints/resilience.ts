@@ -10,5 +10,5 @@ export {
 } from "../resilience/index.js";
 export type {
   RetryEvent, WithRetryOptions, ResolvedRetryPolicy, WithTimeoutOptions, CircuitBreakerOptions, CircuitSnapshot,
-  CircuitState, TokenBucketOptions, ToolLimitOptions, ResilientCallOptions, Clock,
+  CircuitState, TokenBucketOptions, ToolLimitOptions, ToolLimitSpec, ResilientCallOptions, CallBreaker, CallLimiter, Clock,
 } from "../resilience/index.js";

@@ -8,6 +8,7 @@
 import type { LangGraphRunnableConfig } from "@langchain/langgraph";
 import type { RunDatabase } from "../db/index.js";
 import type { ToolLedger } from "../ledger/ledger.js";
+import type { SharedToolLimits } from "../resilience/index.js";
 import type { AgentHooks } from "./hooks.js";
 import type { RunGuard } from "./run-guard.js";
 
@@ -34,6 +35,8 @@ export type AgentRunContext = {
   db?: RunDatabase;
   /** The side-effect ledger of `db` (the runtime passes the one of its backend). @default the ledger on a SQLite `db` */
   ledger?: ToolLedger;
+  /** Limits and breakers of tools that declare them, shared with other processes (the runtime on PostgreSQL). @default this process's */
+  sharedLimits?: SharedToolLimits;
   /** Observers for this invocation, called in addition to the agent's own hooks. @default {} */
   hooks?: AgentHooks;
   /** Aborts in-flight tool calls (run cancel). @default undefined */
@@ -66,6 +69,7 @@ export interface RunScope {
   actionVersion: number;
   db: RunDatabase | undefined;
   ledger: ToolLedger | undefined;
+  sharedLimits: SharedToolLimits | undefined;
   hooks: AgentHooks;
   signal: AbortSignal | undefined;
   guard: RunGuard | undefined;
@@ -101,6 +105,7 @@ export function resolveRunScope(config: LangGraphRunnableConfig | undefined): Ru
     actionVersion: Number.isInteger(version) && version > 0 ? version : 1,
     db: context.db,
     ledger: context.ledger,
+    sharedLimits: context.sharedLimits,
     hooks: context.hooks ?? {},
     // LangGraph's own run signal (e.g. a Studio cancel) also stops tool calls.
     signal: context.signal && config?.signal ? eitherSignal(context.signal, config.signal) : context.signal ?? config?.signal,

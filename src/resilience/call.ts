@@ -3,12 +3,18 @@
  * honest: retry ⟶ circuit breaker ⟶ limits ⟶ timeout ⟶ the call.
  * @module
  */
-import { type CircuitBreaker, circuitBreakers } from "./circuit-breaker.js";
+import { circuitBreakers } from "./circuit-breaker.js";
 import { isAbortError } from "./abort.js";
 import type { Clock } from "./clock.js";
-import { type ToolLimits, toolLimits } from "./limits.js";
+import { toolLimits } from "./limits.js";
+import type { CallBreaker } from "./shared-breaker.js";
 import { withTimeout } from "./timeout.js";
 import { type RetryEvent, type ToolRetryPolicy, withRetry } from "./retry.js";
+
+/** Anything a call can pass through as its limits: the process-wide `ToolLimits`, or limits shared by processes. */
+export interface CallLimiter {
+  run<T>(tool: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+}
 
 /** What {@link callWithResilience} needs to know about the call. */
 export interface ResilientCallOptions<T = unknown> {
@@ -23,9 +29,9 @@ export interface ResilientCallOptions<T = unknown> {
   /** Called before each backoff (show the run as RETRYING). */
   onRetry?: (event: RetryEvent) => void | Promise<void>;
   /** Breaker to use. @default circuitBreakers.get(tool) */
-  breaker?: CircuitBreaker;
+  breaker?: CallBreaker;
   /** Limits to pass. @default toolLimits */
-  limits?: ToolLimits;
+  limits?: CallLimiter;
   /** Time source for timeout and backoff. @default systemClock */
   clock?: Clock;
   /** Jitter source. @default Math.random */

@@ -7,6 +7,7 @@
  */
 import type { RunDatabase } from "../db/index.js";
 import type { ToolLedger } from "../ledger/index.js";
+import type { SharedToolLimits } from "../resilience/index.js";
 import { readPendingActions, resumeCommand, type ApprovalResume, type PendingAction } from "../graph/approval.js";
 import type { AgentHooks } from "../graph/hooks.js";
 import type { ForeignScope } from "../graph/foreign-hitl.js";
@@ -30,6 +31,8 @@ export interface ExecutionDeps {
   db: RunDatabase;
   /** Where side-effecting tool calls record intent and result. */
   ledger: ToolLedger;
+  /** Limits and breakers of tools that declare them, shared by the processes on the database. @default this process's */
+  sharedLimits?: SharedToolLimits;
   /** Bound to the runtime's checkpointer and store (see GraphRegistry.bind). */
   registry: GraphRegistry;
   emit: RuntimeListener;
@@ -68,7 +71,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   const config = {
     // The caller's keys first: the run's own ids always win (validateGraphConfig refuses them anyway).
     configurable: { ...run.config?.configurable, thread_id: run.threadId, run_id: run.runId, user: run.userId, [FENCING_TOKEN_KEY]: lease.token },
-    context: { db: deps.db, ledger: deps.ledger, hooks, signal: lease.signal, guard: createBudgetGuard(run, lease, deps) },
+    context: { db: deps.db, ledger: deps.ledger, sharedLimits: deps.sharedLimits, hooks, signal: lease.signal, guard: createBudgetGuard(run, lease, deps) },
   };
   try {
     // A first claim without a resume cannot have written a checkpoint yet: its input is due, no read needed.

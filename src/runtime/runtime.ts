@@ -64,7 +64,7 @@ export class Runtime {
     // Fenced by the writing execution's lease, inside the checkpoint's own transaction (see checkpoint-fence.ts).
     const checkpointer = stampRunIds(storage.checkpointer(fenceCheckpoints(runs, this.active)));
     this.deps = {
-      db, ledger, registry: registry.bind({ checkpointer, store }), runs, trace,
+      db, ledger, sharedLimits: storage.sharedLimits, registry: registry.bind({ checkpointer, store }), runs, trace,
       emit: options.onEvent ?? (() => undefined),
       // The trace's start follows the claim's commit (startRecording); run_events stay the source of truth.
       recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),

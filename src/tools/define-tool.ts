@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import type { RunDatabase } from "../db/index.js";
-import type { ToolRetryPolicy } from "../resilience/index.js";
+import type { ToolLimitSpec, ToolRetryPolicy } from "../resilience/index.js";
 
-/** A tool's retry policy; it lives with retry in src/resilience. */
-export type { ToolRetryPolicy };
+/** A tool's retry policy and limits; they live with retry and the limiters in src/resilience. */
+export type { ToolLimitSpec, ToolRetryPolicy };
 
 /** How dangerous a tool is; policy defaults and the taint rule key off it. */
 export type ToolRisk = "read" | "write" | "destructive";
@@ -53,6 +53,12 @@ export interface ToolSpec<Schema extends z.ZodType = z.ZodType, Result = unknown
   tags?: string[];
   /** Retry policy. @default one attempt */
   retry?: ToolRetryPolicy;
+  /**
+   * Rate limit, concurrency cap and breaker rules. On PostgreSQL they hold across every process on the database
+   * (each check is a statement); undeclared, a call costs the database nothing and its breaker is this process's.
+   * @default none (the process-wide breaker with its defaults)
+   */
+  limits?: ToolLimitSpec;
   /** Name of a tool to call instead when this one keeps failing. */
   fallback?: string;
   /** Argument paths replaced by "[redacted]" in traces, e.g. ["token"]. @default [] */
@@ -63,9 +69,10 @@ export interface ToolSpec<Schema extends z.ZodType = z.ZodType, Result = unknown
 
 /** A tool after {@link defineTool}: defaults resolved, ready for a registry. */
 export interface AgentTool<Schema extends z.ZodType = z.ZodType, Result = unknown>
-  extends Required<Omit<ToolSpec<Schema, Result>, "fallback" | "retry">> {
+  extends Required<Omit<ToolSpec<Schema, Result>, "fallback" | "retry" | "limits">> {
   retry: Required<Omit<ToolRetryPolicy, "retryOn">> & Pick<ToolRetryPolicy, "retryOn">;
   fallback: string | undefined;
+  limits: ToolLimitSpec | undefined;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -102,6 +109,7 @@ export function defineTool<Schema extends z.ZodType, Result>(
       retryOn: spec.retry?.retryOn,
     },
     fallback: spec.fallback,
+    limits: spec.limits,
     redact: spec.redact ?? [],
     execute: spec.execute,
   };

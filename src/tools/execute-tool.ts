@@ -7,7 +7,7 @@ import { AgentrtError, ToolError } from "../errors.js";
 import type { RunDatabase } from "../db/index.js";
 import type { ToolLedger } from "../ledger/ledger.js";
 import type { AgentTool, ToolContext } from "./define-tool.js";
-import { withTimeout } from "../resilience/index.js";
+import { type SharedToolLimits, withTimeout } from "../resilience/index.js";
 import type { ToolGuard } from "./tool-guard.js";
 
 /** Who and what a call runs for; everything in ToolContext except the per-attempt parts. */
@@ -25,6 +25,8 @@ export interface ToolCallScope {
   ledger?: ToolLedger;
   /** Aborts the call from outside (run cancel); combined with the timeout. */
   signal?: AbortSignal;
+  /** Where a tool's declared limits and breaker live when processes share them. @default this process's */
+  sharedLimits?: SharedToolLimits;
   /** The run's checks around each attempt (deadline, RETRYING while backing off). @default none */
   guard?: ToolGuard;
   /**

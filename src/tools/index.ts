@@ -4,7 +4,7 @@
  * @module
  */
 export { defineTool } from "./define-tool.js";
-export type { AgentTool, ToolContext, ToolRetryPolicy, ToolRisk, ToolSpec } from "./define-tool.js";
+export type { AgentTool, ToolContext, ToolLimitSpec, ToolRetryPolicy, ToolRisk, ToolSpec } from "./define-tool.js";
 export { ToolRegistry } from "./registry.js";
 export type { ToolDefinition } from "./registry.js";
 export { argsHash, canonicalJson } from "./args-hash.js";

@@ -1,11 +1,17 @@
 /**
  * The default executor of agent graphs: each call goes through the tool's
- * retry policy, its circuit breaker, the process-wide limits and its timeout
- * (see `callWithResilience`), then becomes a {@link ToolOutcome}. The run's
+ * retry policy, its circuit breaker, its limits and its timeout
+ * (see `callWithResilience`), then becomes a {@link ToolOutcome}. A tool that
+ * declares `limits` has them (and its breaker) shared by every process when the
+ * scope carries `sharedLimits` (the runtime on PostgreSQL); otherwise, and for
+ * a tool declaring none, they are this process's and cost the database nothing. The run's
  * guard (in the scope) may refuse an attempt (deadline) and sees each backoff.
  * @module
  */
-import { type CircuitBreakerRegistry, circuitBreakers, callWithResilience, type Clock, type ToolLimits, type RetryEvent } from "../resilience/index.js";
+import {
+  type CallBreaker, type CallLimiter, type CircuitBreakerRegistry, circuitBreakers, callWithResilience, type Clock, type ToolLimits, toolLimits,
+  type RetryEvent,
+} from "../resilience/index.js";
 import { asToolError, toolContext, type ToolCallScope, type ToolExecutor } from "./execute-tool.js";
 import { isTransientError } from "../errors.js";
 import type { AgentTool } from "./define-tool.js";
@@ -31,11 +37,13 @@ export interface ResilientExecutorOptions {
  */
 export function createResilientExecutor(options: ResilientExecutorOptions = {}): ToolExecutor {
   const breakers = options.breakers ?? circuitBreakers;
+  const local = options.limits ?? toolLimits;
   const ledgered = withLedger(async (tool, args, scope) => {
     let externalOperationId: string | undefined;
     let attempts = 0;
     const setId = (id: string) => { externalOperationId = id; };
     const backoff = backoffReporter(tool, scope);
+    const { breaker, limits } = limitsOf(tool, scope, breakers, local);
     try {
       const result = await callWithResilience(
         async (attempt, signal) => {
@@ -48,8 +56,8 @@ export function createResilientExecutor(options: ResilientExecutorOptions = {}):
           timeoutMs: tool.timeoutMs,
           retry: retryPolicyOf(tool),
           signal: scope.signal,
-          breaker: breakers.get(tool.name),
-          limits: options.limits,
+          breaker,
+          limits,
           clock: options.clock,
           onRetry: async (event) => {
             // Checked before waiting, outside the breaker: a stop is not the tool failing.
@@ -73,6 +81,18 @@ export function createResilientExecutor(options: ResilientExecutorOptions = {}):
     if (stop !== undefined) return { ok: false, error: stop, externalOperationId: undefined, attempts: 0 };
     return ledgered(tool, args, scope);
   };
+}
+
+/** The breaker and limits a call of `tool` passes: shared by processes for a tool that declares limits, if the scope has them. */
+function limitsOf(tool: AgentTool, scope: ToolCallScope, breakers: CircuitBreakerRegistry, local: ToolLimits): { breaker: CallBreaker; limits: CallLimiter } {
+  const declared = tool.limits;
+  if (declared === undefined) return { breaker: breakers.get(tool.name), limits: local };
+  const shared = scope.sharedLimits;
+  if (shared !== undefined) {
+    return { breaker: shared.breaker(tool.name, declared.breaker), limits: { run: (name, fn, signal) => shared.run(name, declared, fn, signal) } };
+  }
+  local.declare(tool.name, declared);
+  return { breaker: breakers.get(tool.name, declared.breaker), limits: local };
 }
 
 /** Tells the guard once when a call starts backing off and once when that ends. */

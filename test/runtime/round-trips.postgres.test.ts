@@ -31,6 +31,8 @@ describe("a city_weather run on PostgreSQL", () => {
       expect(writes.length).toBe(11);
       expect(writes.every((text) => text.trimEnd().endsWith("; COMMIT"))).toBe(true);
       expect(fences.length).toBe(writes.length);
+      // get_weather declares no limits: its calls cost the limit tables nothing (no breaker read, no bucket, no slot).
+      expect(sent.filter((text) => /limit_(buckets|slots|breakers)/.test(text))).toEqual([]);
     } finally {
       await runtime.close();
     }

@@ -145,7 +145,7 @@ async function runWithFallback(
   });
   const callScope = {
     runId: task.runId, threadId: scope.threadId, toolCallId: task.call.id, user: task.user,
-    actionVersion: task.actionVersion ?? scope.actionVersion, db: scope.db, ledger: scope.ledger, signal: scope.signal, guard: scope.guard, confirmedReissue,
+    actionVersion: task.actionVersion ?? scope.actionVersion, db: scope.db, ledger: scope.ledger, sharedLimits: scope.sharedLimits, signal: scope.signal, guard: scope.guard, confirmedReissue,
   };
   const startedAt = Date.now();
   const outcome = await execute(tool, args, callScope);

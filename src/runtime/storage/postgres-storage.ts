@@ -9,6 +9,8 @@ import type { PostgresTarget } from "../../db/index.js";
 import { PostgresDatabase } from "../../db/postgres/index.js";
 import { PostgresToolLedger } from "../../ledger/postgres-ledger.js";
 import { PostgresStore } from "../../memory/postgres-store.js";
+import { PostgresLimitStore } from "../../resilience/postgres-limits.js";
+import { SharedToolLimits } from "../../resilience/shared-tool-limits.js";
 import { PostgresRunStore } from "../../runs/index.js";
 import { PostgresTraceStore } from "../../trace/index.js";
 import type { CheckpointFence, RuntimeStorage } from "./runtime-storage.js";
@@ -20,11 +22,12 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
   const trace = new PostgresTraceStore(db);
   const ledger = new PostgresToolLedger(db);
   const store = new PostgresStore(db);
+  const limitStore = new PostgresLimitStore(db);
   const checkpointer = (fence?: CheckpointFence) =>
     new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client }, config) });
   let ready: Promise<void> | undefined;
   return {
-    backend: "postgres", db, runs, trace, ledger, store, checkpointer,
+    backend: "postgres", db, runs, trace, ledger, store, checkpointer, sharedLimits: new SharedToolLimits(limitStore),
     ready: () => (ready ??= (async () => {
       await db.ready();
       // One module after another: each migration takes the schema's advisory lock anyway.
@@ -32,6 +35,7 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
       await ledger.setup();
       await trace.setup();
       await store.setup();
+      await limitStore.setup();
       await checkpointer().setup();
     })().catch((error: unknown) => {
       ready = undefined;

@@ -9,6 +9,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { RunDatabase, StoreTransaction } from "../../db/index.js";
 import type { ToolLedger } from "../../ledger/index.js";
 import type { MemoryStore } from "../../memory/memory-store.js";
+import type { SharedToolLimits } from "../../resilience/index.js";
 import type { RunSignals, RunStore } from "../../runs/index.js";
 import type { TraceStore } from "../../trace/index.js";
 
@@ -30,6 +31,8 @@ export interface RuntimeStorage {
   readonly trace: TraceStore;
   readonly ledger: ToolLedger;
   readonly store: MemoryStore;
+  /** Declared tool limits and breakers held across processes (PostgreSQL); undefined where they are each process's. */
+  readonly sharedLimits?: SharedToolLimits;
   /** Word of status changes committed by any process on this database (PostgreSQL); undefined where none crosses processes. */
   readonly signals?: RunSignals;
   /** A checkpointer on this database; with `fence`, each write runs it inside its own transaction. */

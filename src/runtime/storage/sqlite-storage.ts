@@ -29,6 +29,10 @@ function sqliteStorage(db: SqliteDatabase): RuntimeStorage {
   const trace = openTraceStore(db);
   const ledger = ledgerFor(db);
   const store = new SqliteStore(db);
+  // No sharedLimits: tools' declared limits and breakers stay each process's (resilient-executor.ts). A SQLite file
+  // is usually one process; holding them in the file would make every limited call take the file's single write
+  // lock (beside the checkpoint writes it would slow) and leave waiters polling, with no NOTIFY to wake them. So
+  // N workers on one file each allow a tool its full rate; limits that hold across processes need PostgreSQL.
   return {
     backend: "sqlite", db, runs, trace, ledger, store,
     checkpointer: (fence?: CheckpointFence) =>
