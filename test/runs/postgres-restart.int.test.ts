@@ -79,21 +79,19 @@ async function postmasterStart(port: number): Promise<string> {
 }
 
 describe("PostgreSQL restarted while runs are in flight", () => {
-  it("every run finishes SUCCEEDED, each rollback happens once, workers and server carry on by themselves", async () => {
+  it("every run finishes SUCCEEDED, the rollback happens once, workers and server carry on by themselves", async () => {
     const { cluster } = pgc;
     const url = cluster.url("restart");
     const rt = Runtime.open({ db: url, config: `${ROOT}langgraph.json` });
     opened.push(rt);
     const { runs, storage } = runtimeInternals(rt);
 
-    // The server on a schema of its own: its in-process worker finds nothing to take from the worker processes.
-    const { child: server, api } = await serve(cluster.url("restart_api"));
-    const thread = async () => {
-      const answer = await fetch(`${api}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-      return answer.status;
-    };
-    expect(await thread()).toBe(200);
+    // The children start while the parent prepares the runs. The server is on a schema of its own: its in-process
+    // worker finds nothing to take from the worker processes.
     const workers = Array.from({ length: WORKERS }, (_, i) => agentrt(["worker", "--db", url, "--worker-id", `w${i + 1}`, "--concurrency", "4", "--lease-ms", "6000"]));
+    const serving = serve(cluster.url("restart_api"));
+    // Awaited below; until then a failure to start must not be an unhandled rejection.
+    serving.catch(() => undefined);
 
     // An approved rollback, queued for a worker (the parent ran it up to its approval), then the weather runs.
     const waiting = await rt.submit({ graph: "ops_rollback", message: MESSAGE, user: "alice" });
@@ -106,6 +104,12 @@ describe("PostgreSQL restarted while runs are in flight", () => {
       weatherIds.push((await rt.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", queue: true })).run_id);
     }
     const ids = [rollbackId, ...weatherIds];
+    const { child: server, api } = await serving;
+    const thread = async () => {
+      const answer = await fetch(`${api}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      return answer.status;
+    };
+    expect(await thread()).toBe(200);
 
     // Restart once the rollback and a weather run are both under way and most of the batch is still to do.
     const status = async (id: string) => (await runs.get(id)).status;
