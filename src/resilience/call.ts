@@ -87,6 +87,7 @@ function callPrimary<T>(fn: (attempt: number, signal: AbortSignal) => Promise<T>
               : withTimeout((s) => fn(attempt, s), options.timeoutMs, signal, { clock: options.clock, label: options.tool }),
           signal,
         ),
+        signal,
       ),
     options.retry,
     { signal: options.signal, onRetry: options.onRetry, clock: options.clock, random: options.random },

@@ -64,15 +64,18 @@ export class CircuitBreaker {
   /**
    * Runs `fn` through the breaker: refuses at once with CIRCUIT_OPEN while
    * open (or while another call is the half-open probe), records the outcome.
+   * A failure after `signal` (the caller's) aborted is the caller giving up, whatever its reason says.
    */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const probe = this.#admit();
     try {
       const result = await fn();
       this.#onSuccess();
       return result;
     } catch (error) {
-      this.#onError(error, probe);
+      // A run whose lease was lost aborts with LEASE_LOST, not a cancellation code: counted, a server restart's worth
+      // of lost leases opened the circuit and the next runs were refused a tool that never failed.
+      this.#onError(error, probe, signal?.aborted === true);
       throw error;
     }
   }
@@ -102,8 +105,8 @@ export class CircuitBreaker {
     this.reset();
   }
 
-  #onError(error: unknown, probe: boolean): void {
-    if (!this.#isFailure(error)) {
+  #onError(error: unknown, probe: boolean, callerGaveUp: boolean): void {
+    if (callerGaveUp || !this.#isFailure(error)) {
       // A canceled probe proves nothing: let the next call probe instead.
       if (probe) this.#probing = false;
       return;

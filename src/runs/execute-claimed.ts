@@ -16,7 +16,7 @@ import { watchLease } from "./lease-watch.js";
 import { applyOutcome, outcomeOfError, type RunOutcome } from "./outcome.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimedRun } from "./scheduler.js";
-import { writeWhileDiskRefuses } from "./storage-retry.js";
+import { writeWhileStorageRefuses } from "./storage-retry.js";
 
 /** Runs one claimed run; resolve with its outcome, or nothing if it already ended the lease itself. */
 export type ExecuteRun = (run: RunRecord, lease: RunLease) => Promise<RunOutcome | void>;
@@ -50,7 +50,7 @@ export class WorkerStoppingError extends SystemError {
 /**
  * Executes a claimed run under its lease: heartbeats every `heartbeatMs` and
  * reads its status every second (a lost lease aborts `lease.signal`), maps a thrown error to its outcome
- * ({@link outcomeOfError}: a full or failing disk to RETRYING with backoff) and records it, trying again while the disk refuses that write and the lease lasts.
+ * ({@link outcomeOfError}: a full or failing disk to RETRYING with backoff) and records it, trying again while the disk refuses that write or the server is away, as long as the lease lasts.
  * @example
  * const claimed = await scheduler.claimRun(runId, { workerId: "cli", leaseMs: 30_000, resume: decision });
  * if (claimed) await executeClaimed(claimed, execute);
@@ -124,7 +124,7 @@ async function record(
     }
     if (ended.threw && reason instanceof LeaseLostError) throw reason;
     const outcome = ended.threw ? outcomeOfError(ended.error, run.attempts) : ended.outcome;
-    return { kind: "recorded", run: await writeWhileDiskRefuses(lease, () => applyOutcome(lease, outcome)) };
+    return { kind: "recorded", run: await writeWhileStorageRefuses(lease, () => applyOutcome(lease, outcome)) };
   } catch (error) {
     if (error instanceof LeaseLostError) return { kind: "lost", error };
     onError(error, run);

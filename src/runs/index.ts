@@ -44,5 +44,5 @@ export type { Worker, WorkerOptions, WorkerStats } from "./worker.js";
 export { RUNS_SCHEMA } from "./schema.js";
 export { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
-export { storageBackoffMs, storageRetryOutcome, connectionRetryOutcome, writeWhileDiskRefuses } from "./storage-retry.js";
+export { storageBackoffMs, storageRetryOutcome, connectionRetryOutcome, writeWhileStorageRefuses } from "./storage-retry.js";
 export type { RunSignal, RunSignalListener, RunSignals } from "./run-signals.js";

@@ -2,11 +2,12 @@
  * A run whose writes the disk refuses (full, or failing) goes RETRYING with a backoff and the reason, not FAILED:
  * the run did nothing wrong, and it can go on once there is room. The write that records this can fail like the
  * others, so it is itself tried again while the disk refuses, for as long as the lease is held. A run whose
- * PostgreSQL connection was lost goes RETRYING too, counted as a crash would be.
+ * PostgreSQL connection was lost goes RETRYING too, counted as a crash would be; the write of any outcome is tried
+ * again the same way while the server is away.
  * @module
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { storageFailure } from "../db/index.js";
+import { connectionFailure, storageFailure } from "../db/index.js";
 import type { StorageError } from "../errors.js";
 import type { RunLease } from "./lease.js";
 import type { RunOutcome } from "./outcome.js";
@@ -44,23 +45,31 @@ export function connectionRetryOutcome(failure: StorageError, attempts: number):
 }
 
 /**
- * Runs `write`; while the disk refuses it (see storageFailure), tries again after 0.1 s, doubling up to 2 s, as long as
- * the lease is held and, by this process's clock, within the lease as it stood at the first refusal (renewals since do
- * not extend it): after that another process recovers the run from its expired lease. `onFailure` hears the first refusal at once (a waiter must not wait for the disk). Throws the
- * StorageError when it gives up; any other error at once.
+ * Runs `write`; while the disk refuses it (see storageFailure) or the PostgreSQL server cannot be reached or cut the
+ * connection (a restart: see connectionFailure), tries again after 0.1 s, doubling up to 2 s, as long as the lease is
+ * held and, by this process's clock, within the lease as it stood at the first refusal (renewals since do not extend
+ * it): after that another process recovers the run from its expired lease. `onFailure` hears the disk's first refusal
+ * at once (a waiter must not wait for the disk). Throws the StorageError when it gives up; any other error at once.
  */
-export async function writeWhileDiskRefuses<T>(lease: RunLease, write: () => T | Promise<T>, onFailure?: (failure: StorageError) => void): Promise<T> {
+export async function writeWhileStorageRefuses<T>(lease: RunLease, write: () => T | Promise<T>, onFailure?: (failure: StorageError) => void): Promise<T> {
   let pause = FIRST_WRITE_RETRY_MS;
   // The lease as it stood at the first refusal: a heartbeat still running beside this loop (a run executed
   // inline) keeps renewing it, and a small renew that fits must not keep a write that does not fit trying forever.
   let deadline: number | undefined;
-  for (let tries = 0; ; tries++) {
+  let announced = false;
+  for (;;) {
     try {
       return await write();
     } catch (error) {
-      const failure = storageFailure(error);
+      const disk = storageFailure(error);
+      // Given up at once, a run cut off by a server restart of a few seconds waited out its whole lease (30 s by
+      // default) before any worker took it up again; the fence refuses this write should the lease be gone meanwhile.
+      const failure = disk ?? connectionFailure(error);
       if (failure === undefined) throw error;
-      if (tries === 0) onFailure?.(failure);
+      if (disk !== undefined && !announced) {
+        announced = true;
+        onFailure?.(disk);
+      }
       deadline ??= lease.expiresAt;
       if (lease.signal.aborted || lease.store.clock() + pause >= deadline) throw failure;
     }

@@ -6,7 +6,7 @@
  */
 import { isStorageFailureCode, type StorageFailureCode } from "../db/index.js";
 import {
-  LeaseLostError, applyOutcome, isTerminal, outcomeOfError, writeWhileDiskRefuses,
+  LeaseLostError, applyOutcome, isTerminal, outcomeOfError, writeWhileStorageRefuses,
   type RunLease, type RunRecord, type RunStore,
 } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
@@ -66,7 +66,7 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
     // The outcome first (fenced), then its transition in the trace and the run's pending spans: a refused
     // outcome (lost lease) writes no spans of it. A crash between the two leaves a waiting or retrying run's
     // trace to be rebuilt from run_events (syncStateChanges) at its next start; a finished run's is not (see docs).
-    const after = await writeWhileDiskRefuses(lease, () => applyOutcome(lease, outcome),
+    const after = await writeWhileStorageRefuses(lease, () => applyOutcome(lease, outcome),
       (failure) => announce(failure.code as StorageFailureCode, failure.message));
     await syncStateChanges(deps.runs, recorder, after);
     // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).

@@ -80,6 +80,18 @@ describe("CircuitBreaker", () => {
     await expect(breaker.run(ok)).resolves.toBe("up");
     expect(breaker.state).toBe("closed");
   });
+  it("a call that fails because its caller's signal aborted (a lost lease, a stopping worker) is no failure", async () => {
+    const breaker = new CircuitBreaker("t", { failureThreshold: 1 });
+    const controller = new AbortController();
+    // The run's lease ran out: the caller aborts with its own reason, which is not a cancellation code.
+    const lost = Object.assign(new Error("run r: lease with fencing token 1 lost (lease-expired)"), { code: "LEASE_LOST" });
+    controller.abort(lost);
+    await expect(breaker.run(() => Promise.reject(lost), controller.signal)).rejects.toBe(lost);
+    expect(breaker.state).toBe("closed");
+    // The same error from a caller that did not give up is the tool failing.
+    await expect(breaker.run(() => Promise.reject(lost), new AbortController().signal)).rejects.toBe(lost);
+    expect(breaker.state).toBe("open");
+  });
 });
 
 describe("CircuitBreakerRegistry", () => {

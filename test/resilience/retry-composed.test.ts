@@ -52,6 +52,20 @@ describe("callWithResilience", () => {
     expect(calls).toBe(2);
   });
 
+  it("calls cut short by the run's lost lease do not open the breaker for the runs that come after", async () => {
+    const breaker = new CircuitBreaker("get_weather", { failureThreshold: 2 });
+    for (let i = 0; i < 3; i++) {
+      const controller = new AbortController();
+      const call = callWithResilience((_attempt, signal) => new Promise<string>((_resolve, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason as Error));
+      }), { tool: "get_weather", signal: controller.signal, breaker, limits: new ToolLimits() });
+      controller.abort(Object.assign(new Error("lease lost"), { code: "LEASE_LOST" }));
+      await expect(call).rejects.toMatchObject({ code: "LEASE_LOST" });
+    }
+    expect(breaker.state).toBe("closed");
+    await expect(callWithResilience(() => Promise.resolve("sunny"), { tool: "get_weather", breaker, limits: new ToolLimits() })).resolves.toBe("sunny");
+  });
+
   it("without timeoutMs passes the run's signal straight to the call", async () => {
     const controller = new AbortController();
     let seen: AbortSignal | undefined;

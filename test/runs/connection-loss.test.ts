@@ -128,6 +128,24 @@ describe("the worker loop while the database server is lost", () => {
     expect((await real.events(runId)).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "RETRYING", "RUNNING", "SUCCEEDED"]);
   });
 
+  it("records an outcome whose write lost its connection once the server answers again, within the lease, instead of leaving the run to its lease's expiry", async () => {
+    const real = realStore();
+    const { runId } = await real.create({ graphId: "g" });
+    // The server restarts as the run ends: its first outcome writes are cut off, then it answers again.
+    const { store, calls } = failingStore(real, "DB_CONNECTION_LOST", (method, call) => method === "transition" && call <= 2);
+    const errors: unknown[] = [];
+    const stats = await createWorker({
+      // A lease far longer than the test: only a write tried again can finish the run in time.
+      store, leaseMs: 60_000, pollMs: 5, once: true, onError: (error) => errors.push(error),
+      execute: async () => ({ status: "SUCCEEDED", result: "done" }),
+    }).run();
+    expect(stats).toMatchObject({ claimed: 1, finished: { SUCCEEDED: 1 }, lost: 0 });
+    expect(calls.transition).toBe(3);
+    expect((await real.events(runId)).map((e) => e.to)).toEqual(["QUEUED", "RUNNING", "SUCCEEDED"]);
+    expect(await real.get(runId)).toMatchObject({ status: "SUCCEEDED", attempts: 1, result: "done" });
+    expect(errors).toEqual([]);
+  }, 10_000);
+
   it("sends a run whose execution lost its connection to RETRYING, its attempt counted, and the next attempt finishes it", async () => {
     const store = realStore();
     const { runId } = await store.create({ graphId: "g" });

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { StorageError } from "../../src/errors.js";
-import { Scheduler, writeWhileDiskRefuses } from "../../src/runs/index.js";
+import { Scheduler, writeWhileStorageRefuses } from "../../src/runs/index.js";
 import { freshStore } from "./helpers.js";
 
 // Longer than the largest pause between tries (2 s), so only the deadline can end the loop.
 const LEASE = 10_000;
 const full = () => Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
 
-describe("writeWhileDiskRefuses", () => {
+describe("writeWhileStorageRefuses", () => {
   it("gives up within the lease as it stood at the first refusal, though a heartbeat keeps renewing it", async () => {
     const { store, clock } = freshStore();
     await store.create({ graphId: "g" });
@@ -20,7 +20,7 @@ describe("writeWhileDiskRefuses", () => {
       await lease.renew();
       throw full();
     };
-    const outcome = await writeWhileDiskRefuses(lease, write).then(() => undefined, (error: unknown) => error);
+    const outcome = await writeWhileStorageRefuses(lease, write).then(() => undefined, (error: unknown) => error);
     expect(outcome).toBeInstanceOf(StorageError);
     expect(outcome).toMatchObject({ code: "STORAGE_FULL" });
     expect(tries).toBeGreaterThan(1);
@@ -33,7 +33,7 @@ describe("writeWhileDiskRefuses", () => {
     const { lease } = (await new Scheduler(store).claimNext({ workerId: "A", leaseMs: 60_000 }))!;
     let tries = 0;
     const heard: string[] = [];
-    const result = await writeWhileDiskRefuses(lease, () => {
+    const result = await writeWhileStorageRefuses(lease, () => {
       if (++tries < 3) throw full();
       return "written";
     }, (failure) => heard.push(failure.code));
