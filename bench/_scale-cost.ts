@@ -2,8 +2,11 @@
 // driver), rows inserted/updated/deleted per table (pg_stat_user_tables, flushed by closing the runtime's
 // connections) and bytes (pg_total_relation_size deltas), for N city_weather runs and N ops_rollback runs (waiting
 // for approval, then approved and finished), each on a fresh schema, measured in-process through Runtime.
+import { readFileSync } from "node:fs";
 import type pg from "pg";
+import { PostgresDatabase } from "../src/db/postgres/index.js";
 import { Runtime } from "../src/runtime/index.js";
+import { runtimeInternals } from "../src/runtime/internals.js";
 import { countRoundTrips, roundTripsPer } from "./_pg-round-trips.js";
 import { CONFIG, withSchema } from "./_scale-pg.js";
 
@@ -24,7 +27,39 @@ export interface RunCost {
   round_trips: number;
   rows_written: number;
   bytes: number;
+  /** CPU ms per run of this process (runtime, graph, scripted model) and of its PostgreSQL backends (from /proc). */
+  cpu_ms_client: number;
+  cpu_ms_server: number;
   tables: Record<string, TableCost>;
+}
+
+/** Round trips, this process's CPU ms and its backends' CPU ms over a phase. */
+interface PhaseCost {
+  roundTrips: number;
+  cpuClient: number;
+  cpuServer: number;
+}
+
+/** CPU ms a PostgreSQL backend has used (utime + stime from /proc; the server runs on this machine). */
+function backendCpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0; // gone, or another machine's server: not counted
+  }
+}
+
+/** The pids behind every connection of the runtime's pool (all checked out at once so each answers). */
+async function poolPids(runtime: Runtime): Promise<number[]> {
+  const db = runtimeInternals(runtime).storage.db;
+  if (!(db instanceof PostgresDatabase)) return [];
+  const clients = await Promise.all(Array.from({ length: db.pool.totalCount || 1 }, () => db.pool.connect()));
+  try {
+    return await Promise.all(clients.map(async (c) => Number((await c.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid)));
+  } finally {
+    for (const c of clients) c.release();
+  }
 }
 
 type Snapshot = Map<string, { ins: number; upd: number; del: number; bytes: number }>;
@@ -40,7 +75,7 @@ async function snapshot(admin: pg.Client, schema: string): Promise<Snapshot> {
 }
 
 /** The change from `before` to `after` per run; the simulated world's sim_* tables are left out (not agentrt's). */
-function costOf(before: Snapshot, after: Snapshot, runs: number, roundTrips: number): RunCost {
+function costOf(before: Snapshot, after: Snapshot, runs: number, phase: PhaseCost): RunCost {
   const tables: Record<string, TableCost> = {};
   const per = (n: number) => Number((n / runs).toFixed(2));
   for (const [table, a] of [...after.entries()].sort(([x], [y]) => x.localeCompare(y))) {
@@ -51,18 +86,24 @@ function costOf(before: Snapshot, after: Snapshot, runs: number, roundTrips: num
   }
   const all = Object.values(tables);
   return {
-    runs, round_trips: roundTrips,
+    runs, round_trips: phase.roundTrips,
+    cpu_ms_client: Number((phase.cpuClient / runs).toFixed(2)), cpu_ms_server: Number((phase.cpuServer / runs).toFixed(2)),
     rows_written: Number(all.reduce((s, t) => s + t.inserted + t.updated + t.deleted, 0).toFixed(1)),
     bytes: all.reduce((s, t) => s + t.bytes, 0), tables,
   };
 }
 
 /** Opens a runtime on the schema, runs `work` (round trips counted per run), closes it so the counters flush. */
-async function phase(url: string, runs: number, work: (rt: Runtime, i: number) => Promise<void>): Promise<number> {
+async function phase(url: string, runs: number, work: (rt: Runtime, i: number) => Promise<void>): Promise<PhaseCost> {
   const runtime = Runtime.open({ db: url, config: CONFIG });
   try {
     await runtime.ready();
-    return await roundTripsPer(runs, (i) => work(runtime, i));
+    const before = new Map((await poolPids(runtime)).map((pid) => [pid, backendCpuMs(pid)]));
+    const cpu = process.cpuUsage();
+    const roundTrips = await roundTripsPer(runs, (i) => work(runtime, i));
+    const used = process.cpuUsage(cpu);
+    const cpuServer = (await poolPids(runtime)).reduce((sum, pid) => sum + backendCpuMs(pid) - (before.get(pid) ?? 0), 0);
+    return { roundTrips, cpuClient: (used.user + used.system) / 1000, cpuServer };
   } finally {
     await runtime.close();
   }

@@ -22,6 +22,9 @@ const RUNS = flag("runs", Number(process.env.BENCH_SCALE_RUNS ?? 2000));
 const WAITING = flag("waiting", 100_000);
 const APPROVALS = flag("approvals", 100);
 const CLIENTS = flag("clients", 200);
+/** `--part N` runs only part N (1-4); all four by default. */
+const PART = process.argv.includes("--part") ? flag("part", 1) : 0;
+const runs = (part: number) => PART === 0 || PART === part;
 /**
  * Runs in flight per worker process. A city_weather run takes ~10-15 ms of CPU and ~100+ ms of wall time (three
  * parallel 50 ms tool calls, ~50 round trips), so ~10 runs in flight saturate one event loop; 50 leaves room for
@@ -46,7 +49,20 @@ const describe = (label: string, f: WorkerFigures) =>
 
 try {
   out(`load average ${String(figures.load_before)}; PostgreSQL ${String((figures.server as { version: string }).version)}, synchronous_commit=${String((figures.server as { synchronous_commit: string }).synchronous_commit)}`);
-  // 1. Workers.
+  // The parts, each on fresh schemas.
+  if (runs(1)) await workersPart();
+  if (runs(2)) await approvalsPart();
+  if (runs(3)) await streamPart();
+  if (runs(4)) await costPart();
+  figures.load_after = loadavg().map((n) => Number(n.toFixed(2)));
+  out(JSON.stringify(figures));
+} finally {
+  await admin.end();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** 1. Workers. */
+async function workersPart(): Promise<void> {
   out(`1. ${RUNS} queued city_weather runs (3 get_weather calls of ${TOOL_LATENCY_MS} ms each) through agentrt worker --once processes, concurrency ${WORKER_CONCURRENCY} each:`);
   const pg: Record<number, WorkerFigures> = {};
   const contention: Record<string, unknown> = {};
@@ -93,8 +109,10 @@ try {
     double_executions: one.double_executions + two.double_executions + four.double_executions + noTrigger.double_executions + sqlite.double_executions,
     load_after_workers: loadavg().map((n) => Number(n.toFixed(2))),
   });
+}
 
-  // 2. Approvals among many waiting runs.
+/** 2. Approvals among many waiting runs. */
+async function approvalsPart(): Promise<void> {
   out(`2. approve-and-finish latency of ${APPROVALS} waiting ops_rollback runs (approve --queue, one agentrt worker process, one at a time):`);
   const empty = await withSchema(admin, "approve_empty", (schema) => measureApprovals(admin, schema, { approvals: APPROVALS, total: 0 }));
   out(`  empty schema (${empty.runs_in_database} runs): p50 ${empty.p50_ms} ms, p99 ${empty.p99_ms} ms, ${JSON.stringify(empty.statuses)}`);
@@ -104,8 +122,10 @@ try {
   const approvalRatio = { p50: ratio(full.p50_ms, empty.p50_ms), p99: ratio(full.p99_ms, empty.p99_ms) };
   out(`  full over empty: p50 ${approvalRatio.p50}x, p99 ${approvalRatio.p99}x (target within 1.2x)`);
   Object.assign(figures, { approvals_empty: empty, approvals_full: full, approval_full_over_empty: approvalRatio, waiting_rows: "real waiting runs' rows cloned in SQL (generate_series)" });
+}
 
-  // 3. Streaming across serve processes.
+/** 3. Streaming across serve processes. */
+async function streamPart(): Promise<void> {
   out(`3. ${CLIENTS} SDK clients, each creating a city_weather run on serve A and streaming it from serve B (joinStream, Last-Event-ID -1):`);
   let stream: StreamFigures | { error: string };
   try {
@@ -119,19 +139,16 @@ try {
         `(${stream.chunks_lost} chunks lost, ${stream.chunks_without_id} received without an id: serve B has only the run's final values)`;
   out(`  ${verdict}; ${JSON.stringify(stream)}`);
   Object.assign(figures, { cross_process_stream: verdict, cross_process_stream_figures: stream });
+}
 
-  // 4. Cost per run.
+/** 4. Cost per run. */
+async function costPart(): Promise<void> {
   out("4. what one run costs PostgreSQL (in-process Runtime, no tool latency; sim_* tables left out):");
   const weather = await measureWeatherCost(admin, 200);
   const rollback = await measureRollbackCost(admin, 100);
   for (const [label, c] of [["city_weather, to SUCCEEDED", weather], ["ops_rollback, to WAITING_APPROVAL", rollback.to_waiting], ["ops_rollback, approve to SUCCEEDED", rollback.approve_to_end]] as const) {
-    out(`  ${label.padEnd(36)} ${c.round_trips} round trips, ${c.rows_written} rows written, ${c.bytes} bytes (${c.runs} runs): ` +
+    out(`  ${label.padEnd(36)} ${c.round_trips} round trips, ${c.rows_written} rows written, ${c.bytes} bytes, CPU ${c.cpu_ms_client} ms here + ${c.cpu_ms_server} ms in PostgreSQL (${c.runs} runs): ` +
       Object.entries(c.tables).map(([t, v]) => `${t} +${v.inserted}/~${v.updated}/-${v.deleted} ${v.bytes} B`).join(", "));
   }
   Object.assign(figures, { cost_city_weather: weather, cost_ops_rollback_to_waiting: rollback.to_waiting, cost_ops_rollback_approve_to_end: rollback.approve_to_end });
-  figures.load_after = loadavg().map((n) => Number(n.toFixed(2)));
-  out(JSON.stringify(figures));
-} finally {
-  await admin.end();
-  rmSync(dir, { recursive: true, force: true });
 }
