@@ -16,6 +16,11 @@ export interface RunGraphConfig {
   configurable?: Record<string, unknown>;
   /** LangGraph's `recursionLimit`: supersteps per invocation. @default 100 */
   recursionLimit?: number;
+  /**
+   * Set by the server for a run created by its streaming endpoint on PostgreSQL: whoever executes the run publishes
+   * its chunks (with these modes) to the shared chunk log from the first one. Never taken from a caller.
+   */
+  stream?: { modes: string[] };
 }
 
 /** LangGraph's default is 25; agentrt's agents take a model turn and a tool step per round. */

@@ -10,6 +10,7 @@ import { PostgresDatabase } from "../../db/postgres/index.js";
 import { PostgresToolLedger } from "../../ledger/postgres-ledger.js";
 import { PostgresStore } from "../../memory/postgres-store.js";
 import { PostgresRunStore } from "../../runs/index.js";
+import { PostgresChunkLog } from "../../streams/postgres-chunk-log.js";
 import { PostgresTraceStore } from "../../trace/index.js";
 import type { CheckpointFence, RuntimeStorage } from "./runtime-storage.js";
 
@@ -20,11 +21,12 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
   const trace = new PostgresTraceStore(db);
   const ledger = new PostgresToolLedger(db);
   const store = new PostgresStore(db);
+  const chunks = new PostgresChunkLog(db);
   const checkpointer = (fence?: CheckpointFence) =>
     new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client }, config) });
   let ready: Promise<void> | undefined;
   return {
-    backend: "postgres", db, runs, trace, ledger, store, checkpointer,
+    backend: "postgres", db, runs, trace, ledger, store, chunks, checkpointer,
     ready: () => (ready ??= (async () => {
       await db.ready();
       // One module after another: each migration takes the schema's advisory lock anyway.
@@ -33,6 +35,7 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
       await trace.setup();
       await store.setup();
       await checkpointer().setup();
+      await chunks.setup();
     })().catch((error: unknown) => {
       ready = undefined;
       throw error;
