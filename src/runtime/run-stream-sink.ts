@@ -25,4 +25,6 @@ export interface ExecutionStream {
 /** Opens the stream of each execution. */
 export interface RunStreamSink {
   open(run: RunRecord): ExecutionStream;
+  /** This process will execute runs others may stream (it runs a worker): start hearing who streams which. */
+  listen?(): void;
 }

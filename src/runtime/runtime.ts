@@ -239,6 +239,8 @@ export class Runtime {
 
   /** A worker that claims QUEUED runs from this database and executes them. */
   worker(options: { concurrency?: number; once?: boolean; workerId?: string; leaseMs?: number; pollMs?: number } = {}): Worker {
+    // A worker executes runs others may stream: it hears their watches from now on (once per process, not per run).
+    this.deps.streams?.listen?.();
     return createWorker({
       store: this.runs,
       scheduler: this.scheduler,

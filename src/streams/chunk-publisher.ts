@@ -33,13 +33,25 @@ export class ChunkPublisher implements RunStreamSink {
     return publication;
   }
 
-  /** The modes the run's watchers asked for, once this process hears watches; undefined when nobody watches it. */
-  async #watchOf(runId: string): Promise<readonly string[] | undefined> {
+  /**
+   * Hears watches from now on: the ones in the log, then each announced. Called when the runtime starts a worker, so
+   * the one-time LISTEN and load are paid by a worker process's start, never by a run (a one-off `submit` without a
+   * worker knows only the runs streamed through the streaming endpoint, by their config).
+   */
+  listen(): void {
     this.#listening ??= this.#listen().catch(() => {
       // The database refused: runs execute unpublished meanwhile, and the next execution tries again.
       this.#listening = undefined;
     });
-    await this.#listening;
+  }
+
+  /** The modes the run's watchers asked for, once the watches are known; undefined when nobody watches it. */
+  async #watchOf(runId: string): Promise<readonly string[] | undefined> {
+    if (this.#listening !== undefined) {
+      await this.#listening;
+      // Failed meanwhile: try again for the next execution.
+      if (this.#listening === undefined) this.listen();
+    }
     return this.#known.get(runId);
   }
 

@@ -110,6 +110,7 @@ describe("ChunkPublisher", () => {
   it("writes nothing for a run nobody watches, and starts publishing when a watch arrives mid-run", async () => {
     const { log } = open();
     const publisher = new ChunkPublisher(log);
+    publisher.listen();
     const quiet = publisher.open(runOf("run_quiet"));
     for await (const chunk of await quiet.stream(graphOf([["values", { a: 1 }]]), null, {})) quiet.publish(chunk);
     await quiet.end();
