@@ -1,6 +1,7 @@
 /**
  * `agentrt serve`: the Agent Server API over one SQLite file or PostgreSQL
- * schema. Opens the runtime with a stream bus, runs a worker in-process for
+ * schema. Opens the runtime with a stream bus (SQLite) or reads the shared
+ * chunk log (PostgreSQL: runs stream from any process), runs a worker in-process for
  * queued and recovered runs, optionally forks worker processes on the same
  * database (one event loop per core), and listens with @hono/node-server.
  * @module
