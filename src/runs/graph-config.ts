@@ -16,6 +16,11 @@ export interface RunGraphConfig {
   configurable?: Record<string, unknown>;
   /** LangGraph's `recursionLimit`: supersteps per invocation. @default 100 */
   recursionLimit?: number;
+  /**
+   * Set by the server for a run created by its streaming endpoint on PostgreSQL: whoever executes the run publishes
+   * its chunks (with these modes) to the shared chunk log from the first one. Never taken from a caller.
+   */
+  stream?: { modes: string[] };
 }
 
 /** LangGraph's default is 25; agentrt's agents take a model turn and a tool step per round. */
@@ -36,7 +41,10 @@ const RESERVED = new Set([
 /** The config as given, or BAD_INPUT naming what is wrong; undefined when there is nothing to store. */
 export function validateGraphConfig(config: RunGraphConfig | undefined): RunGraphConfig | undefined {
   if (config === undefined) return undefined;
-  const { configurable, recursionLimit } = config;
+  const { configurable, recursionLimit, stream } = config;
+  if (stream !== undefined && !(Array.isArray(stream.modes) && stream.modes.every((m) => typeof m === "string"))) {
+    throw new UserInputError("BAD_INPUT", "stream.modes must be a list of stream mode names");
+  }
   if (recursionLimit !== undefined && !(Number.isInteger(recursionLimit) && recursionLimit >= 1 && recursionLimit <= MAX_RECURSION_LIMIT)) {
     throw new UserInputError("BAD_INPUT", `recursion limit must be an integer in 1..${MAX_RECURSION_LIMIT}, got ${String(recursionLimit)}`);
   }
@@ -51,6 +59,9 @@ export function validateGraphConfig(config: RunGraphConfig | undefined): RunGrap
     }
   }
   const hasKeys = configurable !== undefined && Object.keys(configurable).length > 0;
-  if (!hasKeys && recursionLimit === undefined) return undefined;
-  return { ...(hasKeys ? { configurable } : {}), ...(recursionLimit === undefined ? {} : { recursionLimit }) };
+  if (!hasKeys && recursionLimit === undefined && stream === undefined) return undefined;
+  return {
+    ...(hasKeys ? { configurable } : {}), ...(recursionLimit === undefined ? {} : { recursionLimit }),
+    ...(stream === undefined ? {} : { stream: { modes: [...stream.modes] } }),
+  };
 }

@@ -56,8 +56,11 @@ const CONFIG: DocumentFormat<RunGraphConfig> = {
     // v0 (runs schema v3, before document versions).
     z.strictObject(configFields),
     z.strictObject({ $v: z.literal(1), ...configFields }).transform(withoutVersion),
+    // v2: a run streamed through the shared chunk log says so (its modes); written only for such runs, so an older
+    // agentrt refuses just those (DB_SCHEMA_TOO_NEW) rather than executing them unpublished.
+    z.strictObject({ $v: z.literal(2), ...configFields, stream: z.strictObject({ modes: z.array(z.string()) }).optional() }).transform(withoutVersion),
   ],
-  encode: (config) => ({ $v: 1, ...config }),
+  encode: (config) => ({ $v: config.stream === undefined ? 1 : 2, ...config }),
 };
 
 /**

@@ -22,7 +22,7 @@ import { foreignAnswer, foreignCallbacks } from "./foreign-run.js";
 import { checkpointRunId } from "./run-stamp.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
-import type { StreamBus } from "./stream-bus.js";
+import type { RunStreamSink } from "./run-stream-sink.js";
 import { StreamOutcome } from "./stream-outcome.js";
 
 /** What executing a run needs from the runtime. */
@@ -38,8 +38,8 @@ export interface ExecutionDeps {
   emit: RuntimeListener;
   recorder: (run: RunRecord) => Promise<TraceRecorder>;
   pricing: PricingTable;
-  /** Live chunks for listeners (the server's SSE); runs stream only "values" and "updates" without it. @default none */
-  streams?: StreamBus;
+  /** Live chunks for listeners (the server's SSE, or any process on PostgreSQL); runs stream only "values" and "updates" without it. @default none */
+  streams?: RunStreamSink;
 }
 
 /** The minimal surface of a compiled graph the executor drives. */
@@ -85,14 +85,20 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
       // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
       callbacks: foreignCallbacks(hooks, snapshot?.values),
     };
-    // With a bus its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
+    // With a sink its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
     // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
-    const stream = deps.streams === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await deps.streams.stream(graph, run.runId, input, options);
+    const published = deps.streams?.open(run);
     const watched = new StreamOutcome(graph);
-    // Every checkpoint write checks the lease (checkpoint-fence.ts); a lost one aborts the signal too.
-    for await (const chunk of stream) {
-      watched.observe(chunk);
-      deps.streams?.publish(run.runId, chunk);
+    try {
+      const stream = published === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await published.stream(graph, input, options);
+      // Every checkpoint write checks the lease (checkpoint-fence.ts); a lost one aborts the signal too.
+      for await (const chunk of stream) {
+        watched.observe(chunk);
+        published?.publish(chunk);
+      }
+    } finally {
+      // Durable before the outcome is written: a reader that sees the run at rest finds every chunk.
+      await published?.end();
     }
     const settled = watched.settled();
     const outcome = outcomeOf(run, settled ?? (await graph.getState(config)), deps.emit, foreign);

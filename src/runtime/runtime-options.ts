@@ -6,7 +6,7 @@ import type { RunBudget, RunGraphConfig, SchedulerOptions } from "../runs/index.
 import type { RunView } from "./run-view.js";
 import type { RuntimeListener } from "./runtime-events.js";
 import type { SideEffectView } from "./side-effects.js";
-import type { StreamBus } from "./stream-bus.js";
+import type { RunStreamSink } from "./run-stream-sink.js";
 
 /** How to open a {@link Runtime}. */
 export interface RuntimeOptions {
@@ -22,8 +22,8 @@ export interface RuntimeOptions {
   onEvent?: RuntimeListener;
   /** Global and per-user caps on RUNNING runs. @default none */
   scheduler?: SchedulerOptions;
-  /** Publishes live stream chunks of runs executed here (for SSE). @default none */
-  streams?: StreamBus;
+  /** Publishes live stream chunks of runs executed here (for SSE). @default none on SQLite; the shared chunk log on PostgreSQL */
+  streams?: RunStreamSink;
   /** Fail with a StorageError instead of creating a missing database file. @default false */
   mustExist?: boolean;
 }

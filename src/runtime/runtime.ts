@@ -30,6 +30,7 @@ import { runViewOf } from "./run-reader.js";
 import { toRunView, type RunView } from "./run-view.js";
 import { syncStateChanges } from "./state-changes.js";
 import { registerInternals } from "./internals.js";
+import { ChunkPublisher } from "../streams/chunk-publisher.js";
 import type { CanceledRunView, DecisionOptions, InputOptions, ResumeOptions, RuntimeOptions, SubmitOptions } from "./runtime-options.js";
 
 /** The agentrt runtime over one database (SQLite file or PostgreSQL schema). */
@@ -71,7 +72,8 @@ export class Runtime {
       pricing: trace.pricing,
       leaseMs: options.leaseMs ?? defaultLeaseMs(),
       workerId: options.workerId ?? `rt_${newSortableId()}`,
-      streams: options.streams,
+      // On PostgreSQL, watched runs are published to the shared chunk log whichever process executes them.
+      streams: options.streams ?? (storage.chunks === undefined ? undefined : new ChunkPublisher(storage.chunks)),
     };
     this.decisionDeps = { runs, trace, recorder: this.deps.recorder, registry };
     registerInternals(this, { db, runs, storage });
@@ -237,6 +239,8 @@ export class Runtime {
 
   /** A worker that claims QUEUED runs from this database and executes them. */
   worker(options: { concurrency?: number; once?: boolean; workerId?: string; leaseMs?: number; pollMs?: number } = {}): Worker {
+    // A worker executes runs others may stream: it hears their watches from now on (once per process, not per run).
+    this.deps.streams?.listen?.();
     return createWorker({
       store: this.runs,
       scheduler: this.scheduler,

@@ -11,6 +11,8 @@
  * @module
  */
 
+import type { RunRecord } from "../runs/index.js";
+import type { ExecutionStream, RunStreamSink, StreamableGraph } from "./run-stream-sink.js";
 import { StreamOutcome } from "./stream-outcome.js";
 import { StreamReplay } from "./stream-replay.js";
 
@@ -20,19 +22,20 @@ export interface StreamChunk {
   payload: unknown;
   /** Its number in the run's stream (1, 2, …) when the run is streamed: an SSE event id to resume after. */
   seq?: number;
+  /** True when `payload` is in wire (JSON) form already: read from the shared chunk log. */
+  wire?: boolean;
 }
 
 /** Receives the chunks of one run; must not throw. */
 export type StreamListener = (chunk: StreamChunk) => void;
 
-/** A graph the bus can stream: `stream`, and `streamEvents` for the "events" mode. */
-export interface StreamableGraph {
-  stream(input: unknown, options: object): Promise<AsyncIterable<unknown>>;
-  streamEvents?(input: unknown, options: object): AsyncIterable<unknown>;
-}
+export type { StreamableGraph } from "./run-stream-sink.js";
 
-/** Stream modes a listener may add to the bus's defaults (LangGraph modes, plus "events"). */
-const EXTRA_MODES = new Set(["debug", "tasks", "checkpoints", "events"]);
+/** Stream modes a listener may add to the defaults (LangGraph modes, plus "events"). */
+export const EXTRA_MODES: ReadonlySet<string> = new Set(["debug", "tasks", "checkpoints", "events"]);
+
+/** Modes a streamed run is executed with unless its listeners ask for more. */
+export const DEFAULT_STREAM_MODES: readonly string[] = ["values", "updates", "messages", "custom"];
 
 interface StreamEventLike {
   event: string;
@@ -48,7 +51,7 @@ export interface StreamBusOptions {
 }
 
 /** Fan-out of live stream chunks by run id. */
-export class StreamBus {
+export class StreamBus implements RunStreamSink {
   /** LangGraph stream modes runs are executed with while this bus is attached. */
   readonly modes: readonly string[];
   private readonly listeners = new Map<string, Set<StreamListener>>();
@@ -56,7 +59,16 @@ export class StreamBus {
   private readonly replay = new StreamReplay();
 
   constructor(options: StreamBusOptions = {}) {
-    this.modes = options.modes ?? ["values", "updates", "messages", "custom"];
+    this.modes = options.modes ?? DEFAULT_STREAM_MODES;
+  }
+
+  /** The stream of one execution of `run`, through this bus. */
+  open(run: RunRecord): ExecutionStream {
+    return {
+      stream: (graph, input, options) => this.stream(graph, run.runId, input, options),
+      publish: (raw) => this.publish(run.runId, raw),
+      end: () => Promise.resolve(),
+    };
   }
 
   /** LangGraph modes to execute a run with: only what the executor reads itself while nobody listens to it. */
@@ -80,9 +92,7 @@ export class StreamBus {
    * ordinary chunks and every other event becomes an `["events", event]` chunk.
    */
   async stream(graph: StreamableGraph, runId: string, input: unknown, options: object): Promise<AsyncIterable<unknown>> {
-    const streamMode = this.modesFor(runId);
-    if (!this.wantsEvents(runId) || graph.streamEvents === undefined) return graph.stream(input, { ...options, streamMode });
-    return unwrapEvents(graph.streamEvents(input, { ...options, streamMode, version: "v2" }) as AsyncIterable<StreamEventLike>);
+    return streamGraph(graph, input, options, this.modesFor(runId), this.wantsEvents(runId));
   }
 
   /**
@@ -110,9 +120,8 @@ export class StreamBus {
 
   /** Delivers a raw chunk of `graph.stream(..., { streamMode: [...] })` to the run's listeners. */
   publish(runId: string, raw: unknown): void {
-    if (!Array.isArray(raw) || raw.length < 2) return;
-    // With subgraphs the chunk is [namespace, mode, payload]; without, [mode, payload].
-    const plain: StreamChunk = raw.length === 3 ? { mode: String(raw[1]), payload: raw[2] } : { mode: String(raw[0]), payload: raw[1] };
+    const plain = plainChunk(raw);
+    if (plain === undefined) return;
     // Kept (and numbered) for a run someone streamed, even while nobody listens: they may come back.
     const chunk = this.replay.append(runId, plain) ?? plain;
     for (const listener of [...(this.listeners.get(runId) ?? [])]) deliver(listener, chunk);
@@ -122,6 +131,23 @@ export class StreamBus {
   close(): void {
     this.replay.clear();
   }
+}
+
+/** A raw chunk of `graph.stream(..., { streamMode: [...] })` as mode and payload; undefined for anything else. */
+export function plainChunk(raw: unknown): StreamChunk | undefined {
+  if (!Array.isArray(raw) || raw.length < 2) return undefined;
+  // With subgraphs the chunk is [namespace, mode, payload]; without, [mode, payload].
+  return raw.length === 3 ? { mode: String(raw[1]), payload: raw[2] } : { mode: String(raw[0]), payload: raw[1] };
+}
+
+/**
+ * `graph.stream` with `modes`, or with `events`, `streamEvents` v2 whose root `on_chain_stream` events are unwrapped
+ * back into the ordinary chunks and every other event becomes an `["events", event]` chunk.
+ */
+export async function streamGraph(graph: StreamableGraph, input: unknown, options: object, modes: readonly string[], events: boolean): Promise<AsyncIterable<unknown>> {
+  const streamMode = modes.filter((m) => m !== "events");
+  if (!events || graph.streamEvents === undefined) return graph.stream(input, { ...options, streamMode });
+  return unwrapEvents(graph.streamEvents(input, { ...options, streamMode, version: "v2" }) as AsyncIterable<StreamEventLike>);
 }
 
 function deliver(listener: StreamListener, chunk: StreamChunk): void {

@@ -1,15 +1,15 @@
 /**
- * What every route handler shares: the run service, the stream bus, request
+ * What every route handler shares: the run service, the run streams, request
  * body validation (422 schema violations) and the caller.
  * @module
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { StreamBus } from "../runtime/index.js";
 import type { Caller } from "./auth.js";
 import { HttpError } from "./http-error.js";
 import { jsonBody } from "./json-body.js";
 import type { RunService } from "./run-service.js";
+import type { RunStreams } from "./run-streams.js";
 
 /** Hono environment of the server: the authenticated caller per request. */
 export interface ServerEnv {
@@ -19,7 +19,8 @@ export interface ServerEnv {
 /** Dependencies of the routes. */
 export interface RouteDeps {
   service: RunService;
-  bus: StreamBus;
+  /** The live chunks of runs: the in-process bus (SQLite) or the shared chunk log (PostgreSQL). */
+  streams: RunStreams;
   /** Diagnostics, one line each. */
   log: (line: string) => void;
 }

@@ -38,6 +38,8 @@ export type KickWhere = "any" | "here";
 export interface PreparedRun {
   run: RunRecord;
   kick: (where?: KickWhere) => void;
+  /** True for a run created by this request; false for the resume of a waiting run. */
+  created: boolean;
   /** Runs of its thread it was queued behind (multitask_strategy enqueue); it can start once they rest. */
   behind?: string[];
 }
@@ -124,8 +126,12 @@ export class RunService {
   /**
    * Validates and stores a new run (or the resume of the thread's waiting one). A run to execute "here"
    * (streamed: the stream bus is this process's) is held back from worker processes' claims until it is kicked.
+   * `streamedWith`: the run is streamed through the shared chunk log (PostgreSQL) with these modes: a new run says
+   * so in its config and is left to any worker (whoever claims it publishes its chunks); a resume still executes here.
    */
-  async prepare(body: z.infer<typeof RunCreate>, pathThreadId: string | undefined, caller: Caller, where: KickWhere = "any"): Promise<PreparedRun> {
+  async prepare(
+    body: z.infer<typeof RunCreate>, pathThreadId: string | undefined, caller: Caller, where: KickWhere = "any", streamedWith?: readonly string[],
+  ): Promise<PreparedRun> {
     // Checked before anything is written (a thread created on the fly included).
     const unsupported = unsupportedOption(body);
     if (unsupported !== undefined) throw new HttpError(422, "BAD_INPUT", unsupported);
@@ -138,11 +144,12 @@ export class RunService {
     await validateGraphInput(graph, graphId, body.input, {
       current: async () => (pathThreadId !== undefined && (await this.graphOfThread(pathThreadId)) === graphId ? current?.() : undefined),
     });
-    const config = validateGraphConfig(graphConfigOf(body.config));
+    const validConfig = validateGraphConfig(graphConfigOf(body.config));
+    const config = streamedWith === undefined ? validConfig : { ...validConfig, stream: { modes: [...streamedWith] } };
     const spec = {
       graph: graphId, input: body.input ?? null, user: caller.id, budget, config, metadata: body.metadata ?? {},
       // Claimed by id when kicked; if this process dies first, anyone may claim it then.
-      ...(where === "here" ? { holdMs: HERE_HOLD_MS } : {}),
+      ...(where === "here" && streamedWith === undefined ? { holdMs: HERE_HOLD_MS } : {}),
     };
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     if (pathThreadId === undefined && body.command?.resume === undefined && checkpointId === undefined) {
@@ -150,7 +157,7 @@ export class RunService {
       // between leaves an empty thread nobody was told of, never a run without its thread.
       const { threadId } = await this.threads.create(newThreadId(), { graph_id: graphId });
       const { run } = await this.runtime.createRun({ ...spec, thread: threadId });
-      return { run, kick: (at) => this.launch(run.runId, at) };
+      return { run, created: true, kick: (at) => this.launch(run.runId, at) };
     }
     if (checkpointId !== undefined && (pathThreadId === undefined || (await this.threads.find(pathThreadId)) === undefined)) {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
@@ -174,7 +181,7 @@ export class RunService {
       ...spec, thread: threadId, multitask: strategy, ifWaiting, by: caller.id, ...(fork === undefined ? {} : { beforeCreate: fork }),
     });
     for (const runId of canceled) this.canceled(runId);
-    return { run, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
+    return { run, created: true, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */
@@ -257,7 +264,7 @@ export class RunService {
   async decide(runId: string, decisions: readonly DecisionInput[], where: KickWhere = "any"): Promise<PreparedRun> {
     const here = this.executesHere(where);
     await this.runtime.decide(runId, decisions, { queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
-    return { run: await this.runtime.records.get(runId), kick: (at) => this.launch(runId, here ? "here" : at) };
+    return { run: await this.runtime.records.get(runId), created: false, kick: (at) => this.launch(runId, here ? "here" : at) };
   }
 
   /** True when a run kicked with `where` executes in this process (no worker process would take it). */
@@ -365,7 +372,7 @@ export class RunService {
       // A plain interrupt(): the resume value (or the one keyed by its interrupt id) is what interrupt() returns.
       const here = this.executesHere(where);
       await this.runtime.answer(asking.runId, resume, { by: caller.authenticated ? caller.id : undefined, queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
-      return { run: await this.runtime.records.get(asking.runId), kick: (at) => this.launch(asking.runId, here ? "here" : at) };
+      return { run: await this.runtime.records.get(asking.runId), created: false, kick: (at) => this.launch(asking.runId, here ? "here" : at) };
     }
     if (waiting === undefined) {
       throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} is not interrupted; there is nothing to resume`);

@@ -1,6 +1,7 @@
 /**
  * `agentrt serve`: the Agent Server API over one SQLite file or PostgreSQL
- * schema. Opens the runtime with a stream bus, runs a worker in-process for
+ * schema. Opens the runtime with a stream bus (SQLite) or reads the shared
+ * chunk log (PostgreSQL: runs stream from any process), runs a worker in-process for
  * queued and recovered runs, optionally forks worker processes on the same
  * database (one event loop per core), and listens with @hono/node-server.
  * @module
@@ -19,6 +20,8 @@ import { hostPolicy, isLoopback } from "./host-check.js";
 import { originPolicy } from "./origin-check.js";
 import { FallbackWorker } from "./fallback-worker.js";
 import { RunService } from "./run-service.js";
+import { busStreams, type RunStreams } from "./run-streams.js";
+import { ChunkFeed } from "../streams/chunk-feed.js";
 import { ThreadStateReader } from "./thread-state.js";
 import { openThreadStore } from "./open-thread-store.js";
 import { WorkerPool, workerCount, type WorkerInfo } from "./worker-pool.js";
@@ -58,6 +61,11 @@ export interface ServeOptions {
    * runs stay here. A number, or "auto" (one per core). @default env AGENTRT_SERVE_WORKERS, else 0
    */
   workers?: number | "auto";
+  /**
+   * On PostgreSQL, how long the stream chunks of a run are kept after it rested, for reconnects (ms).
+   * @default env AGENTRT_STREAM_RETENTION_MS, else 3600000 (1 h)
+   */
+  streamRetentionMs?: number;
   /** Diagnostics. @default one line on stderr */
   log?: (line: string) => void;
 }
@@ -106,8 +114,10 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   }
   const concurrency = options.workerConcurrency ?? 16;
   const processConcurrency = options.workerConcurrency ?? 32;
-  const bus = new StreamBus();
+  // On PostgreSQL the runtime publishes to the shared chunk log (any process may stream a run); on SQLite, to this bus.
+  const bus = isPostgresUrl(options.db ?? "") ? undefined : new StreamBus();
   let service: RunService | undefined;
+  let streams: RunStreams | undefined;
   const runtime = Runtime.open({ db: options.db, config: options.config ?? process.env.AGENTRT_CONFIG, streams: bus, onEvent: (e) => service?.onRuntimeEvent(e) });
   const pool = workers === 0 ? undefined : new WorkerPool({
     count: workers,
@@ -124,11 +134,12 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     await runtime.ready();
     const { storage } = runtimeInternals(runtime);
     service = new RunService(runtime, await openThreadStore(storage.db), new ThreadStateReader(runtime.registry, storage.checkpointer()), log, pool);
+    streams = storage.chunks === undefined ? busStreams(bus ?? new StreamBus()) : new ChunkFeed(storage.chunks, { retentionMs: streamRetention(options), log });
   } catch (error) {
     await runtime.close();
     throw error;
   }
-  const app = createApp({ service, bus, log }, { keys, hosts, origins, maxBodyBytes: options.maxBodyBytes });
+  const app = createApp({ service, streams, log }, { keys, hosts, origins, maxBodyBytes: options.maxBodyBytes });
   // Queued and recovered runs; with worker processes, only while none of them is ready (see FallbackWorker).
   const local = pool === undefined ? alwaysOn(runtime.worker({ concurrency, pollMs: 100 })) : new FallbackWorker(() => runtime.worker({ concurrency, pollMs: 100 }), () => pool.ready);
   let server: ServerType;
@@ -169,13 +180,22 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
       service.close();
-      bus.close();
+      await streams.close();
       await Promise.all([pool?.stop(), local.stop()]);
       // Runs executing here outside the worker loop (streamed, resumed, waited on) are handed back too.
       await runtime.handBack();
       await runtime.close();
     })()),
   };
+}
+
+/** The chunk retention asked for, or undefined for the default; BAD_INPUT for a value that is not a positive integer. */
+function streamRetention(options: ServeOptions): number | undefined {
+  const value = options.streamRetentionMs ?? process.env.AGENTRT_STREAM_RETENTION_MS;
+  if (value === undefined || value === "") return undefined;
+  const ms = Number(value);
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new UserInputError("BAD_INPUT", `stream retention must be a positive number of ms, got ${String(value)}`);
+  return ms;
 }
 
 /** The in-process worker of a server without worker processes: always claiming; stopping hands its runs back. */

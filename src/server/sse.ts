@@ -6,7 +6,8 @@
  * stream and the run goes on, unless it asked for `on_disconnect: "cancel"`.
  * Each chunk's event carries its number as the SSE `id`; a client that comes
  * back to `GET …/runs/{run_id}/stream` with `Last-Event-ID` gets the chunks
- * after it first (from this process's memory of the runs it streamed).
+ * after it first (on SQLite from this process's memory of the runs it
+ * streamed; on PostgreSQL from the shared chunk log, on any serve process).
  * @module
  */
 import type { Context } from "hono";
@@ -15,7 +16,7 @@ import type { RunRecord } from "../runs/index.js";
 import type { StreamChunk } from "../runtime/index.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorResponse } from "./http-error.js";
-import { checkpointToWire, debugToWire, eventToWire, plainValues, taskToWire } from "./debug-wire.js";
+import { chunkToWire } from "./chunk-wire.js";
 import { damageOf } from "./thread-damage.js";
 import { toWire } from "./wire.js";
 
@@ -33,24 +34,25 @@ export function eventFor(chunk: StreamChunk, modes: readonly string[]): SseEvent
 }
 
 function eventOf(chunk: StreamChunk, modes: readonly string[]): SseEvent | undefined {
-  switch (chunk.mode) {
+  const event = eventNameOf(chunk.mode, modes);
+  if (event === undefined) return undefined;
+  // A chunk read from the shared chunk log is in wire form already (see chunk-wire.ts).
+  return { event, data: chunk.wire === true ? chunk.payload : chunkToWire(chunk.mode, chunk.payload) };
+}
+
+/** The SSE event name of a chunk of LangGraph mode `mode` for a client that asked for `modes`; undefined to skip it. */
+function eventNameOf(mode: string, modes: readonly string[]): string | undefined {
+  switch (mode) {
     case "values":
     case "updates":
     case "custom":
-      return modes.includes(chunk.mode) ? { event: chunk.mode, data: toWire(chunk.payload) } : undefined;
-    case "messages": {
-      if (!modes.includes("messages-tuple") && !modes.includes("messages")) return undefined;
-      const [message, metadata] = Array.isArray(chunk.payload) ? (chunk.payload as [unknown, unknown]) : [chunk.payload, {}];
-      return { event: "messages", data: [toWire(message), plainValues(metadata)] };
-    }
     case "debug":
-      return modes.includes("debug") ? { event: "debug", data: debugToWire(chunk.payload) } : undefined;
     case "checkpoints":
-      return modes.includes("checkpoints") ? { event: "checkpoints", data: checkpointToWire(chunk.payload) } : undefined;
     case "tasks":
-      return modes.includes("tasks") ? { event: "tasks", data: taskToWire(chunk.payload) } : undefined;
     case "events":
-      return modes.includes("events") ? { event: "events", data: eventToWire(chunk.payload) } : undefined;
+      return modes.includes(mode) ? mode : undefined;
+    case "messages":
+      return modes.includes("messages-tuple") || modes.includes("messages") ? "messages" : undefined;
     default:
       return undefined;
   }
@@ -80,7 +82,7 @@ export function streamRun(
     let wake: (() => void) | undefined;
     let closed = false;
     let finished = false;
-    const unsubscribe = deps.bus.subscribe(run.runId, (chunk) => {
+    const unsubscribe = await deps.streams.subscribe(run.runId, (chunk) => {
       const event = eventFor(chunk, modes);
       if (event === undefined) return;
       queue.push(event);
@@ -99,8 +101,12 @@ export function streamRun(
       return value;
     };
     // A wait that ends in an error (the disk stopped the run) ends the stream with that error, not never.
+    // At rest, the chunks committed before the rest are read first (from another process, they come by the log).
     const resting = deps.service.waitResting(run.runId, abort.signal).then(
-      (r) => settle({ run: r }),
+      async (r) => {
+        await deps.streams.caughtUp(run.runId);
+        return settle({ run: r });
+      },
       (error: unknown) => settle({ error }),
     );
     try {

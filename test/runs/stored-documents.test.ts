@@ -27,6 +27,14 @@ describe("the JSON documents of a run row", () => {
     });
   });
 
+  it("a config that says the run is streamed across processes is version 2; others stay version 1", async () => {
+    const { db, store } = freshStore();
+    const created = await store.create({ runId: "r3", graphId: "g", config: { recursionLimit: 40, stream: { modes: ["updates"] } } });
+    expect(JSON.parse(raw(db, "r3").config_json!)).toEqual({ $v: 2, recursionLimit: 40, stream: { modes: ["updates"] } });
+    expect(created.config).toEqual({ recursionLimit: 40, stream: { modes: ["updates"] } });
+    expect((await store.get("r3")).config).toEqual({ recursionLimit: 40, stream: { modes: ["updates"] } });
+  });
+
   it("written before versions existed (version 0) are read by their own schema", async () => {
     const { db, store } = freshStore();
     await store.create({ runId: "r0", graphId: "g" });

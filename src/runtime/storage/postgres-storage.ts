@@ -12,6 +12,7 @@ import { PostgresStore } from "../../memory/postgres-store.js";
 import { PostgresLimitStore } from "../../resilience/postgres-limits.js";
 import { SharedToolLimits } from "../../resilience/shared-tool-limits.js";
 import { PostgresRunStore } from "../../runs/index.js";
+import { PostgresChunkLog } from "../../streams/postgres-chunk-log.js";
 import { PostgresTraceStore } from "../../trace/index.js";
 import type { CheckpointFence, RuntimeStorage } from "./runtime-storage.js";
 
@@ -23,11 +24,12 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
   const ledger = new PostgresToolLedger(db);
   const store = new PostgresStore(db);
   const limitStore = new PostgresLimitStore(db);
+  const chunks = new PostgresChunkLog(db);
   const checkpointer = (fence?: CheckpointFence) =>
     new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client }, config) });
   let ready: Promise<void> | undefined;
   return {
-    backend: "postgres", db, runs, trace, ledger, store, checkpointer, sharedLimits: new SharedToolLimits(limitStore),
+    backend: "postgres", db, runs, trace, ledger, store, chunks, checkpointer, sharedLimits: new SharedToolLimits(limitStore),
     ready: () => (ready ??= (async () => {
       await db.ready();
       // One module after another: each migration takes the schema's advisory lock anyway.
@@ -37,6 +39,7 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
       await store.setup();
       await limitStore.setup();
       await checkpointer().setup();
+      await chunks.setup();
     })().catch((error: unknown) => {
       ready = undefined;
       throw error;

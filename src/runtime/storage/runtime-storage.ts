@@ -11,6 +11,7 @@ import type { ToolLedger } from "../../ledger/index.js";
 import type { MemoryStore } from "../../memory/memory-store.js";
 import type { SharedToolLimits } from "../../resilience/index.js";
 import type { RunSignals, RunStore } from "../../runs/index.js";
+import type { ChunkLog } from "../../streams/chunk-log.js";
 import type { TraceStore } from "../../trace/index.js";
 
 /**
@@ -35,6 +36,8 @@ export interface RuntimeStorage {
   readonly sharedLimits?: SharedToolLimits;
   /** Word of status changes committed by any process on this database (PostgreSQL); undefined where none crosses processes. */
   readonly signals?: RunSignals;
+  /** The stream chunks of watched runs, shared by every process on this database (PostgreSQL); undefined on SQLite. */
+  readonly chunks?: ChunkLog;
   /** A checkpointer on this database; with `fence`, each write runs it inside its own transaction. */
   checkpointer(fence?: CheckpointFence): ThreadCopyingSaver;
   /** Creates or migrates every module's tables now (else on first use), so a bad database fails at once. */

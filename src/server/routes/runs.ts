@@ -61,19 +61,25 @@ async function runOfThread(deps: RouteDeps, threadId: string, runId: string): Pr
 
 async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background" | "stream" | "wait"): Promise<Response> {
   const body = await readBody(c, RunCreate);
-  const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"), mode === "stream" ? "here" : "any");
+  const modes = requestedModes(body);
+  // With the shared chunk log (PostgreSQL) a new streamed run may execute in any process; otherwise it executes here.
+  const shared = mode === "stream" && deps.streams.crossProcess ? modes : undefined;
+  const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"), mode === "stream" ? "here" : "any", shared);
   const { run } = prepared;
-  // A streamed run executes here: the stream bus that carries its chunks is this process's.
   if (mode === "stream") {
     const cancel = body.on_disconnect === "cancel" ? cancelOnDisconnect(deps, run, c.get("caller")) : undefined;
-    // Streamed here (its chunks are this process's): an enqueued run is started here once those before it rest,
-    // not left to the claim of whoever comes after its hold.
+    if (shared !== undefined && prepared.created) {
+      // Every chunk from the first: a worker may have claimed the run (and published) before this stream listens.
+      return streamRun(c, deps, run, modes, () => prepared.kick("any"), cancel, 0);
+    }
+    // Streamed here (the stream bus is this process's, or a resume held for it): an enqueued run is started here
+    // once those before it rest, not left to the claim of whoever comes after its hold.
     const kick = async () => {
       for (const earlier of prepared.behind ?? []) await deps.service.waitResting(earlier);
       prepared.kick("here");
     };
     const start = () => void kick().catch((error: unknown) => deps.log(`run ${run.runId}: ${error instanceof Error ? error.message : String(error)}`));
-    return streamRun(c, deps, run, requestedModes(body), start, cancel);
+    return streamRun(c, deps, run, modes, start, cancel);
   }
   prepared.kick();
   c.header("Content-Location", `/threads/${run.threadId}/runs/${run.runId}`);
