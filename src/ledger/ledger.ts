@@ -46,6 +46,8 @@ export interface LedgerBeginInput extends LedgerKeyParts {
    * PostgreSQL it may await queries on `tx.client`, the transaction's own client. @default none
    */
   guard?: (tx: LedgerTransaction) => void | Promise<void>;
+  /** Fences the call's result or failure as `guard` fences the intent. @default guard */
+  outcomeGuard?: (tx: LedgerTransaction) => void | Promise<void>;
   /**
    * A person confirmed re-issuing a call whose outcome is unknown after this
    * many attempts: a pending intent of a tool that cannot dedupe is then
