@@ -69,7 +69,7 @@ export async function until(what: string, ready: () => boolean | Promise<boolean
   while (!(await ready())) {
     const gone = workers.find((worker) => exited.has(worker));
     if (gone !== undefined) throw new Error(`worker exited before ${what}: ${JSON.stringify(await gone.exit)}`);
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; workers said: ${workers.map((w) => w.stderr()).join(" | ")}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
