@@ -62,14 +62,16 @@ export function startWorker(url: string, args: string[], options: StartWorkerOpt
  * Polls (the database, never a fixed sleep alone) until `ready` holds; fails early, with their stderr, when one of
  * `workers` exits first.
  */
-export async function until(what: string, ready: () => boolean | Promise<boolean>, workers: WorkerProcess[] = [], timeoutMs = 60_000): Promise<void> {
-  const exited = new Set<WorkerProcess>();
+export async function until(
+  what: string, ready: () => boolean | Promise<boolean>, workers: Array<{ exit: Promise<unknown>; stderr?: () => string }> = [], timeoutMs = 60_000,
+): Promise<void> {
+  const exited = new Set<(typeof workers)[number]>();
   for (const worker of workers) void worker.exit.then(() => exited.add(worker));
   const end = Date.now() + timeoutMs;
   while (!(await ready())) {
     const gone = workers.find((worker) => exited.has(worker));
     if (gone !== undefined) throw new Error(`worker exited before ${what}: ${JSON.stringify(await gone.exit)}`);
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; workers said: ${workers.map((w) => w.stderr()).join(" | ")}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; workers said: ${workers.map((w) => w.stderr?.() ?? "").join(" | ")}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
