@@ -95,6 +95,7 @@ export async function callThroughLedger(
   options: LedgerCallOptions = {},
 ): Promise<LedgerCallOutcome> {
   const begun = await write("record the intent", () => ledger.begin(input));
+  const guard = input.outcomeGuard ?? input.guard;
   if (begun.kind === "replay-result") {
     return { result: begun.result, externalOperationId: begun.externalOperationId, replayed: true, attempt: 0 };
   }
@@ -104,10 +105,11 @@ export async function callThroughLedger(
     done = await call(begun.key, begun.attempt);
   } catch (error) {
     const definite = (options.isDefiniteFailure ?? isDefiniteFailure)(error);
-    await write("record the failure", () => ledger.fail(begun.key, error, { definite }));
+    // Fenced as the intent was: a holder that lost its run meanwhile must not fail (or finish) the new holder's attempt.
+    await write("record the failure", () => ledger.fail(begun.key, error, { definite, guard }));
     throw error;
   }
-  const entry = await write("record the result", () => ledger.complete(begun.key, done));
+  const entry = await write("record the result", () => ledger.complete(begun.key, done, { guard }));
   // complete() keeps the first recorded result; return what the ledger holds so every caller sees the same.
   return { result: entry.result, externalOperationId: entry.externalOperationId, replayed: false, attempt: begun.attempt };
 }

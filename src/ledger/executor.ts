@@ -8,6 +8,7 @@
 import { isSqliteDatabase, type SqliteDatabase } from "../db/index.js";
 import { PostgresDatabase } from "../db/postgres/index.js";
 import { AgentrtError, SystemError, ToolError } from "../errors.js";
+import { LeaseLostError } from "../runs/errors.js";
 import { argsHash } from "../tools/args-hash.js";
 import { asToolError, type ToolExecutor, type ToolOutcome } from "../tools/execute-tool.js";
 import { callThroughLedger, isDefiniteFailure, LedgerWriteError } from "./call.js";
@@ -75,7 +76,10 @@ export function withLedger(inner: ToolExecutor): ToolExecutor {
       runId: scope.runId, toolCallId: scope.toolCallId, actionVersion: scope.actionVersion ?? 1,
       tool: tool.name, argsHash: argsHash(tool.name, args), idempotent: tool.idempotent, confirmedReissue: scope.confirmedReissue,
       // Fenced: the intent is written only while the run's lease is held (checked in the same transaction).
-      ...(scope.guard?.assertHeld === undefined ? {} : { guard: (tx: LedgerTransaction) => scope.guard?.assertHeld?.(tx) }),
+      ...(scope.guard?.assertHeld === undefined ? {} : {
+        guard: (tx: LedgerTransaction) => scope.guard?.assertHeld?.(tx),
+        outcomeGuard: (tx: LedgerTransaction) => unlessTakenOver(() => scope.guard?.assertHeld?.(tx)),
+      }),
     };
     let last: ToolOutcome | undefined;
     let thrown: { error: unknown } | undefined;
@@ -105,4 +109,23 @@ export function withLedger(inner: ToolExecutor): ToolExecutor {
       return entry === undefined ? last : { ...last, error: unknownOutcomeError(entry, last.error) };
     }
   };
+}
+
+/**
+ * The fence of a call's result or failure: refused only once another worker has claimed the run (its token moved
+ * on), as that holder may have re-issued the call and its attempt must stand. A run canceled, finished or merely
+ * expired under this holder keeps what this holder alone knows: the call was or was not performed.
+ */
+function unlessTakenOver(check: () => void | Promise<void>): void | Promise<void> {
+  const allowUnlessTakenOver = (error: unknown): void => {
+    if (!(error instanceof LeaseLostError) || error.reason === "taken-over") throw error;
+  };
+  let checked: void | Promise<void>;
+  try {
+    checked = check();
+  } catch (error) {
+    allowUnlessTakenOver(error);
+    return;
+  }
+  return checked instanceof Promise ? checked.catch(allowUnlessTakenOver) : checked;
 }

@@ -26,6 +26,12 @@ export interface LedgerKeyParts {
  */
 export type LedgerTransaction = StoreTransaction;
 
+/** A fence for a write of the ledger (see {@link LedgerBeginInput.guard}): the writer's lease check, in the write's transaction. */
+export interface LedgerGuarded {
+  /** Runs inside the write's transaction first; throw (or reject) to refuse it. Same rules as the begin guard. @default none */
+  guard?: (tx: LedgerTransaction) => void | Promise<void>;
+}
+
 /** What {@link ToolLedger.begin} records about the call. */
 export interface LedgerBeginInput extends LedgerKeyParts {
   tool: string;
@@ -40,6 +46,8 @@ export interface LedgerBeginInput extends LedgerKeyParts {
    * PostgreSQL it may await queries on `tx.client`, the transaction's own client. @default none
    */
   guard?: (tx: LedgerTransaction) => void | Promise<void>;
+  /** Fences the call's result or failure as `guard` fences the intent. @default guard */
+  outcomeGuard?: (tx: LedgerTransaction) => void | Promise<void>;
   /**
    * A person confirmed re-issuing a call whose outcome is unknown after this
    * many attempts: a pending intent of a tool that cannot dedupe is then
@@ -66,13 +74,17 @@ export type LedgerBegin =
 export interface ToolLedger {
   /** Writes the intent (or reads the previous one) and says whether to call the tool. */
   begin(input: LedgerBeginInput): Promise<LedgerBegin>;
-  /** Records the result and the external operation id; the first recorded result wins. */
-  complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): Promise<LedgerEntry>;
+  /**
+   * Records the result and the external operation id; the first recorded result wins. With a guard (the caller's
+   * lease check), a caller whose run was taken over meanwhile writes nothing: the new holder's attempt stands.
+   */
+  complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }, options?: LedgerGuarded): Promise<LedgerEntry>;
   /**
    * Records a failure. `definite` (default) means the side effect surely did not happen, so a later begin()
-   * may call again; pass `definite: false` for timeouts and aborts, which leave the outcome unknown.
+   * may call again; pass `definite: false` for timeouts and aborts, which leave the outcome unknown. Guarded as
+   * {@link complete} is.
    */
-  fail(key: string, error: unknown, options?: { definite?: boolean }): Promise<LedgerEntry>;
+  fail(key: string, error: unknown, options?: { definite?: boolean } & LedgerGuarded): Promise<LedgerEntry>;
   /** The entry for a key, if any. */
   get(key: string): Promise<LedgerEntry | undefined>;
   /** A run's calls in the order they were begun; `status: "done"` lists the side effects that happened. */

@@ -7,7 +7,7 @@
 import type { PgQueryable, PostgresDatabase } from "../db/postgres/index.js";
 import { migrateOnce } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
-import { decideExisting, ledgerKey, type LedgerBegin, type LedgerBeginInput, type ToolLedger } from "./ledger.js";
+import { decideExisting, ledgerKey, type LedgerBegin, type LedgerBeginInput, type LedgerGuarded, type ToolLedger } from "./ledger.js";
 import { PG_LEDGER_SCHEMA } from "./postgres-schema.js";
 import { encodeLedgerError, rowToLedgerEntry, type LedgerEntry, type LedgerStatus } from "./schema.js";
 
@@ -80,21 +80,21 @@ export class PostgresToolLedger implements ToolLedger {
     });
   }
 
-  /** Records the result and the external operation id; the first recorded result wins. */
-  async complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): Promise<LedgerEntry> {
+  /** Records the result and the external operation id; the first recorded result wins. A guard shares its transaction. */
+  async complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }, options: LedgerGuarded = {}): Promise<LedgerEntry> {
     await this.setup();
     const values = [key, JSON.stringify(outcome.result ?? null), outcome.externalOperationId ?? null, this.clock()];
-    return this.written(key, await this.db.query(COMPLETE, values));
+    return this.written(key, await this.guarded(options, (on) => on.query(COMPLETE, values)));
   }
 
   /**
    * Records a failure. `definite` (default) means the side effect surely did not happen, so a later begin()
    * may call again; pass `definite: false` for timeouts and aborts, which leave the outcome unknown.
    */
-  async fail(key: string, error: unknown, options: { definite?: boolean } = {}): Promise<LedgerEntry> {
+  async fail(key: string, error: unknown, options: { definite?: boolean } & LedgerGuarded = {}): Promise<LedgerEntry> {
     await this.setup();
     const status: LedgerStatus = options.definite === false ? "pending" : "failed";
-    return this.written(key, await this.db.query(FAIL, [key, status, encodeLedgerError(error), this.clock()]));
+    return this.written(key, await this.guarded(options, (on) => on.query(FAIL, [key, status, encodeLedgerError(error), this.clock()])));
   }
 
   /** The entry for a key, if any. */
@@ -130,6 +130,15 @@ export class PostgresToolLedger implements ToolLedger {
       // Another writer changed the entry between the two statements (failed it, say): decide again.
     }
     throw new SystemError("INTERNAL", `tool ledger: ${key} kept changing while its intent was being written`);
+  }
+
+  /** Runs `write` alone (one round trip), or after the guard in one transaction so the fence commits with it. */
+  private guarded<T>({ guard }: LedgerGuarded, write: (on: PgQueryable) => Promise<T>): Promise<T> {
+    if (guard === undefined) return write(this.db);
+    return this.db.transaction(async (client) => {
+      await guard({ backend: "postgres", client });
+      return write(client);
+    });
   }
 
   /** The entry an UPDATE … RETURNING wrote, or (a done entry it left alone) the entry as it is now. */

@@ -5,7 +5,7 @@
  */
 import { immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
 import { SystemError } from "../errors.js";
-import { decideExisting, ledgerKey, type LedgerBegin, type LedgerBeginInput, type LedgerTransaction, type ToolLedger } from "./ledger.js";
+import { decideExisting, ledgerKey, type LedgerBegin, type LedgerBeginInput, type LedgerGuarded, type LedgerTransaction, type ToolLedger } from "./ledger.js";
 import { encodeLedgerError, LEDGER_SCHEMA, rowToLedgerEntry, type LedgerEntry, type LedgerStatus } from "./schema.js";
 
 /** Durable intents and results of side-effecting tool calls in a SQLite file. */
@@ -36,7 +36,7 @@ export class SqliteToolLedger implements ToolLedger {
   async begin(input: LedgerBeginInput): Promise<LedgerBegin> {
     const key = ledgerKey(input);
     const run = immediateTransaction(this.db, (): LedgerBegin => {
-      this.runGuard(input);
+      this.runGuard(input.guard);
       const now = this.clock();
       const existing = this.getNow(key);
       if (existing === undefined) {
@@ -59,28 +59,28 @@ export class SqliteToolLedger implements ToolLedger {
     return run();
   }
 
-  /** Records the result and the external operation id; the first recorded result wins. */
-  async complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }): Promise<LedgerEntry> {
+  /** Records the result and the external operation id; the first recorded result wins. A guard shares its transaction. */
+  async complete(key: string, outcome: { result: unknown; externalOperationId?: string | null }, options: LedgerGuarded = {}): Promise<LedgerEntry> {
     const now = this.clock();
-    this.db
+    this.guarded(options, () => this.db
       .prepare(
         `UPDATE tool_ledger SET status = 'done', result_json = ?, external_operation_id = ?, updated_at = ?, completed_at = ?
          WHERE idempotency_key = ? AND status != 'done'`,
       )
-      .run(JSON.stringify(outcome.result ?? null), outcome.externalOperationId ?? null, now, now, key);
+      .run(JSON.stringify(outcome.result ?? null), outcome.externalOperationId ?? null, now, now, key));
     return this.require(key);
   }
 
   /**
    * Records a failure. `definite` (default) means the side effect surely did
    * not happen, so a later begin() may call again; pass `definite: false` for
-   * timeouts and aborts, which leave the outcome unknown.
+   * timeouts and aborts, which leave the outcome unknown. A guard shares its transaction.
    */
-  async fail(key: string, error: unknown, options: { definite?: boolean } = {}): Promise<LedgerEntry> {
+  async fail(key: string, error: unknown, options: { definite?: boolean } & LedgerGuarded = {}): Promise<LedgerEntry> {
     const status: LedgerStatus = options.definite === false ? "pending" : "failed";
-    this.db
+    this.guarded(options, () => this.db
       .prepare("UPDATE tool_ledger SET status = ?, error_json = ?, updated_at = ? WHERE idempotency_key = ? AND status != 'done'")
-      .run(status, encodeLedgerError(error), this.clock(), key);
+      .run(status, encodeLedgerError(error), this.clock(), key));
     return this.require(key);
   }
 
@@ -103,14 +103,26 @@ export class SqliteToolLedger implements ToolLedger {
     return row === undefined ? undefined : rowToLedgerEntry(row);
   }
 
-  /** Runs the begin guard in the open transaction; an async guard is refused, as its fence would not be atomic. */
-  private runGuard(input: LedgerBeginInput): void {
-    const returned: unknown = input.guard?.(this.tx);
+  /** Runs `write` alone, or after the guard in one BEGIN IMMEDIATE transaction so the fence and the write are atomic. */
+  private guarded({ guard }: LedgerGuarded, write: () => unknown): void {
+    if (guard === undefined) {
+      write();
+      return;
+    }
+    immediateTransaction(this.db, () => {
+      this.runGuard(guard);
+      write();
+    })();
+  }
+
+  /** Runs a guard in the open transaction; an async guard is refused, as its fence would not be atomic. */
+  private runGuard(guard: LedgerGuarded["guard"]): void {
+    const returned: unknown = guard?.(this.tx);
     if (returned === undefined) return;
     if (typeof (returned as { then?: unknown }).then === "function") {
       // Its own failure has nobody to report to: the refusal below is what the caller sees.
       (returned as Promise<unknown>).then(undefined, () => undefined);
-      throw new SystemError("INTERNAL", "tool ledger: on SQLite the begin guard must be synchronous (it runs inside the intent's transaction)");
+      throw new SystemError("INTERNAL", "tool ledger: on SQLite a guard must be synchronous (it runs inside the write's transaction)");
     }
   }
 

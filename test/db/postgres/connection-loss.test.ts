@@ -1,12 +1,12 @@
 // A PostgresDatabase whose connections die under it (pg_terminate_backend, a server that stops answering): no crash,
 // no hang, the statement under way fails with DB_CONNECTION_LOST, and the next one gets a new connection.
 import { randomBytes } from "node:crypto";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDatabaseTarget, type PostgresTarget } from "../../../src/db/database-target.js";
 import { PostgresDatabase, type PostgresDatabaseOptions } from "../../../src/db/postgres/index.js";
-import { TEST_PG_URL, useTestSchema, withClient } from "../../helpers/postgres.js";
+import { useTestSchema, withClient } from "../../helpers/postgres.js";
+import { postgresProxy } from "../../helpers/tcp-proxy.js";
 
 const schema = useTestSchema(import.meta.url);
 const opened: PostgresDatabase[] = [];
@@ -109,7 +109,7 @@ describe("PostgresDatabase when its connections die", () => {
   }, 15_000);
 
   it("gives up on a server that stops answering instead of hanging, then reconnects once it answers again", async () => {
-    const proxy = await frozenProxy();
+    const proxy = await postgresProxy();
     try {
       const { db } = open({ queryTimeoutMs: 300, connectTimeoutMs: 300 }, proxy.url(schema.url));
       // Two connections in the pool, both idle when the server stops answering.
@@ -142,38 +142,4 @@ async function untilIdleInTransaction(app: string): Promise<void> {
     if ((found.rowCount ?? 0) > 0) return;
     await sleep(10);
   }
-}
-
-/** A TCP proxy to the test server that can stop passing bytes either way (a server or network that stops answering). */
-async function frozenProxy(): Promise<{ url: (url: string) => string; freeze: () => void; thaw: () => void; close: () => Promise<void> }> {
-  const target = new URL(TEST_PG_URL);
-  const sockets = new Set<Socket>();
-  let frozen = false;
-  const server: Server = createServer((inbound) => {
-    const outbound = createConnection(Number(target.port || 5432), target.hostname);
-    for (const socket of [inbound, outbound]) {
-      sockets.add(socket);
-      socket.on("error", () => undefined);
-      socket.on("close", () => sockets.delete(socket));
-    }
-    inbound.on("data", (chunk) => void (frozen || outbound.write(chunk)));
-    outbound.on("data", (chunk) => void (frozen || inbound.write(chunk)));
-    inbound.on("close", () => outbound.destroy());
-    outbound.on("close", () => inbound.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: (url) => url.replace(/@[^/]+\//, `@127.0.0.1:${port}/`),
-    freeze: () => (frozen = true),
-    thaw: () => {
-      frozen = false;
-      // What was sent while frozen is lost: those connections are dead, as after a real outage.
-      for (const socket of sockets) socket.destroy();
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }

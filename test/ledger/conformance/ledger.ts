@@ -183,6 +183,20 @@ export function describeLedgerConformance(name: string, open: () => Promise<Open
       expect(await ledger.get(begun.key)).toMatchObject({ status: "failed", attempts: 1 });
     }));
 
+    it("a guard fences complete and fail too: a caller whose lease is gone leaves the new holder's attempt as it is", withLedger(async (ledger) => {
+      const lost = new Error("lease lost");
+      const begun = await ledger.begin(call());
+      // The run was taken over and the new holder re-issued the call under the same key.
+      expect(await ledger.begin(call())).toMatchObject({ kind: "reissue", attempt: 2 });
+      await expect(ledger.fail(begun.key, new Error("aborted"), { guard: () => { throw lost; } })).rejects.toBe(lost);
+      await expect(ledger.complete(begun.key, { result: "old" }, { guard: () => { throw lost; } })).rejects.toBe(lost);
+      expect(await ledger.get(begun.key)).toMatchObject({ status: "pending", attempts: 2, result: null, error: null });
+      const backends: string[] = [];
+      const done = await ledger.complete(begun.key, { result: "new", externalOperationId: "op_2" }, { guard: (tx) => { backends.push(tx.backend); } });
+      expect(done).toMatchObject({ status: "done", result: "new", externalOperationId: "op_2" });
+      expect(backends).toHaveLength(1);
+    }));
+
     it("concurrent begins of one key (two handles): exactly one is new, the others see its intent", withLedger(async (ledger, opened) => {
       const other = await opened.another();
       const handles = [ledger, other, ledger, other];
