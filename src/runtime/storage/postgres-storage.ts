@@ -9,7 +9,7 @@ import type { PostgresTarget } from "../../db/index.js";
 import { PostgresDatabase } from "../../db/postgres/index.js";
 import { PostgresToolLedger } from "../../ledger/postgres-ledger.js";
 import { PostgresStore } from "../../memory/postgres-store.js";
-import { PostgresRunStore } from "../../runs/index.js";
+import { PostgresRunSignals, PostgresRunStore } from "../../runs/index.js";
 import { PostgresTraceStore } from "../../trace/index.js";
 import type { CheckpointFence, RuntimeStorage } from "./runtime-storage.js";
 
@@ -20,11 +20,12 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
   const trace = new PostgresTraceStore(db);
   const ledger = new PostgresToolLedger(db);
   const store = new PostgresStore(db);
+  const signals = new PostgresRunSignals(db);
   const checkpointer = (fence?: CheckpointFence) =>
     new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client }, config) });
   let ready: Promise<void> | undefined;
   return {
-    backend: "postgres", db, runs, trace, ledger, store, checkpointer,
+    backend: "postgres", db, runs, trace, ledger, store, signals, checkpointer,
     ready: () => (ready ??= (async () => {
       await db.ready();
       // One module after another: each migration takes the schema's advisory lock anyway.
