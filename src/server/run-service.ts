@@ -15,7 +15,7 @@ import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import { decisionsFrom } from "./resume-decisions.js";
-import { RunWakes, type RestReport } from "./run-wakes.js";
+import { RunWakes, type RestReport, type RunWakesOptions } from "./run-wakes.js";
 import { StorageStalls, type StorageStall } from "./storage-stalls.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
@@ -80,9 +80,12 @@ export class RunService {
     readonly states: ThreadStateReader,
     private readonly log: (line: string) => void,
     private readonly handoff?: RunHandoff,
+    options: Pick<RunWakesOptions, "safetyPollMs"> = {},
   ) {
     this.stalls = new StorageStalls(runtime.records);
-    this.wakes = new RunWakes(() => runtime.records.dataVersion());
+    // On PostgreSQL, word of other processes' changes wakes waiters at once; the shared poll becomes a safety net.
+    const signals = runtime.records.signals;
+    this.wakes = new RunWakes(() => runtime.records.dataVersion(), { ...options, ...(signals === undefined ? {} : { signals }) });
   }
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
