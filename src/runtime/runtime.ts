@@ -74,7 +74,7 @@ export class Runtime {
       streams: options.streams,
     };
     this.decisionDeps = { runs, trace, recorder: this.deps.recorder, registry };
-    registerInternals(this, { db, runs, storage });
+    registerInternals(this, { db, runs, storage, executesHere: (runId) => this.active.has(runId) });
   }
 
   /**

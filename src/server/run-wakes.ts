@@ -24,6 +24,8 @@ const POLL_MS = 250;
 export const SIGNALED_POLL_MS = 3000;
 /** Waiters are woken at least this often, whatever the polls see. */
 const WAKE_ALL_MS = 5000;
+/** How long final values reported while no waiter waited are kept for the next (the server's REST_GRACE_MS). */
+const KEEP_REPORT_MS = 1000;
 
 /** Options of {@link RunWakes}. */
 export interface RunWakesOptions {
@@ -44,6 +46,11 @@ export class RunWakes {
   private readonly wakeAllMs: number;
   private unlisten: Promise<(() => void) | undefined> | undefined;
   private closed = false;
+  /**
+   * Final values of runs that ended while none of their waiters was waiting (one was reading the run, woken by a
+   * signal that can overtake this process's own report): the next wait takes them, within {@link KEEP_REPORT_MS}.
+   */
+  private readonly unclaimed = new Map<string, RestReport>();
 
   /** `dataVersion`: changes whenever another connection committed to the file; undefined once it is closed. */
   constructor(private readonly dataVersion: () => Promise<number | undefined>, options: RunWakesOptions = {}) {
@@ -59,6 +66,10 @@ export class RunWakes {
 
   /** The run came to rest (committed); `values`: its final state, when the execution that ended it sent them. */
   rested(runId: string, values?: Record<string, unknown>): void {
+    if (values !== undefined && !this.watchers.has(runId)) {
+      this.unclaimed.set(runId, { values });
+      setTimeout(() => this.unclaimed.delete(runId), KEEP_REPORT_MS).unref();
+    }
     this.wake(runId, values === undefined ? {} : { values });
   }
 
@@ -84,6 +95,11 @@ export class RunWakes {
 
   /** The next wake of `runId`'s waiters (a rest report, or undefined for any other), or the abort, or `timeoutMs`. */
   next(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<RestReport | undefined> {
+    const kept = this.unclaimed.get(runId);
+    if (kept !== undefined) {
+      this.unclaimed.delete(runId);
+      return Promise.resolve(kept);
+    }
     return new Promise((resolve) => {
       let set = this.watchers.get(runId);
       if (set === undefined) {
