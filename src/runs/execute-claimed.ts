@@ -15,6 +15,7 @@ import { LeaseExpiry } from "./lease-expiry.js";
 import { watchLease } from "./lease-watch.js";
 import { applyOutcome, outcomeOfError, type RunOutcome } from "./outcome.js";
 import type { RunRecord } from "./run-record.js";
+import type { RunSignals } from "./run-signals.js";
 import type { ClaimedRun } from "./scheduler.js";
 import { writeWhileStorageRefuses } from "./storage-retry.js";
 
@@ -27,6 +28,8 @@ export interface ExecuteClaimedOptions {
   heartbeatMs?: number;
   /** Unexpected errors (not lost leases) go here. @default one line on stderr */
   onError?: (error: unknown, run: RunRecord | undefined) => void;
+  /** Word of status changes from any process (PostgreSQL): a cancel elsewhere stops the run at once (see lease-watch.ts). */
+  signals?: RunSignals;
 }
 
 /** How one execution ended. */
@@ -93,7 +96,7 @@ export async function executeClaimed(
       beating = false;
     });
   }, heartbeatMs);
-  const unwatch = watchLease(lease);
+  const unwatch = watchLease(lease, options.signals);
   let ended: Ended;
   try {
     ended = { threw: false, outcome: await execute(run, lease) };

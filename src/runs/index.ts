@@ -46,3 +46,4 @@ export { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
 export { storageBackoffMs, storageRetryOutcome, connectionRetryOutcome, writeWhileStorageRefuses } from "./storage-retry.js";
 export type { RunSignal, RunSignalListener, RunSignals } from "./run-signals.js";
+export { PostgresRunSignals } from "./postgres-run-signals.js";

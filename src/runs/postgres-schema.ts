@@ -81,9 +81,28 @@ CREATE CONSTRAINT TRIGGER runs_changed AFTER INSERT OR UPDATE OR DELETE ON runs
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION runs_count_change();
 `;
 
+// V3: word of every status change to other processes (RunSignals). Each run_events row NOTIFYs the schema's "runs"
+// channel (notificationChannel(schema, "runs") in TypeScript) with "<run_id> <to_status> <available_at>", the run's
+// available_at only for QUEUED and RETRYING so a worker can time its claim. PostgreSQL delivers it at COMMIT and
+// drops it on rollback, so a listener that hears it sees the change. Every event is written by the same statement
+// as its runs row (a CTE); the AFTER trigger fires at that statement's end and reads the row as updated.
+const V3 = `
+CREATE FUNCTION run_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE available BIGINT;
+  BEGIN
+    IF NEW.to_status IN ('QUEUED', 'RETRYING') THEN
+      SELECT available_at INTO available FROM runs WHERE run_id = NEW.run_id;
+    END IF;
+    PERFORM pg_notify('agentrt_runs_' || left(md5(TG_TABLE_SCHEMA), 16),
+      NEW.run_id || ' ' || NEW.to_status || ' ' || COALESCE(available::text, ''));
+    RETURN NULL;
+  END $$;
+CREATE TRIGGER run_events_notify AFTER INSERT ON run_events FOR EACH ROW EXECUTE FUNCTION run_events_notify();
+`;
+
 /** The runs module's PostgreSQL schema; migration i brings version i to i + 1. */
 export const RUNS_PG_SCHEMA: PgModuleSchema = {
   module: "runs",
   tables: ["runs", "run_events", "run_changes"],
-  migrations: [V1, V2],
+  migrations: [V1, V2, V3],
 };

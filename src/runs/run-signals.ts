@@ -3,6 +3,16 @@
  * (a run queued, a decision or an answer stored), waiters wake when a run rests, and the holder of a run hears its
  * cancel. On PostgreSQL this is LISTEN/NOTIFY sent by the commit that changed the run; polling stays only as a slow
  * safety net for word that was lost (a listener hears `onGap` after its connection came back).
+ *
+ * The safety nets, where they are and why (NOTIFY is not lost while the connection lives, and a lost connection is
+ * a gap every listener hears, so these catch only what sends no word at all):
+ * - worker loop (worker.ts, `safetyPollMs`, 5 s): a dead worker's lease expires without a status change, so no
+ *   signal says its run is claimable; also the claim of runs queued before the worker listened.
+ * - lease watch (lease-watch.ts): no timer with signals; the heartbeat (a third of the lease) refuses a lease
+ *   that is gone, and a takeover needs the lease to have expired, which stops the run here anyway.
+ * - server waiters (server/run-wakes.ts, `SIGNALED_POLL_MS`, 3 s): one shared read of the change counter.
+ * - viewer feed (server/ui/run-changes.ts): keeps its 300 ms poll of the change counter, because usage moving
+ *   (steps, tokens) changes no status and sends no signal.
  * @module
  */
 import type { RunStatus } from "./lifecycle.js";

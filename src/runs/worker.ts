@@ -10,8 +10,11 @@ import { ClaimRefusals, transientStorageFailure } from "./claim-refusal.js";
 import { executeClaimed, reportToStderr, WorkerStoppingError, type ExecuteRun, type ExecutionResult } from "./execute-claimed.js";
 import { defaultLeaseMs, type RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
+import type { RunSignal, RunSignals } from "./run-signals.js";
 import type { RunStore } from "./run-store.js";
+import { LagProbe } from "./lag-probe.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
+import { WakeTimes } from "./wake-times.js";
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -26,8 +29,18 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Heartbeat period. @default leaseMs / 3 */
   heartbeatMs?: number;
-  /** Wait between claim attempts when idle. @default 200 */
+  /** Wait between claim attempts when idle, without `signals`. @default 200 */
   pollMs?: number;
+  /**
+   * Word of runs queued or backing off from any process (PostgreSQL): an idle worker claims when it comes (a run
+   * not claimable yet, at its `available_at`), and polls only every `safetyPollMs`. @default none: polls every `pollMs`
+   */
+  signals?: RunSignals;
+  /**
+   * With `signals`: the wait between claim attempts when idle, a safety net for lost word and for the runs of a
+   * worker that died (their leases expire without a status change, so no signal says they are claimable). @default 5000
+   */
+  safetyPollMs?: number;
   /** Exit when nothing is QUEUED, RETRYING or RUNNING anywhere and no run is active here. @default false */
   once?: boolean;
   /**
@@ -84,7 +97,10 @@ class WorkerLoop implements Worker {
   readonly workerId: string;
   private readonly store: RunStore;
   private readonly scheduler: Scheduler;
-  private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId">>;
+  private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId" | "signals" | "safetyPollMs">>;
+  private readonly signals: RunSignals | undefined;
+  /** Runs heard of that become claimable later: the loop is poked then. */
+  private readonly due = new WakeTimes(() => this.poke());
   private readonly lag = new LagProbe();
   // Each run's lease is heartbeaten and watched (a cancel elsewhere stops it within about a second) by executeClaimed.
   private readonly inFlight = new Map<string, { lease: RunLease; done: Promise<void> }>();
@@ -93,6 +109,8 @@ class WorkerLoop implements Worker {
   /** Set by stop({ abort: true }): a claim that was under way then is handed back too. */
   private aborting = false;
   private wake: (() => void) | undefined;
+  /** Set by a poke during a turn (when there is no pause to end): the loop looks again at once. */
+  private poked = false;
   private loop: Promise<WorkerStats> | undefined;
   /** While the database refuses claims (a full disk, a lost server): nothing is asked of it before the pause ends. */
   private readonly refusals = new ClaimRefusals();
@@ -100,6 +118,7 @@ class WorkerLoop implements Worker {
   constructor(options: WorkerOptions) {
     this.store = options.store;
     this.scheduler = options.scheduler instanceof Scheduler ? options.scheduler : new Scheduler(options.store, options.scheduler);
+    this.signals = options.signals;
     this.workerId = options.workerId ?? `worker_${hostname()}_${process.pid}_${randomBytes(3).toString("hex")}`;
     const leaseMs = options.leaseMs ?? defaultLeaseMs();
     this.settings = {
@@ -107,7 +126,8 @@ class WorkerLoop implements Worker {
       concurrency: options.concurrency ?? 1,
       leaseMs,
       heartbeatMs: options.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 3)),
-      pollMs: options.pollMs ?? 200,
+      // Signals make claims prompt: the poll is then only the safety net (see WorkerOptions.safetyPollMs).
+      pollMs: options.signals === undefined ? (options.pollMs ?? 200) : (options.safetyPollMs ?? 5000),
       once: options.once ?? false,
       maxLagMs: options.maxLagMs ?? 100,
       onError: options.onError ?? reportToStderr,
@@ -125,7 +145,8 @@ class WorkerLoop implements Worker {
   }
 
   poke(): void {
-    this.wake?.();
+    if (this.wake !== undefined) this.wake();
+    else this.poked = true;
   }
 
   async stop(options: { abort?: boolean } = {}): Promise<void> {
@@ -141,17 +162,44 @@ class WorkerLoop implements Worker {
 
   private async loopUntilDone(): Promise<WorkerStats> {
     this.lag.start();
+    // Listening before the first look: a run queued after that look is heard.
+    const unlisten = await this.listen();
     try {
       return await this.loopWhileRunning();
     } finally {
+      unlisten?.();
+      this.due.clear();
       this.lag.stop();
     }
   }
 
+  private async listen(): Promise<(() => void) | undefined> {
+    try {
+      return await this.signals?.listen({ onSignal: (signal) => this.heard(signal), onGap: () => this.poke() });
+    } catch (error) {
+      // Without word the safety poll still finds every run, later.
+      this.settings.onError(error, undefined);
+      return undefined;
+    }
+  }
+
+  /** A run changed status somewhere: look for work now if it may be claimable (at its available_at if later). */
+  private heard(signal: RunSignal): void {
+    // Draining (`once`) waits for runs elsewhere to rest as well as for new ones.
+    if (this.settings.once) return this.poke();
+    if (signal.status !== "QUEUED" && signal.status !== "RETRYING") return;
+    if (signal.availableAt !== undefined && signal.availableAt > Date.now()) this.due.add(signal.availableAt);
+    // A full worker claims again when one of its runs ends, not for every run queued meanwhile.
+    else if (this.inFlight.size < this.settings.concurrency) this.poke();
+  }
+
   private async loopWhileRunning(): Promise<WorkerStats> {
     while (!this.stopping) {
+      this.poked = false;
       const pauseMs = await this.turn();
       if (pauseMs === undefined) break;
+      // Word came during the turn (a run queued or ended after its claim looked): look again rather than wait.
+      if (this.poked) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pauseMs);
         this.wake = () => {
@@ -194,11 +242,12 @@ class WorkerLoop implements Worker {
       const done = executeClaimed(claimed, this.settings.execute, {
         heartbeatMs: this.settings.heartbeatMs,
         onError: this.settings.onError,
+        ...(this.signals === undefined ? {} : { signals: this.signals }),
       })
         .then((result) => this.count(result))
         .finally(() => {
           this.inFlight.delete(claimed.run.runId);
-          this.wake?.();
+          this.poke();
         });
       this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
     }
@@ -244,29 +293,5 @@ class WorkerLoop implements Worker {
     if (result.kind === "recorded") this.stats.finished[result.run.status] = (this.stats.finished[result.run.status] ?? 0) + 1;
     else if (result.kind === "lost") this.stats.lost++;
     else if (result.kind === "released") this.stats.released++;
-  }
-}
-
-/** Event-loop lag of this process: how late a 10 ms timer fires, smoothed over the last few ticks. */
-class LagProbe {
-  private smoothed = 0;
-  private timer: NodeJS.Timeout | undefined;
-
-  get ms(): number {
-    return this.smoothed;
-  }
-
-  start(): void {
-    let expected = performance.now() + 10;
-    this.timer = setInterval(() => {
-      const now = performance.now();
-      this.smoothed = 0.7 * this.smoothed + 0.3 * Math.max(0, now - expected);
-      expected = now + 10;
-    }, 10);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
   }
 }

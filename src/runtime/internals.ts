@@ -16,6 +16,8 @@ export interface RuntimeInternals {
   readonly runs: RunStore;
   /** Every store of the runtime, and its backend. */
   readonly storage: RuntimeStorage;
+  /** True while the run executes in this process: its rest (with its final values) is about to be emitted. */
+  executesHere(runId: string): boolean;
 }
 
 const registry = new WeakMap<Runtime, RuntimeInternals>();

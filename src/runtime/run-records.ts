@@ -4,12 +4,16 @@
  * through the Runtime's operations.
  * @module
  */
-import type { RunEvent, RunFilter, RunRecord, RunStore } from "../runs/index.js";
+import type { RunEvent, RunFilter, RunRecord, RunSignals, RunStore } from "../runs/index.js";
 
 /** The run records of one runtime's database, read-only. */
 export class RunRecords {
   /** @internal */
-  constructor(private readonly runs: RunStore) {}
+  constructor(
+    private readonly runs: RunStore,
+    /** Word of status changes committed by any process (PostgreSQL); undefined where none crosses processes. */
+    readonly signals?: RunSignals,
+  ) {}
 
   /** The run; UNKNOWN_RUN for an unknown id. */
   get(runId: string): Promise<RunRecord> {

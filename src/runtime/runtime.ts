@@ -11,7 +11,7 @@ import type { MemoryStore } from "../memory/memory-store.js";
 import {
   Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
   IllegalTransitionError, LeaseLostError, WorkerStoppingError,
-  type ClaimedRun, type RunStore, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type ExpectedRunState,
+  type ClaimedRun, type RunStore, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type WorkerOptions, type ExpectedRunState,
 } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
@@ -57,7 +57,7 @@ export class Runtime {
     this.registry = registry;
     const { runs, trace, store, ledger, db } = storage;
     this.runs = runs;
-    this.records = new RunRecords(runs);
+    this.records = new RunRecords(runs, storage.signals);
     this.trace = trace;
     this.store = store;
     this.scheduler = new Scheduler(runs, options.scheduler);
@@ -76,7 +76,7 @@ export class Runtime {
       streams: options.streams ?? (storage.chunks === undefined ? undefined : new ChunkPublisher(storage.chunks)),
     };
     this.decisionDeps = { runs, trace, recorder: this.deps.recorder, registry };
-    registerInternals(this, { db, runs, storage });
+    registerInternals(this, { db, runs, storage, executesHere: (runId) => this.active.has(runId) });
   }
 
   /**
@@ -238,10 +238,13 @@ export class Runtime {
   }
 
   /** A worker that claims QUEUED runs from this database and executes them. */
-  worker(options: { concurrency?: number; once?: boolean; workerId?: string; leaseMs?: number; pollMs?: number } = {}): Worker {
+  worker(options: Pick<WorkerOptions, "concurrency" | "once" | "workerId" | "leaseMs" | "pollMs" | "safetyPollMs"> = {}): Worker {
     // A worker executes runs others may stream: it hears their watches from now on (once per process, not per run).
     this.deps.streams?.listen?.();
     return createWorker({
+      // On PostgreSQL word of runs queued anywhere wakes it; pollMs then gives way to the slower safetyPollMs.
+      ...(this.storage.signals === undefined ? {} : { signals: this.storage.signals }),
+      safetyPollMs: options.safetyPollMs,
       store: this.runs,
       scheduler: this.scheduler,
       workerId: options.workerId,
@@ -319,7 +322,7 @@ export class Runtime {
 
   /** Executes a run claimed here under its lease (heartbeats, outcome); `recorder` when its trace has started. */
   private async executeHere(claimed: ClaimedRun, recorder?: TraceRecorder): Promise<RunView> {
-    const execution = executeClaimed(claimed, (run, lease) => this.execute(run, lease, recorder));
+    const execution = executeClaimed(claimed, (run, lease) => this.execute(run, lease, recorder), this.storage.signals === undefined ? {} : { signals: this.storage.signals });
     this.executions.add(execution);
     let result: ExecutionResult;
     try {

@@ -15,7 +15,8 @@ import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import { decisionsFrom } from "./resume-decisions.js";
-import { RunWakes, type RestReport } from "./run-wakes.js";
+import { runtimeInternals } from "../runtime/internals.js";
+import { RunWakes, type RestReport, type RunWakesOptions } from "./run-wakes.js";
 import { StorageStalls, type StorageStall } from "./storage-stalls.js";
 import type { ThreadStateReader } from "./thread-state.js";
 import type { ThreadStore } from "./thread-store.js";
@@ -82,9 +83,12 @@ export class RunService {
     readonly states: ThreadStateReader,
     private readonly log: (line: string) => void,
     private readonly handoff?: RunHandoff,
+    options: Pick<RunWakesOptions, "safetyPollMs"> = {},
   ) {
     this.stalls = new StorageStalls(runtime.records);
-    this.wakes = new RunWakes(() => runtime.records.dataVersion());
+    // On PostgreSQL, word of other processes' changes wakes waiters at once; the shared poll becomes a safety net.
+    const signals = runtime.records.signals;
+    this.wakes = new RunWakes(() => runtime.records.dataVersion(), { ...options, ...(signals === undefined ? {} : { signals }) });
   }
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
@@ -297,9 +301,12 @@ export class RunService {
     }
   }
 
-  /** True when a worker process of this server ended `run`: its report is on its way. */
+  /** True when this process or a worker process of this server ended `run`: its report is on its way. */
   private async restReportedBy(run: RunRecord): Promise<boolean> {
-    if (this.handoff === undefined || !isTerminal(run.status)) return false;
+    if (!isTerminal(run.status)) return false;
+    // Ended here: the rest is emitted after the write whose signal (PostgreSQL) may have woken this waiter first.
+    if (runtimeInternals(this.runtime).executesHere(run.runId)) return true;
+    if (this.handoff === undefined) return false;
     const claimer = (await this.runtime.records.events(run.runId)).findLast((e) => e.to === "RUNNING")?.actor;
     return claimer != null && this.handoff.reportsRests(claimer);
   }

@@ -1,8 +1,15 @@
 /**
  * Wake-ups of the server's waiters (runs.wait, join, streams) per run: a run that rests in this process wakes
- * them through its event; one that another process finished is noticed by one shared poll of the file.
+ * them through its event; one that another process changed is heard as a signal (PostgreSQL's NOTIFY) or, on
+ * SQLite, noticed by one shared poll of the file.
+ *
+ * Safety nets: with signals the shared poll still runs, every {@link SIGNALED_POLL_MS}, for word that never came
+ * (a listener that loses its connection hears a gap and wakes everyone at once, so this is for what cannot be
+ * seen); without them it is the only way and runs every {@link POLL_MS}.
  * @module
  */
+import type { RunSignals } from "../runs/index.js";
+
 /** A report that a run rested, with its final values when the execution that ended it sent them. */
 export interface RestReport {
   values?: Record<string, unknown>;
@@ -11,15 +18,46 @@ export interface RestReport {
 /** What woke a waiter: a rest report, or (undefined) just "look again". */
 type Wake = (report?: RestReport) => void;
 
-/** The waiters of each run, and the one timer that watches other processes' writes for them. */
+/** The shared poll's period without signals (SQLite: a read of the file's data_version). */
+const POLL_MS = 250;
+/** The shared poll's period with signals: only a safety net. */
+export const SIGNALED_POLL_MS = 3000;
+/** Waiters are woken at least this often, whatever the polls see. */
+const WAKE_ALL_MS = 5000;
+/** How long final values reported while no waiter waited are kept for the next (the server's REST_GRACE_MS). */
+const KEEP_REPORT_MS = 1000;
+
+/** Options of {@link RunWakes}. */
+export interface RunWakesOptions {
+  /** Word of other processes' changes (PostgreSQL); undefined: the shared poll alone. */
+  signals?: RunSignals;
+  /** With signals, the shared poll's period. @default {@link SIGNALED_POLL_MS} */
+  safetyPollMs?: number;
+}
+
+/** The waiters of each run, and the one timer (and listener) that watches other processes' writes for them. */
 export class RunWakes {
   private readonly watchers = new Map<string, Set<Wake>>();
   private foreignTimer: NodeJS.Timeout | undefined;
   private seenVersion = -1;
   private lastWakeAll = 0;
+  private readonly signals: RunSignals | undefined;
+  private readonly pollMs: number;
+  private readonly wakeAllMs: number;
+  private unlisten: Promise<(() => void) | undefined> | undefined;
+  private closed = false;
+  /**
+   * Final values of runs that ended while none of their waiters was waiting (one was reading the run, woken by a
+   * signal that can overtake this process's own report): the next wait takes them, within {@link KEEP_REPORT_MS}.
+   */
+  private readonly unclaimed = new Map<string, RestReport>();
 
   /** `dataVersion`: changes whenever another connection committed to the file; undefined once it is closed. */
-  constructor(private readonly dataVersion: () => Promise<number | undefined>) {}
+  constructor(private readonly dataVersion: () => Promise<number | undefined>, options: RunWakesOptions = {}) {
+    this.signals = options.signals;
+    this.pollMs = this.signals === undefined ? POLL_MS : (options.safetyPollMs ?? SIGNALED_POLL_MS);
+    this.wakeAllMs = Math.max(WAKE_ALL_MS, this.pollMs);
+  }
 
   /** Wakes the waiters of one run to look at it again. */
   notify(runId: string): void {
@@ -28,13 +66,20 @@ export class RunWakes {
 
   /** The run came to rest (committed); `values`: its final state, when the execution that ended it sent them. */
   rested(runId: string, values?: Record<string, unknown>): void {
+    if (values !== undefined && !this.watchers.has(runId)) {
+      this.unclaimed.set(runId, { values });
+      setTimeout(() => this.unclaimed.delete(runId), KEEP_REPORT_MS).unref();
+    }
     this.wake(runId, values === undefined ? {} : { values });
   }
 
   /** Stops watching for other processes' writes. */
   close(): void {
+    this.closed = true;
     if (this.foreignTimer !== undefined) clearTimeout(this.foreignTimer);
     this.foreignTimer = undefined;
+    void this.unlisten?.then((stop) => stop?.());
+    this.unlisten = undefined;
   }
 
   private wake(runId: string, report: RestReport | undefined): void {
@@ -44,8 +89,17 @@ export class RunWakes {
     for (const wake of set) wake(report);
   }
 
+  private wakeAll(): void {
+    for (const runId of [...this.watchers.keys()]) this.notify(runId);
+  }
+
   /** The next wake of `runId`'s waiters (a rest report, or undefined for any other), or the abort, or `timeoutMs`. */
   next(runId: string, signal?: AbortSignal, timeoutMs?: number): Promise<RestReport | undefined> {
+    const kept = this.unclaimed.get(runId);
+    if (kept !== undefined) {
+      this.unclaimed.delete(runId);
+      return Promise.resolve(kept);
+    }
     return new Promise((resolve) => {
       let set = this.watchers.get(runId);
       if (set === undefined) {
@@ -63,8 +117,22 @@ export class RunWakes {
       const timer = timeoutMs === undefined ? undefined : setTimeout(aborted, timeoutMs);
       set.add(done);
       signal?.addEventListener("abort", aborted);
+      this.listen();
       this.watchForeign();
     });
+  }
+
+  /** Listens from the first waiter on until closed: a signal wakes that run's waiters, a gap all of them. */
+  private listen(): void {
+    if (this.signals === undefined || this.unlisten !== undefined || this.closed) return;
+    this.unlisten = this.signals.listen({ onSignal: (signal) => this.notify(signal.runId), onGap: () => this.wakeAll() }).then(
+      (stop) => {
+        // A change committed before the LISTEN took effect was not heard: the waiters look once more.
+        this.wakeAll();
+        return stop;
+      },
+      () => undefined,
+    );
   }
 
   private async checkForeign(): Promise<void> {
@@ -79,10 +147,10 @@ export class RunWakes {
     this.foreignTimer = undefined;
     if (version === undefined) return;
     const now = Date.now();
-    if (version !== this.seenVersion || now - this.lastWakeAll >= 5000) {
+    if (version !== this.seenVersion || now - this.lastWakeAll >= this.wakeAllMs) {
       this.seenVersion = version;
       this.lastWakeAll = now;
-      for (const runId of [...this.watchers.keys()]) this.notify(runId);
+      this.wakeAll();
     }
     this.watchForeign();
   }
@@ -96,7 +164,7 @@ export class RunWakes {
     if (this.foreignTimer !== undefined) return;
     this.foreignTimer = setTimeout(() => {
       void this.checkForeign();
-    }, 250);
+    }, this.pollMs);
     this.foreignTimer.unref();
   }
 }

@@ -1,6 +1,8 @@
 /**
  * What the viewer's live stream sends: the runs (newest first) whose status or usage moved since the
  * last look. One shared timer serves every open viewer and reads nothing while the file is unchanged.
+ * On PostgreSQL a status change committed anywhere (its signal) makes it look at once; the timer stays, since
+ * usage moving (steps, tokens) sends no signal.
  * @module
  */
 import type { RunRecord } from "../../runs/index.js";
@@ -9,6 +11,8 @@ import type { RunRecords } from "../../runtime/run-records.js";
 
 /** How many of the newest runs the viewer lists and watches. */
 export const WATCHED_RUNS = 200;
+/** A burst of signals (many runs changing together) is looked at once, this long after the first. */
+const SIGNAL_GATHER_MS = 50;
 
 /** Called with the runs that changed since the last call. */
 export type RunChangeListener = (changed: RunView[]) => void;
@@ -21,6 +25,10 @@ export class RunChanges {
   private seen = new Map<string, string>();
   /** The first look of a listening period, which the first poll compares against. */
   private first: Promise<void> = Promise.resolve();
+  /** True while a look is under way: word that comes meanwhile asks for another right after it. */
+  private polling = false;
+  private pollAgain = false;
+  private unlisten: Promise<(() => void) | undefined> | undefined;
 
   constructor(private readonly runs: RunRecords, private readonly intervalMs = 300) {}
 
@@ -35,9 +43,11 @@ export class RunChanges {
       );
     }
     this.listeners.add(listener);
+    this.listen();
     this.schedule();
     return () => {
       this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.stopListening();
     };
   }
 
@@ -46,21 +56,49 @@ export class RunChanges {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.listeners.clear();
+    this.stopListening();
   }
 
-  private schedule(): void {
+  /** While someone watches: a run's signal (or a gap in them) makes the next look come now. */
+  private listen(): void {
+    const signals = this.runs.signals;
+    if (signals === undefined || this.unlisten !== undefined) return;
+    this.unlisten = signals.listen({ onSignal: () => this.lookNow(), onGap: () => this.lookNow() }).catch(() => undefined);
+  }
+
+  private stopListening(): void {
+    void this.unlisten?.then((stop) => stop?.());
+    this.unlisten = undefined;
+  }
+
+  private lookNow(): void {
+    if (this.listeners.size === 0) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.schedule(SIGNAL_GATHER_MS);
+  }
+
+  private schedule(delayMs = this.intervalMs): void {
     if (this.timer !== undefined) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.listeners.size === 0) return;
+      this.polling = true;
+      this.pollAgain = false;
+      const next = (open: boolean) => {
+        this.polling = false;
+        if (open) this.schedule(this.pollAgain ? SIGNAL_GATHER_MS : this.intervalMs);
+      };
       this.poll().then(
-        (open) => {
-          if (open) this.schedule();
-        },
+        next,
         // A busy file: looked at again at the next tick.
-        () => this.schedule(),
+        () => next(true),
       );
-    }, this.intervalMs);
+    }, delayMs);
     this.timer.unref();
   }
 

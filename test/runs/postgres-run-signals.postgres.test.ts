@@ -1,0 +1,108 @@
+// PostgresRunSignals hears, in commit order, the status changes another store (another pool, as another process
+// would have) commits in the same schema: nothing from another schema, nothing of a transaction rolled back.
+import { afterEach, describe, expect, it } from "vitest";
+import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
+import { PostgresDatabase } from "../../src/db/postgres/index.js";
+import { PostgresRunStore, Scheduler, type RunSignal } from "../../src/runs/index.js";
+import { parseRunSignal, PostgresRunSignals } from "../../src/runs/postgres-run-signals.js";
+import { useTestSchema } from "../helpers/postgres.js";
+
+const schema = useTestSchema(import.meta.url);
+const opened: PostgresDatabase[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((db) => db.close()));
+});
+
+function database(url: string): PostgresDatabase {
+  const db = new PostgresDatabase(parseDatabaseTarget(url) as PostgresTarget);
+  opened.push(db);
+  return db;
+}
+
+/** The signals heard, taken one at a time in the order they came. */
+function heard(): { onSignal(signal: RunSignal): void; next(): Promise<RunSignal>; readonly left: number } {
+  const queue: RunSignal[] = [];
+  let waiting: ((signal: RunSignal) => void) | undefined;
+  return {
+    onSignal(signal) {
+      if (waiting === undefined) queue.push(signal);
+      else waiting(signal);
+      waiting = undefined;
+    },
+    next: () => {
+      const first = queue.shift();
+      return first !== undefined ? Promise.resolve(first) : new Promise((resolve) => (waiting = resolve));
+    },
+    get left() {
+      return queue.length;
+    },
+  };
+}
+
+const claim = { workerId: "w", leaseMs: 60_000 };
+
+describe("PostgresRunSignals", () => {
+  it("hears runs created, running, waiting, approved, finished and canceled by another store; nothing from another schema", async () => {
+    const { url } = schema.fresh("a");
+    const listening = new PostgresRunSignals(database(url));
+    expect(listening.crossProcess).toBe(true);
+    const writer = PostgresRunStore.open(database(url));
+    await writer.ready();
+    const elsewhere = PostgresRunStore.open(database(schema.fresh("b").url));
+    const signals = heard();
+    const stop = await listening.listen(signals);
+
+    const later = Date.now() + 60_000;
+    await elsewhere.create({ graphId: "g" });
+    const run = await writer.create({ graphId: "g", availableAt: later });
+    expect(await signals.next()).toEqual({ runId: run.runId, status: "QUEUED", availableAt: later });
+    const claimed = (await new Scheduler(writer).claimRun(run.runId, claim))!;
+    expect(await signals.next()).toEqual({ runId: run.runId, status: "RUNNING" });
+    await claimed.lease.transition("WAITING_APPROVAL", { pending: [{ tool: "t" }] });
+    expect(await signals.next()).toEqual({ runId: run.runId, status: "WAITING_APPROVAL" });
+    // An approval queued for a worker: QUEUED again, claimable from its available_at.
+    const approved = await writer.resume(run.runId, { resume: { ok: true } });
+    expect(await signals.next()).toEqual({ runId: run.runId, status: "QUEUED", availableAt: approved.availableAt });
+    const again = (await new Scheduler(writer).claimRun(run.runId, claim))!;
+    expect(await signals.next()).toEqual({ runId: run.runId, status: "RUNNING" });
+    await again.lease.transition("SUCCEEDED", { result: 1 });
+    expect(await signals.next()).toEqual({ runId: run.runId, status: "SUCCEEDED" });
+    const other = await writer.create({ graphId: "g" });
+    expect(await signals.next()).toMatchObject({ runId: other.runId, status: "QUEUED" });
+    await writer.cancel(other.runId, { actor: "ops" });
+    expect(await signals.next()).toEqual({ runId: other.runId, status: "CANCELED" });
+    // The run created in the other schema was never heard: every signal so far was this schema's.
+    expect(signals.left).toBe(0);
+    stop();
+  });
+
+  it("sends nothing for a transition rolled back", async () => {
+    const { url } = schema.fresh("r");
+    const db = database(url);
+    const listening = new PostgresRunSignals(database(url));
+    const writer = PostgresRunStore.open(db);
+    const run = await writer.create({ graphId: "g" });
+    const signals = heard();
+    const stop = await listening.listen(signals);
+    const rollback = new Error("rolled back");
+    await expect(db.transaction(async (client) => {
+      await client.query(`WITH upd AS (UPDATE runs SET status = 'CANCELED' WHERE run_id = $1 RETURNING run_id)
+        INSERT INTO run_events (run_id, from_status, to_status, at) SELECT run_id, 'QUEUED', 'CANCELED', 1 FROM upd`, [run.runId]);
+      throw rollback;
+    })).rejects.toBe(rollback);
+    expect((await writer.get(run.runId)).status).toBe("QUEUED");
+    // Notifications come in commit order: the first heard after the rollback is the commit that followed it.
+    await writer.cancel(run.runId, { actor: "ops" });
+    expect(await signals.next()).toEqual({ runId: run.runId, status: "CANCELED" });
+    expect(signals.left).toBe(0);
+    stop();
+  });
+
+  it("parses payloads defensively: a malformed one is no signal", () => {
+    expect(parseRunSignal("run_1 QUEUED 1700000000000")).toEqual({ runId: "run_1", status: "QUEUED", availableAt: 1_700_000_000_000 });
+    expect(parseRunSignal("run with spaces CANCELED ")).toEqual({ runId: "run with spaces", status: "CANCELED" });
+    for (const bad of ["", "run_1", "run_1 DONE ", "run_1 QUEUED soon", "run_1 QUEUED -5", " QUEUED 1", "run_1 QUEUED 1.5", "run_1 QUEUED 1e3"]) {
+      expect(parseRunSignal(bad), bad).toBeUndefined();
+    }
+  });
+});
