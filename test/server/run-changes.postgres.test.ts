@@ -38,7 +38,7 @@ describe("RunChanges on PostgreSQL", () => {
     try {
       // Its LISTEN is in effect once a signal of this schema reaches a listener started after it.
       const probe = new PostgresRunSignals(db);
-      await (await probe.listen({ onSignal: () => undefined }))();
+      (await probe.listen({ onSignal: () => undefined }))();
       const other = PostgresRunStore.open(database(url));
       const created = next();
       const run = await other.create({ graphId: "g" });
