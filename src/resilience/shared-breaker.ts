@@ -12,7 +12,8 @@ import type { SharedLimitStore } from "./shared-limits.js";
 
 /** Anything a call can pass through as its breaker. */
 export interface CallBreaker {
-  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` through the breaker; a failure after `signal` (the caller's) aborted is the caller giving up, not the tool failing. */
+  run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
 }
 
 /** Trip rules as a tool declares them. */
@@ -39,7 +40,7 @@ export class SharedCircuitBreaker implements CallBreaker {
   }
 
   /** Refuses at once with CIRCUIT_OPEN while open (or while another process probes), else runs `fn` and records its outcome. */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const admission = await this.#store.admit(this.name, this.#shape);
     if (!admission.admitted) {
       throw new ToolError("CIRCUIT_OPEN", `${this.name}: circuit open after ${admission.consecutiveFailures} consecutive failures`, {
@@ -50,8 +51,9 @@ export class SharedCircuitBreaker implements CallBreaker {
     try {
       result = await fn();
     } catch (error) {
-      // A canceled call proves nothing about the tool (a canceled probe lets the next call probe).
-      await this.#record(isAbortError(error) ? "neutral" : "failure", admission);
+      // A canceled call, or one cut short by its run's lost lease (a database restart), proves nothing about the
+      // tool: counted, it would open the circuit in every process. A canceled probe lets the next call probe.
+      await this.#record(isAbortError(error) || signal?.aborted === true ? "neutral" : "failure", admission);
       throw error;
     }
     await this.#record("success", admission);

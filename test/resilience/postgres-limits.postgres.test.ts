@@ -155,6 +155,19 @@ describe("PostgresLimitStore", () => {
     await expect(breaker.run(() => Promise.reject(canceled))).rejects.toBe(canceled);
     expect(await breaker.run(async () => "still closed")).toBe("still closed");
   });
+
+  it("a call cut short by its run's lost lease (the caller's signal aborted, any error code) does not count either", async () => {
+    const [a, b] = twoProcesses();
+    const breaker = new SharedToolLimits(a).breaker("t_lease", { failureThreshold: 1 });
+    const lost = new AbortController();
+    const leaseLost = Object.assign(new Error("lease lost"), { code: "LEASE_LOST" });
+    lost.abort(leaseLost);
+    await expect(breaker.run(() => Promise.reject(leaseLost), lost.signal)).rejects.toBe(leaseLost);
+    expect(await new SharedToolLimits(b).breaker("t_lease", { failureThreshold: 1 }).run(async () => "still closed")).toBe("still closed");
+    // The same failure without the aborted signal is the tool failing: the circuit opens in the other process.
+    await expect(breaker.run(() => Promise.reject(leaseLost))).rejects.toBe(leaseLost);
+    await expect(new SharedToolLimits(b).breaker("t_lease", { failureThreshold: 1 }).run(async () => "x")).rejects.toMatchObject({ code: "CIRCUIT_OPEN" });
+  });
 });
 
 async function until(ready: () => boolean): Promise<void> {
