@@ -115,9 +115,10 @@ export class PostgresNotifications {
     client.on("error", () => this.#lost(client));
     client.on("end", () => this.#lost(client));
     client.on("notification", (message) => this.#deliver(message.channel, message.payload ?? ""));
+    let channels: string[] = [];
     try {
       await client.connect();
-      const channels = [...this.#channels.keys()];
+      channels = [...this.#channels.keys()];
       if (channels.length > 0) await client.query(channels.map((c) => `LISTEN ${quote(c)}`).join("; "));
     } catch {
       await client.end().catch(() => undefined);
@@ -132,6 +133,9 @@ export class PostgresNotifications {
     this.#client = client;
     this.#hadClient = true;
     this.#reconnectMs = FIRST_RECONNECT_MS;
+    // A channel added while the LISTENs above were under way waited for this connection without being in them.
+    const missed = [...this.#channels.keys()].filter((channel) => !channels.includes(channel));
+    if (missed.length > 0) await this.#send(missed.map((c) => `LISTEN ${quote(c)}`).join("; "));
     if (reconnected) this.#gap();
   }
 
