@@ -21,6 +21,8 @@ export type RunChangeListener = (changed: RunView[]) => void;
 export class RunChanges {
   private readonly listeners = new Set<RunChangeListener>();
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires (ms since epoch). */
+  private dueAt = 0;
   private fileVersion = "";
   private seen = new Map<string, string>();
   /** The first look of a listening period, which the first poll compares against. */
@@ -77,6 +79,9 @@ export class RunChanges {
       this.pollAgain = true;
       return;
     }
+    // Brought forward only when the armed look is later: re-armed at every signal, a busy cluster's signals (less
+    // than the gather time apart) would put the look off for as long as they keep coming.
+    if (this.timer !== undefined && this.dueAt <= Date.now() + SIGNAL_GATHER_MS) return;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.schedule(SIGNAL_GATHER_MS);
@@ -84,6 +89,7 @@ export class RunChanges {
 
   private schedule(delayMs = this.intervalMs): void {
     if (this.timer !== undefined) return;
+    this.dueAt = Date.now() + delayMs;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.listeners.size === 0) return;
