@@ -16,9 +16,9 @@ import type { RunRecord } from "../runs/index.js";
 import type { StreamChunk } from "../runtime/index.js";
 import type { RouteDeps, ServerEnv } from "./context.js";
 import { errorResponse } from "./http-error.js";
-import { chunkToWire } from "./chunk-wire.js";
+import { chunkToWire } from "../streams/chunk-wire.js";
 import { damageOf } from "./thread-damage.js";
-import { toWire } from "./wire.js";
+import { toWire } from "../streams/value-wire.js";
 
 interface SseEvent {
   event: string;

@@ -7,7 +7,7 @@
 import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import { StorageError } from "../errors.js";
 import type { ThreadStateReader } from "./thread-state.js";
-import { toWire } from "./wire.js";
+import { toWire } from "../streams/value-wire.js";
 
 /** Why a thread's state could not be read, in the `{ error, message }` shape of a run's `__error__`. */
 export interface StateDamage {

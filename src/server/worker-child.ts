@@ -10,7 +10,7 @@
  */
 import type { Worker } from "../runs/index.js";
 import { Runtime } from "../runtime/index.js";
-import { toWire } from "./wire.js";
+import { toWire } from "../streams/value-wire.js";
 import { parseToWorker, type FromWorker, type WorkerChildSpec } from "./worker-ipc.js";
 
 /** Longest a stopping worker may take to hand its runs back before it exits anyway. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { checkpointToWire, debugToWire, eventToWire, plainValues, taskToWire } from "./debug-wire.js";
-import { toWire } from "./wire.js";
+import { toWire } from "./value-wire.js";
 
 /** The JSON form of one chunk of LangGraph stream mode `mode`. */
 export function chunkToWire(mode: string, payload: unknown): unknown {

@@ -6,7 +6,7 @@
  * a task's subgraph state config becomes its `checkpoint`.
  * @module
  */
-import { toWire } from "./wire.js";
+import { toWire } from "./value-wire.js";
 
 type Obj = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import type { RunRecord } from "../runs/index.js";
 import type { ExecutionStream, StreamableGraph } from "../runtime/run-stream-sink.js";
 import { DEFAULT_STREAM_MODES, EXTRA_MODES, plainChunk, streamGraph } from "../runtime/stream-bus.js";
 import { StreamOutcome } from "../runtime/stream-outcome.js";
-import { chunkToWire } from "../server/chunk-wire.js";
+import { chunkToWire } from "./chunk-wire.js";
 import type { ChunkLog } from "./chunk-log.js";
 
 /** Longest a chunk waits for its batch. */

@@ -12,7 +12,8 @@ import type { RestingRun } from "../run-service.js";
 import { RunCreate, requestedModes } from "../schemas.js";
 import { lastEventIdOf, streamRun } from "../sse.js";
 import { damageOf } from "../thread-damage.js";
-import { runToWire, toWire } from "../wire.js";
+import { toWire } from "../../streams/value-wire.js";
+import { runToWire } from "../wire.js";
 
 /**
  * What `runs.wait` and `runs.join` return: the thread's values, with the interrupt or error if any. A run
