@@ -10,6 +10,8 @@ import type { ChunkLog } from "./chunk-log.js";
 
 /** Chunks read per statement. */
 const READ_BATCH = 500;
+/** Tries of the final catch-up read (backing off 0.1 s … 2 s) before a stream ends with what it has (a database that stays away). */
+const CATCH_UP_ATTEMPTS = 8;
 /** Default retention of the chunks of a run after its stream rested. */
 export const DEFAULT_STREAM_RETENTION_MS = 3600_000;
 
@@ -40,6 +42,8 @@ export class ChunkFeed {
   readonly #readers = new Map<string, Reader>();
   #listening: Promise<() => Promise<void>> | undefined;
   readonly #sweeper: NodeJS.Timeout;
+  /** Runs whose last read failed: the final catch-up tries again rather than end the stream short. */
+  readonly #failed = new Set<string>();
   readonly #retentionMs: number;
   readonly #log: (line: string) => void;
 
@@ -69,8 +73,14 @@ export class ChunkFeed {
     };
   }
 
-  caughtUp(runId: string): Promise<void> {
-    return this.#pump(runId);
+  /** Reads the run's chunks up to its end; a read that fails is tried again (a stream must not end with a hole). */
+  async caughtUp(runId: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      this.#failed.delete(runId);
+      await this.#pump(runId);
+      if (!this.#failed.has(runId) || attempt >= CATCH_UP_ATTEMPTS) return;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2000, 100 * 2 ** attempt)));
+    }
   }
 
   /** Deletes the chunks of runs whose stream rested more than the retention ago. */
@@ -139,6 +149,7 @@ export class ChunkFeed {
       }
     } catch (error) {
       // The next notification (or the stream's final catch-up) reads again from the same positions.
+      this.#failed.add(runId);
       this.#log(`run ${runId}: reading stream chunks: ${error instanceof Error ? error.message : String(error)}`);
     }
   }

@@ -18,6 +18,7 @@ export class ChunkPublisher implements RunStreamSink {
   readonly #known = new Map<string, readonly string[]>();
   readonly #executing = new Map<string, Set<RunPublication>>();
   #listening: Promise<void> | undefined;
+  #subscribed: Promise<void> | undefined;
 
   constructor(private readonly log: ChunkLog) {}
 
@@ -40,7 +41,7 @@ export class ChunkPublisher implements RunStreamSink {
    */
   listen(): void {
     this.#listening ??= this.#listen().catch(() => {
-      // The database refused: runs execute unpublished meanwhile, and the next execution tries again.
+      // The database refused: runs execute unpublished meanwhile, and the next execution tries again (#watchOf).
       this.#listening = undefined;
     });
   }
@@ -56,7 +57,13 @@ export class ChunkPublisher implements RunStreamSink {
   }
 
   async #listen(): Promise<void> {
-    await this.log.onWatch({ onWatch: (watch) => this.#heard(watch), onGap: () => void this.#load().catch(() => undefined) });
+    // Subscribed once: a load that failed is tried again (next execution) without adding another listener.
+    this.#subscribed ??= this.log.onWatch({ onWatch: (watch) => this.#heard(watch), onGap: () => void this.#load().catch(() => undefined) })
+      .then(() => undefined, (error: unknown) => {
+        this.#subscribed = undefined;
+        throw error;
+      });
+    await this.#subscribed;
     await this.#load();
   }
 

@@ -5,6 +5,7 @@
  * An execution of a run nobody watches writes nothing; one whose watch arrives mid-run publishes from then on.
  * @module
  */
+import { connectionFailure } from "../db/index.js";
 import type { RunRecord } from "../runs/index.js";
 import type { ExecutionStream, StreamableGraph } from "../runtime/run-stream-sink.js";
 import { DEFAULT_STREAM_MODES, EXTRA_MODES, plainChunk, streamGraph } from "../runtime/stream-bus.js";
@@ -81,9 +82,11 @@ export class RunPublication implements ExecutionStream {
       if (batch.length === 0 && !rested) return;
       try {
         await this.log.append(this.run.runId, batch, rested);
-      } catch {
-        // The stream is never the run's failure: the chunks wait for the next flush (the last one drops them).
-        if (!rested) this.#pending.unshift(...batch);
+      } catch (error) {
+        // The stream is never the run's failure. A lost connection keeps the chunks for the next flush (the last one
+        // drops them); any other refusal (a payload the database will not store) drops this batch alone, else it
+        // would fail every later flush with it and the rest of the stream would be lost.
+        if (!rested && connectionFailure(error) !== undefined) this.#pending.unshift(...batch);
       }
     });
     return this.#flushing;

@@ -72,7 +72,8 @@ export interface AgentTool<Schema extends z.ZodType = z.ZodType, Result = unknow
   extends Required<Omit<ToolSpec<Schema, Result>, "fallback" | "retry" | "limits">> {
   retry: Required<Omit<ToolRetryPolicy, "retryOn">> & Pick<ToolRetryPolicy, "retryOn">;
   fallback: string | undefined;
-  limits: ToolLimitSpec | undefined;
+  /** Limits shared by every process on PostgreSQL; optional so a tool built by hand, not by defineTool, still compiles. */
+  limits?: ToolLimitSpec;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
