@@ -74,6 +74,11 @@ export const RunCreate = z.object({
     recursion_limit: z.number().int().min(1).max(10_000).nullish(),
   }).loose().nullish(),
   stream_mode: z.union([streamModes, z.array(streamModes)]).nullish(),
+  /**
+   * LangGraph's: keep the run's chunks so a later join gets them from the first (Last-Event-ID -1). With the shared
+   * chunk log (PostgreSQL) a background run asked for this is published from its first chunk wherever it executes.
+   */
+  stream_resumable: z.boolean().nullish(),
   if_not_exists: z.enum(["create", "reject"]).nullish(),
   multitask_strategy: z.enum(["reject", "interrupt", "rollback", "enqueue"]).nullish(),
   /**

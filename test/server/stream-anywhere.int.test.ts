@@ -160,6 +160,22 @@ describe("streaming from anywhere on PostgreSQL", () => {
     expect([...idsOf(before), ...idsOf(after)]).toEqual(idsOf(all).map((_, i) => i + 1));
   }, 120_000);
 
+  it("a background run created stream_resumable is published from its first chunk: a join on B after it ended gets it whole", async () => {
+    const threadId = await newThread(urlA);
+    const created = (await (await post(urlA, `/threads/${threadId}/runs`, { assistant_id: "city_weather", input: INPUT, stream_mode: MODES, stream_resumable: true })).json()) as { run_id: string };
+    // Joined only once it has ended: nothing but its publication from the start can give B its chunks.
+    await fetch(`${urlA}/threads/${threadId}/runs/${created.run_id}/join`);
+    const events = await readEvents(await joinOn(urlB, threadId, created.run_id, "-1"));
+    const ids = idsOf(events);
+    expect(ids[0]).toBe(1);
+    expect(ids.every((id, i) => i === 0 || id > (ids[i - 1] ?? 0))).toBe(true);
+    const seen = digest(events);
+    expect(seen.nodes.filter((n) => n === "tools").length).toBeGreaterThan(0);
+    expect(String(seen.answer)).toContain("Shenzhen");
+    expect(WORKER_PROCESS.test(await executor(created.run_id))).toBe(true);
+    expect((await chunkRows(created.run_id)).chunks).toBe(ids.at(-1));
+  }, 120_000);
+
   it("a run nobody streams writes no chunk rows", async () => {
     const threadId = await newThread(urlA);
     const response = await post(urlA, `/threads/${threadId}/runs/wait`, { assistant_id: "city_weather", input: INPUT });

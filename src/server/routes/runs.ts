@@ -64,7 +64,9 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
   const body = await readBody(c, RunCreate);
   const modes = requestedModes(body);
   // With the shared chunk log (PostgreSQL) a new streamed run may execute in any process; otherwise it executes here.
-  const shared = mode === "stream" && deps.streams.crossProcess ? modes : undefined;
+  // A background run created resumable is published from its first chunk too, for whoever joins it later, anywhere.
+  const published = mode === "stream" || (mode === "background" && body.stream_resumable === true);
+  const shared = published && deps.streams.crossProcess ? modes : undefined;
   const prepared = await deps.service.prepare(body, c.req.param("tid"), c.get("caller"), mode === "stream" ? "here" : "any", shared);
   const { run } = prepared;
   if (mode === "stream") {
