@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Runtime } from "../../src/runtime/index.js";
 import { useTestSchema, withClient } from "../helpers/postgres.js";
 import { CALLS_PER_RUN, LIMITS } from "./fixtures/limited-graphs.js";
+import { maxInWindow, maxOverlap } from "./time-windows.js";
 
 const schema = useTestSchema(import.meta.url);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -36,27 +37,6 @@ function worker(config: string): Promise<{ code: number | null; out: string }> {
       resolve({ code, out });
     });
   });
-}
-
-/** The most of `sorted` times inside any half-open window [t, t + windowMs). */
-function maxInWindow(sorted: number[], windowMs: number): number {
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= windowMs) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
-}
-
-/** The most intervals open at once (an end at the same instant as a start does not overlap it). */
-function maxOverlap(calls: Array<{ started_at: number; ended_at: number }>): number {
-  const edges = calls.flatMap((c) => [{ at: c.started_at, delta: 1 }, { at: c.ended_at, delta: -1 }]);
-  edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let open = 0;
-  let most = 0;
-  for (const edge of edges) most = Math.max(most, (open += edge.delta));
-  return most;
 }
 
 describe("tool limits across worker processes on one PostgreSQL database", () => {

@@ -7,6 +7,7 @@ import { PostgresDatabase } from "../../src/db/postgres/index.js";
 import { PostgresLimitStore } from "../../src/resilience/postgres-limits.js";
 import { SharedToolLimits } from "../../src/resilience/shared-tool-limits.js";
 import { useTestSchema, withClient } from "../helpers/postgres.js";
+import { maxInWindow } from "./time-windows.js";
 
 const schema = useTestSchema(import.meta.url);
 const dbs: PostgresDatabase[] = [];
@@ -172,15 +173,4 @@ describe("PostgresLimitStore", () => {
 
 async function until(ready: () => boolean): Promise<void> {
   while (!ready()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
-/** The most of `sorted` times inside any half-open window [t, t + windowMs). */
-function maxInWindow(sorted: number[], windowMs: number): number {
-  let most = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while (sorted[end]! - sorted[start]! >= windowMs) start++;
-    most = Math.max(most, end - start + 1);
-  }
-  return most;
 }

@@ -3,14 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentServer } from "../../src/server/server.js";
 import { graphEntry, serverBackends, startTestServer } from "./harness.js";
+import { readEvents, type SseEvent } from "./sse-events.js";
 
 describe.each(serverBackends(import.meta.url))("on $backend", ({ db }) => {
-  interface SseEvent {
-    id?: string;
-    event: string;
-    data: string;
-  }
-
   let server: AgentServer;
   const previousLatency = process.env.AGENTRT_SIM_LATENCY_MS;
   beforeAll(async () => {
@@ -23,31 +18,6 @@ describe.each(serverBackends(import.meta.url))("on $backend", ({ db }) => {
     if (previousLatency === undefined) delete process.env.AGENTRT_SIM_LATENCY_MS;
     else process.env.AGENTRT_SIM_LATENCY_MS = previousLatency;
   });
-
-  /** Reads SSE events until `stop` says so (then drops the connection) or the stream ends. */
-  async function readEvents(response: Response, stop: (events: SseEvent[]) => boolean = () => false, abort?: AbortController): Promise<SseEvent[]> {
-    const events: SseEvent[] = [];
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return events;
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const field = (name: string) => block.split("\n").filter((l) => l.startsWith(`${name}:`)).map((l) => l.slice(name.length + 1).trimStart()).join("\n");
-        if (block.trim() === "" || block.startsWith(":")) continue;
-        events.push({ ...(field("id") === "" ? {} : { id: field("id") }), event: field("event"), data: field("data") });
-        if (stop(events)) {
-          abort?.abort();
-          await reader.cancel().catch(() => undefined);
-          return events;
-        }
-      }
-    }
-  }
 
   async function startStream(threadId: string, abort: AbortController): Promise<Response> {
     return fetch(`${server.url}/threads/${threadId}/runs/stream`, {
