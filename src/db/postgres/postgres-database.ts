@@ -78,6 +78,10 @@ export class PostgresDatabase implements PgQueryable {
     // An idle client's connection dropping (a server restart) must not crash the process: the pool drops that
     // client, and the next statement connects anew.
     this.pool.on("error", () => undefined);
+    // And a checked-out client must never end it either: pg-pool removes its own listener while a client is lent out
+    // and guards pool.query with a `once` listener, so a second 'error' of one dying connection (a server restart's
+    // FATAL, then the socket's) went unhandled and killed a worker. The failure still reaches the statement under way.
+    this.pool.on("connect", (client) => client.on("error", () => undefined));
   }
 
   /** Connects once and creates the schema when missing; rejects with DB_UNREACHABLE, DB_AUTH_FAILED, … */
