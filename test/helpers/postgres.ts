@@ -3,7 +3,9 @@
 import { randomBytes } from "node:crypto";
 import { basename } from "node:path";
 import pg from "pg";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
+import { PostgresDatabase } from "../../src/db/postgres/index.js";
 
 /** The server the tests use: AGENTRT_TEST_PG_URL, else the machine's own (trust auth, database `test`). */
 export const TEST_PG_URL = process.env.AGENTRT_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -104,4 +106,17 @@ export async function statementsSent<T>(work: () => Promise<T>): Promise<{ sent:
   } finally {
     pg.Client.prototype.query = original;
   }
+}
+
+/** Registers an afterEach closing every pool the returned function opened; call at the top level of a test file. */
+export function useDatabases(): (url: string) => PostgresDatabase {
+  const opened: PostgresDatabase[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((db) => db.close()));
+  });
+  return (url) => {
+    const db = new PostgresDatabase(parseDatabaseTarget(url) as PostgresTarget);
+    opened.push(db);
+    return db;
+  };
 }

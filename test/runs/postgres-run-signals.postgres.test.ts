@@ -1,23 +1,12 @@
 // PostgresRunSignals hears, in commit order, the status changes another store (another pool, as another process
 // would have) commits in the same schema: nothing from another schema, nothing of a transaction rolled back.
-import { afterEach, describe, expect, it } from "vitest";
-import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
-import { PostgresDatabase } from "../../src/db/postgres/index.js";
+import { describe, expect, it } from "vitest";
 import { PostgresRunStore, Scheduler, type RunSignal } from "../../src/runs/index.js";
 import { parseRunSignal, PostgresRunSignals } from "../../src/runs/postgres-run-signals.js";
-import { useTestSchema } from "../helpers/postgres.js";
+import { useDatabases, useTestSchema } from "../helpers/postgres.js";
 
 const schema = useTestSchema(import.meta.url);
-const opened: PostgresDatabase[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((db) => db.close()));
-});
-
-function database(url: string): PostgresDatabase {
-  const db = new PostgresDatabase(parseDatabaseTarget(url) as PostgresTarget);
-  opened.push(db);
-  return db;
-}
+const database = useDatabases();
 
 /** The signals heard, taken one at a time in the order they came. */
 function heard(): { onSignal(signal: RunSignal): void; next(): Promise<RunSignal>; readonly left: number } {

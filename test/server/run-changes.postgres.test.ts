@@ -1,25 +1,14 @@
 // The run viewer's change feed on PostgreSQL: a run created and canceled by another process's store reaches the
 // feed on its signal, although the feed's own timer is ten minutes away.
-import { afterEach, describe, expect, it } from "vitest";
-import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
-import { PostgresDatabase } from "../../src/db/postgres/index.js";
+import { describe, expect, it } from "vitest";
 import { PostgresRunSignals, PostgresRunStore } from "../../src/runs/index.js";
 import type { RunView } from "../../src/runtime/index.js";
 import { RunRecords } from "../../src/runtime/run-records.js";
 import { RunChanges } from "../../src/server/ui/run-changes.js";
-import { useTestSchema } from "../helpers/postgres.js";
+import { useDatabases, useTestSchema } from "../helpers/postgres.js";
 
 const schema = useTestSchema(import.meta.url);
-const opened: PostgresDatabase[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((db) => db.close()));
-});
-
-function database(url: string): PostgresDatabase {
-  const db = new PostgresDatabase(parseDatabaseTarget(url) as PostgresTarget);
-  opened.push(db);
-  return db;
-}
+const database = useDatabases();
 
 describe("RunChanges on PostgreSQL", () => {
   it("sends a run another store created, then canceled, on their signals", async () => {
