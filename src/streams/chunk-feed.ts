@@ -136,6 +136,12 @@ export class ChunkFeed {
         const rows = await this.chunks.read(runId, from, READ_BATCH);
         for (const row of rows) {
           for (const entry of [...reader.listeners]) {
+            // A listener added during this read may be behind `from`: it gets nothing of this batch (that would skip
+            // the chunks between its position and `from`) and is served by the next pass, which reads from it.
+            if (entry.pos < from) {
+              reader.again = true;
+              continue;
+            }
             if (row.seq <= entry.pos) continue;
             entry.pos = row.seq;
             try {

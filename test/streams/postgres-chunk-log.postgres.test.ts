@@ -154,4 +154,33 @@ describe("ChunkFeed", () => {
     stopLive();
     await feed.close();
   });
+
+  it("a listener that joins behind a read under way for another gets its whole backlog, no gap", async () => {
+    const { log } = open();
+    await log.append("run_g", [token("1"), token("2"), token("3")], false);
+    let release = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let reads = 0;
+    // The first read (the live listener's) waits until the second listener has joined and chunk 4 is stored.
+    const slowLog = new Proxy(log, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (key === "read") return async (...args: Parameters<typeof log.read>) => ((reads++ === 0 ? await gate : undefined), target.read(...args));
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const feed = new ChunkFeed(slowLog);
+    const live: StreamChunk[] = [];
+    const behind: StreamChunk[] = [];
+    const stopLive = await feed.subscribe("run_g", (c) => live.push(c), ["messages"]);
+    const stopBehind = await feed.subscribe("run_g", (c) => behind.push(c), ["messages"], 0);
+    await log.append("run_g", [token("4")], true);
+    release();
+    await until("both listeners at chunk 4", () => live.at(-1)?.seq === 4 && behind.at(-1)?.seq === 4);
+    expect(behind.map((c) => c.seq)).toEqual([1, 2, 3, 4]);
+    expect(live.map((c) => c.seq)).toEqual([4]);
+    stopLive();
+    stopBehind();
+    await feed.close();
+  });
 });
