@@ -5,6 +5,12 @@
  * tens of microseconds, so with several processes on one file (a server's
  * worker processes) those sleeps stalled each process's event loop for about
  * a fifth of its time; the loop here retries within ~0.1 ms.
+ *
+ * Switching the busy timeout off and back costs two `exec`s (~10 µs, a twentieth
+ * of a checkpoint put), so a connection that has not met another writer lately
+ * begins with its timeout as it is: uncontended, SQLite never waits. A BEGIN
+ * that was refused or took longer than a wait's first step puts the connection
+ * in contended mode (the short-step loop) for CONTENDED_MS.
  * @module
  */
 import { busyTimeoutOf, setBusyTimeoutQuietly } from "./busy-timeout.js";
@@ -17,6 +23,12 @@ interface LockStatements {
 }
 
 const statements = new WeakMap<SqliteDatabase, LockStatements>();
+/** Until when (performance.now()) each connection takes the lock by the short-step loop. */
+const contendedUntil = new WeakMap<SqliteDatabase, number>();
+/** How long one sign of another writer keeps a connection in contended mode. */
+const CONTENDED_MS = 2000;
+/** A BEGIN slower than this waited in SQLite's busy handler (whose first sleep is 1 ms). */
+const UNCONTENDED_BEGIN_MS = 0.5;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 /** First and longest pause between attempts to take the lock (ms); Linux rounds short timed waits up to ~0.1 ms. */
 const FIRST_PAUSE_MS = 0.05;
@@ -40,8 +52,22 @@ function isBusy(error: unknown): boolean {
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
 
-/** BEGIN IMMEDIATE, retried with short sleeps while another connection holds the write lock, up to its busy timeout. */
+/** BEGIN IMMEDIATE: at once while the connection meets no other writer, else by {@link beginContended}. */
 function begin(db: SqliteDatabase, st: LockStatements): void {
+  const now = performance.now();
+  if (now < (contendedUntil.get(db) ?? 0)) return beginContended(db, st);
+  try {
+    st.begin.run();
+  } catch (error) {
+    // Busy: the whole busy timeout went by in SQLite's handler, as the loop's would have.
+    if (isBusy(error)) contendedUntil.set(db, performance.now() + CONTENDED_MS);
+    throw error;
+  }
+  if (performance.now() - now > UNCONTENDED_BEGIN_MS) contendedUntil.set(db, performance.now() + CONTENDED_MS);
+}
+
+/** BEGIN IMMEDIATE, retried with short sleeps while another connection holds the write lock, up to its busy timeout. */
+function beginContended(db: SqliteDatabase, st: LockStatements): void {
   // The connection's own busy timeout (whatever its owner set last) stays the limit, and is put back after.
   const timeoutMs = busyTimeoutOf(db);
   setBusyTimeoutQuietly(db, 0);
@@ -54,6 +80,8 @@ function begin(db: SqliteDatabase, st: LockStatements): void {
         return;
       } catch (error) {
         if (!isBusy(error) || performance.now() >= deadline) throw error;
+        // Still contended: stay in this mode.
+        contendedUntil.set(db, performance.now() + CONTENDED_MS);
       }
       // A synchronous sleep: callers are synchronous (checkpoint writes, run transitions) and hold no other lock.
       Atomics.wait(sleepCell, 0, 0, pause);

@@ -155,4 +155,35 @@ describe("immediateTransaction", () => {
     expect(d.pragma("busy_timeout", { simple: true })).toBe(30);
     expect(values(d)).toEqual(["other"]);
   });
+
+  it("switches no busy timeout on a connection that has met no other writer", () => {
+    const d = db(tempDb(), 5000);
+    const insert = immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run());
+    insert();
+    const exec = vi.spyOn(Database.prototype, "exec");
+    try {
+      insert();
+      insert();
+      expect(exec).not.toHaveBeenCalled();
+    } finally {
+      exec.mockRestore();
+    }
+  });
+
+  it("takes the lock in short steps for a while after a BEGIN found it held", async () => {
+    const path = tempDb();
+    const d = db(path, 5000);
+    const holder = lockHolder(path, 20);
+    immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('mine')").run())();
+    await holder.done;
+    const exec = vi.spyOn(Database.prototype, "exec");
+    try {
+      immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('next')").run())();
+      // Contended mode: the timeout is switched off around BEGIN and back after it.
+      expect(exec.mock.calls.map(([sql]) => sql)).toEqual(["PRAGMA busy_timeout = 0", "PRAGMA busy_timeout = 5000"]);
+    } finally {
+      exec.mockRestore();
+    }
+    expect(values(d)).toEqual(["other", "mine", "next"]);
+  });
 });
