@@ -14,7 +14,7 @@ interface SeedRow {
 type Params = { thread: string; ns: string; id: string; channels: string };
 
 /**
- * The ancestors of :id (its parent at depth 1, up to the root), each with its checkpoint skeleton.
+ * The ancestors of :id (its parent at depth 1, up to the root), each with its refs (a channel's stored value).
  * CROSS JOINs pin the join order so every step is a primary-key probe driven by the chain; left to
  * itself the planner scans the whole thread once per ancestor.
  */
@@ -28,14 +28,13 @@ const ANCESTORS = `
      WHERE c.parent_checkpoint_id IS NOT NULL AND chain.depth < 1000000
   ),
   ancestors AS (
-    SELECT chain.id, chain.depth, c.checkpoint FROM chain
+    SELECT chain.id, chain.depth, c.refs FROM chain
       CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.id
   ),
   wanted(channel) AS (SELECT value FROM json_each(:channels)),
   seeds AS (
     SELECT wanted.channel AS channel, MIN(a.depth) AS depth FROM wanted CROSS JOIN ancestors a
-      CROSS JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = wanted.channel
-       AND b.version = json_extract(a.checkpoint, '$.channel_versions."' || wanted.channel || '"')
+     WHERE json_extract(a.refs, '$."' || wanted.channel || '"[0]') IS NOT NULL
      GROUP BY wanted.channel
   )`;
 
@@ -54,8 +53,7 @@ export class DeltaHistoryQuery {
       SELECT 'seed' AS kind, s.channel AS channel, s.depth AS depth, NULL AS task_id, b.type AS type, b.value AS value,
              '' AS task_path, 0 AS idx
         FROM seeds s CROSS JOIN ancestors a ON a.depth = s.depth
-        CROSS JOIN checkpoint_blobs b ON b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.channel = s.channel
-         AND b.version = json_extract(a.checkpoint, '$.channel_versions."' || s.channel || '"')
+        CROSS JOIN checkpoint_blobs b ON b.id = json_extract(a.refs, '$."' || s.channel || '"[0]')
       UNION ALL
       SELECT 'write', w.channel, a.depth, w.task_id, w.type, w.value, w.task_path, w.idx
         FROM ancestors a

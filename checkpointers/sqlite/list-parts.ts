@@ -11,13 +11,13 @@ export interface PageParts {
 
 /**
  * Values and writes of a page of checkpoint rows in two statements per
- * (thread, namespace): the distinct (version, channel) keys the page's
- * skeletons reference, each read once however many checkpoints share it
- * (an unchanged channel is shared by every checkpoint since it changed), then
- * the page's writes.
+ * (thread, namespace): the distinct value rows the page's refs name, each read
+ * once however many checkpoints share it (an unchanged channel is shared by
+ * every checkpoint since it changed), then the page's writes.
  */
 export function readPageParts(statements: Statements, rows: CheckpointRow[]): PageParts {
   const parsed = rows.map((row) => parseSkeleton(row.checkpoint, row.checkpoint_id));
+  const refs = rows.map((row) => (row.refs === null ? {} : (JSON.parse(row.refs) as Record<string, [number | null, unknown]>)));
   const parts: PartRow[][] = rows.map(() => []);
   const groups = new Map<string, number[]>();
   rows.forEach((row, index) => {
@@ -30,16 +30,10 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
     const first = rows[members[0] ?? 0];
     if (first === undefined) continue;
     const key = { thread: first.thread_id, ns: first.checkpoint_ns };
-    const wanted = new Map<string, [string | number, string]>();
-    for (const index of members) {
-      for (const [channel, version] of Object.entries(parsed[index]?.channel_versions ?? {})) {
-        wanted.set(blobKey(channel, version), [version, channel]);
-      }
-    }
-    const blobs = new Map<string, BlobRow>();
-    if (wanted.size > 0) {
-      for (const blob of statements.blobsByKeys.all({ ...key, keys: JSON.stringify([...wanted.values()]) })) blobs.set(blobKey(blob.channel, blob.version), blob);
-    }
+    const wanted = new Set<number>();
+    for (const index of members) for (const [id] of Object.values(refs[index] ?? {})) if (id !== null) wanted.add(id);
+    const blobs = new Map<number, BlobRow>();
+    if (wanted.size > 0) for (const blob of statements.blobsByIds.all({ ids: JSON.stringify([...wanted]) })) blobs.set(blob.id, blob);
     const writesOf = new Map<string, PartRow[]>();
     for (const write of statements.writesOfIds.all({ ...key, ids: JSON.stringify(members.map((index) => rows[index]?.checkpoint_id)) })) {
       const list = writesOf.get(write.cid);
@@ -50,8 +44,8 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
       const row = rows[index];
       const list = parts[index];
       if (row === undefined || list === undefined) continue;
-      for (const [channel, version] of Object.entries(parsed[index]?.channel_versions ?? {})) {
-        const blob = blobs.get(blobKey(channel, version));
+      for (const [channel, [id]] of Object.entries(refs[index] ?? {})) {
+        const blob = id === null ? undefined : blobs.get(id);
         if (blob !== undefined) list.push({ cid: row.checkpoint_id, part: 1, a: channel, b: null, skeleton: null, type: blob.type, value: blob.value });
       }
       const writes = writesOf.get(row.checkpoint_id);
@@ -60,6 +54,3 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
   }
   return { parsed, parts };
 }
-
-/** A (channel, version) key; the version keeps its type, as the untyped SQL column does. */
-const blobKey = (channel: string, version: string | number) => `${typeof version === "number" ? "n" : "s"}${String(version)}\u0000${channel}`;

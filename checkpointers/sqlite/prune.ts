@@ -27,14 +27,22 @@ function pruneNamespace(db: SqliteDatabase, deltas: DeltaHistoryQuery, thread: s
   const keepFrom = deltaSafeCutoff(db, deltas, thread, ns, oldestKept);
   if (keepFrom === undefined) return 0;
   db.prepare("DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?").run(thread, ns, keepFrom);
+  // The values the pruned checkpoints reference, read before they go; those a kept checkpoint still references stay.
+  const referenced = db
+    .prepare<[string, string, string], number>(
+      `SELECT DISTINCT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r
+        WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.checkpoint_id < ? AND r.value ->> 0 IS NOT NULL`,
+    )
+    .pluck()
+    .all(thread, ns, keepFrom);
   const { changes } = db
     .prepare("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id < ?")
     .run(thread, ns, keepFrom);
   db.prepare(
-    `DELETE FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND (channel, version) NOT IN (
-       SELECT v.key, v.value FROM checkpoints c, json_each(c.checkpoint, '$.channel_versions') v
-        WHERE c.thread_id = ? AND c.checkpoint_ns = ?)`,
-  ).run(thread, ns, thread, ns);
+    `DELETE FROM checkpoint_blobs WHERE id IN (SELECT value FROM json_each(?)) AND id NOT IN (
+       SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r
+        WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND r.value ->> 0 IS NOT NULL)`,
+  ).run(JSON.stringify(referenced), thread, ns);
   return changes;
 }
 

@@ -10,6 +10,8 @@ export interface CheckpointRow {
   checkpoint: string;
   metadata_type: string;
   metadata: Buffer | string;
+  /** JSON `{channel: [value row id, version]}`; see schema.ts. */
+  refs: string | null;
 }
 
 /**
@@ -31,10 +33,10 @@ export interface PartRow {
   k3?: number | null;
 }
 
-/** A stored channel value found by its (channel, version) key. */
+/** A stored channel value found by its row id. */
 export interface BlobRow {
+  id: number;
   channel: string;
-  version: string | number;
   type: string;
   value: Buffer | null;
 }
@@ -46,10 +48,8 @@ export interface BlobRow {
 const PARTS = `
   SELECT t.id AS cid, 1 AS part, b.channel AS a, NULL AS b, NULL AS skeleton, b.type AS type, b.value AS value,
          NULL AS k1, NULL AS k2, NULL AS k3
-    FROM target t CROSS JOIN checkpoints c CROSS JOIN json_each(c.checkpoint, '$.channel_versions') v
-    CROSS JOIN checkpoint_blobs b
-   WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id
-     AND b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.version = v.value AND b.channel = v.key
+    FROM target t CROSS JOIN checkpoints c CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
+   WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id AND b.id = r.value ->> 0
   UNION ALL
   SELECT t.id, 2, w.task_id, w.channel, NULL, w.type, w.value, w.task_path, w.task_id, w.idx
     FROM target t CROSS JOIN checkpoint_writes w
@@ -72,17 +72,27 @@ export interface TupleKey {
   id?: string;
 }
 
-const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata";
+const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs";
 
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
 export interface Statements {
-  insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array]>;
+  insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array, string]>;
+  /** Replaces a checkpoint put again under the same id (insertCheckpoint refused it). */
+  replaceCheckpoint: Statement<[string | null, string, string, string | Uint8Array, string, string, string, string]>;
+  /** Points a copied thread's refs (`:ids`, a JSON object old id → new id) at its own value rows. */
+  renumberRefs: Statement<{ thread: string; ids: string }>;
+  /** The refs of a stored checkpoint (a put's parent, or the row a put replaces). */
+  refsOf: Statement<[string, string, string], string | null>;
+  /** A value of (channel, version) any checkpoint of the thread references: a put whose parent does not hold it. */
+  refByVersion: Statement<{ thread: string; ns: string; channel: string; version: string | number }, number>;
+  /** Deletes values in `:ids` (a JSON array) that no checkpoint of the thread references any more. */
+  deleteUnreferenced: Statement<{ thread: string; ns: string; ids: string }>;
   upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array | string, string]>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
   namespacesOf: Statement<[string, number], string>;
   tupleById: Statement<[TupleKey], PartRow>;
   tupleLatest: Statement<[TupleKey], PartRow>;
-  blobsByKeys: Statement<[{ thread: string; ns: string; keys: string }], BlobRow>;
+  blobsByIds: Statement<[{ ids: string }], BlobRow>;
   writesOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
   sendsOf: Statement<[string, string, string], { type: string; value: Buffer | null }>;
   deleteCheckpoints: Statement<[string]>;
@@ -90,7 +100,8 @@ export interface Statements {
   deleteWrites: Statement<[string]>;
   /** Copy every row of a thread (second parameter) to another thread id (first), for threads.copy. */
   copyCheckpoints: Statement<[string, string]>;
-  copyBlobs: Statement<[string, string]>;
+  /** The values a thread's checkpoints reference, for a copy. */
+  blobsOfThread: Statement<[string], BlobRow & { checkpoint_ns: string; version: string | number }>;
   copyWrites: Statement<[string, string]>;
 }
 
@@ -101,11 +112,29 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)`;
   return {
-    insertCheckpoint: db.prepare(
-      `INSERT INTO checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
-         parent_checkpoint_id = excluded.parent_checkpoint_id, checkpoint = excluded.checkpoint,
-         metadata_type = excluded.metadata_type, metadata = excluded.metadata`,
+    insertCheckpoint: db.prepare(`INSERT INTO checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    replaceCheckpoint: db.prepare(
+      `UPDATE checkpoints SET parent_checkpoint_id = ?, checkpoint = ?, metadata_type = ?, metadata = ?, refs = ?
+        WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
+    ),
+    renumberRefs: db.prepare(
+      `UPDATE checkpoints SET refs = (
+         SELECT json_group_object(r.key, json_array(json_extract(:ids, '$."' || (r.value ->> 0) || '"'), json(r.value -> 1)))
+           FROM json_each(checkpoints.refs) r)
+        WHERE thread_id = :thread`,
+    ),
+    refsOf: db.prepare<[string, string, string], string | null>(
+      "SELECT refs FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
+    ).pluck(),
+    refByVersion: db.prepare<{ thread: string; ns: string; channel: string; version: string | number }, number>(
+      `SELECT b.id FROM checkpoints c CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
+        WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND r.key = :channel AND b.id = r.value ->> 0 AND b.version = :version
+        LIMIT 1`,
+    ).pluck(),
+    deleteUnreferenced: db.prepare(
+      `DELETE FROM checkpoint_blobs WHERE id IN (SELECT value FROM json_each(:ids)) AND id NOT IN (
+         SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r
+          WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND r.value ->> 0 IS NOT NULL)`,
     ),
     upsertWrite: db.prepare(
       `${writeSql} DO UPDATE SET channel = excluded.channel, type = excluded.type,
@@ -115,12 +144,11 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     tupleLatest: db.prepare(
       tupleSql("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 1"),
     ),
-    // list() pages: each distinct (version, channel) of the page once (:keys is a JSON array of pairs),
+    // list() pages: each distinct value of the page once (:ids is a JSON array of row ids),
     // then the writes of every checkpoint in :ids (a JSON array).
-    blobsByKeys: db.prepare(
-      `SELECT b.channel AS channel, b.version AS version, b.type AS type, b.value AS value
-         FROM json_each(:keys) k CROSS JOIN checkpoint_blobs b
-        WHERE b.thread_id = :thread AND b.checkpoint_ns = :ns AND b.version = k.value ->> 0 AND b.channel = k.value ->> 1`,
+    blobsByIds: db.prepare(
+      `SELECT b.id AS id, b.channel AS channel, b.type AS type, b.value AS value
+         FROM json_each(:ids) k CROSS JOIN checkpoint_blobs b WHERE b.id = k.value`,
     ),
     writesOfIds: db.prepare(
       `SELECT w.checkpoint_id AS cid, 2 AS part, w.task_id AS a, w.channel AS b, NULL AS skeleton, w.type AS type, w.value AS value,
@@ -139,15 +167,19 @@ export function prepareStatements(db: SqliteDatabase): Statements {
         ORDER BY task_path, task_id, idx`,
     ),
     deleteCheckpoints: db.prepare("DELETE FROM checkpoints WHERE thread_id = ?"),
-    deleteBlobs: db.prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ?"),
+    // By the thread's refs, before its checkpoints go: the table has no thread index (see schema.ts).
+    deleteBlobs: db.prepare(
+      `DELETE FROM checkpoint_blobs WHERE id IN (
+         SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r WHERE c.thread_id = ?)`,
+    ),
     deleteWrites: db.prepare("DELETE FROM checkpoint_writes WHERE thread_id = ?"),
     copyCheckpoints: db.prepare(
-      `INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata)
-       SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata FROM checkpoints WHERE thread_id = ?`,
+      `INSERT INTO checkpoints (${ROW_COLUMNS})
+       SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs FROM checkpoints WHERE thread_id = ?`,
     ),
-    copyBlobs: db.prepare(
-      `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value)
-       SELECT ?, checkpoint_ns, channel, version, type, value FROM checkpoint_blobs WHERE thread_id = ?`,
+    blobsOfThread: db.prepare(
+      `SELECT b.id AS id, b.checkpoint_ns AS checkpoint_ns, b.channel AS channel, b.version AS version, b.type AS type, b.value AS value
+         FROM checkpoint_blobs b WHERE b.id IN (SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r WHERE c.thread_id = ?)`,
     ),
     copyWrites: db.prepare(
       `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
@@ -164,8 +196,10 @@ export function prepareWriteInsert(db: SqliteDatabase, count: number): Statement
     VALUES ${rows} ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING`);
 }
 
-/** A multi-row `checkpoint_blobs` insert of `count` rows; a (channel, version) is written once, later checkpoints reference it. */
-export function prepareBlobInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array)[]> {
+/** A multi-row `checkpoint_blobs` insert of `count` rows returning each row's id; later checkpoints reference them by it. */
+export function prepareBlobInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array | null)[], { id: number; channel: string }> {
   const rows = Array.from({ length: count }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
-  return db.prepare(`INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES ${rows} ON CONFLICT DO NOTHING`);
+  return db.prepare<(string | number | Uint8Array | null)[], { id: number; channel: string }>(
+    `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES ${rows} RETURNING id, channel`,
+  );
 }

@@ -7,6 +7,7 @@ import type { Statement } from "better-sqlite3";
 import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js";
 import type { StoredValue } from "../shared/codec.js";
 import { prepareBlobInsert, prepareWriteInsert, type Statements } from "./statements.js";
+import { parseRefs, resolveRefs } from "./value-refs.js";
 
 /** Rows per multi-row blob insert: 6 parameters each stays far under SQLite's 32,766. */
 const BLOB_ROWS_PER_STATEMENT = 256;
@@ -30,8 +31,11 @@ export interface WriteRecord {
 
 /** The prepared write paths of one saver connection. */
 export class CheckpointWrites {
-  /** Inserts a checkpoint and its blobs (no transaction of its own: a commit batch or group commit wraps it). */
-  readonly writePut: (row: CheckpointInsert, blobs: BlobRow[]) => void;
+  /**
+   * Inserts a checkpoint and its changed values (no transaction of its own: a commit batch or group commit
+   * wraps it); `versions` is the checkpoint's channel_versions, whose unchanged channels keep the parent's refs.
+   */
+  readonly writePut: (row: CheckpointInsert, blobs: BlobRow[], versions: Record<string, string | number>, changed: Set<string>) => void;
   /** Inserts or upserts a task's writes (no transaction of its own). */
   readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
@@ -39,20 +43,33 @@ export class CheckpointWrites {
   /** Copies a thread's checkpoints, blobs and writes to another thread id in a transaction. */
   readonly copyTransaction: (to: string, from: string) => void;
   private readonly db: SqliteDatabase;
-  private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
+  private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array | null)[], { id: number; channel: string }>>();
   private readonly writeInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
 
   /** Wraps the saver's prepared statements; multi-row blob inserts are prepared on first use. */
   constructor(db: SqliteDatabase, st: Statements) {
     this.db = db;
-    this.writePut = (row: CheckpointInsert, blobs: BlobRow[]) => {
-      st.insertCheckpoint.run(...row);
+    this.writePut = (row: CheckpointInsert, blobs: BlobRow[], versions: Record<string, string | number>, changed: Set<string>) => {
+      const [thread, ns, id, parentId] = row;
+      const stored = new Map<string, number>();
       // Multi-row statements for the changed channels (one native call, not one per channel), chunked under SQLite's parameter limit.
       for (let start = 0; start < blobs.length; start += BLOB_ROWS_PER_STATEMENT) {
         const chunk = blobs.slice(start, start + BLOB_ROWS_PER_STATEMENT);
         const params: (string | number | Uint8Array)[] = [];
-        for (const [channel, version, stored] of chunk) params.push(row[0], row[1], channel, version, stored.type, stored.value);
-        this.cached(this.blobInserts, chunk.length, prepareBlobInsert).run(...params);
+        for (const [channel, version, value] of chunk) params.push(thread, ns, channel, version, value.type, value.value);
+        for (const inserted of this.cached(this.blobInserts, chunk.length, prepareBlobInsert).all(...params)) stored.set(inserted.channel, inserted.id);
+      }
+      const refs = resolveRefs(st, { thread, ns, parentId, versions, changed, stored });
+      const refsText = JSON.stringify(refs);
+      try {
+        st.insertCheckpoint.run(...row, refsText);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw error;
+        // The same checkpoint put again: replace it, and drop the values only the replaced row referenced.
+        const replaced = Object.values(parseRefs(st.refsOf.get(thread, ns, id))).flatMap(([value]) => (value === null ? [] : [value]));
+        const [, , , , skeleton, metadataType, metadata] = row;
+        st.replaceCheckpoint.run(parentId, skeleton, metadataType, metadata, refsText, thread, ns, id);
+        st.deleteUnreferenced.run({ thread, ns, ids: JSON.stringify(replaced) });
       }
     };
     this.writeWrites = ([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
@@ -69,8 +86,14 @@ export class CheckpointWrites {
       }
     };
     this.copyTransaction = immediateTransaction(db, (to: string, from: string) => {
+      // The copy's values are its own rows (a deletion of either thread must not take the other's), so refs are renumbered.
+      const renumbered: Record<string, number> = {};
+      for (const blob of st.blobsOfThread.all(from)) {
+        const [copied] = this.cached(this.blobInserts, 1, prepareBlobInsert).all(to, blob.checkpoint_ns, blob.channel, blob.version, blob.type, blob.value);
+        if (copied !== undefined) renumbered[String(blob.id)] = copied.id;
+      }
       st.copyCheckpoints.run(to, from);
-      st.copyBlobs.run(to, from);
+      st.renumberRefs.run({ thread: to, ids: JSON.stringify(renumbered) });
       st.copyWrites.run(to, from);
     });
     this.deleteTransaction = immediateTransaction(db, (threadId: string) => {
@@ -81,11 +104,7 @@ export class CheckpointWrites {
   }
 
   /** The prepared multi-row statement for `count` rows, prepared on first use. */
-  private cached(
-    statements: Map<number, Statement<(string | number | Uint8Array)[]>>,
-    count: number,
-    prepare: (db: SqliteDatabase, count: number) => Statement<(string | number | Uint8Array)[]>,
-  ): Statement<(string | number | Uint8Array)[]> {
+  private cached<S>(statements: Map<number, S>, count: number, prepare: (db: SqliteDatabase, count: number) => S): S {
     let statement = statements.get(count);
     if (statement === undefined) {
       statement = prepare(this.db, count);
@@ -94,3 +113,4 @@ export class CheckpointWrites {
     return statement;
   }
 }
+
