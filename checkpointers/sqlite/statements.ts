@@ -83,7 +83,7 @@ export interface Statements {
   renumberRefs: Statement<{ thread: string; ids: string }>;
   /** The refs of a stored checkpoint (a put's parent, or the row a put replaces). */
   refsOf: Statement<[string, string, string], string | null>;
-  /** A value of (channel, version) any checkpoint of the thread references: a put whose parent does not hold it. */
+  /** A value of (channel, version) one of the thread's 64 newest checkpoints references: a put with no parent row. */
   refByVersion: Statement<{ thread: string; ns: string; channel: string; version: string | number }, number>;
   /** Deletes values in `:ids` (a JSON array) that no checkpoint of the thread references any more. */
   deleteUnreferenced: Statement<{ thread: string; ns: string; ids: string }>;
@@ -127,8 +127,9 @@ export function prepareStatements(db: SqliteDatabase): Statements {
       "SELECT refs FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
     ).pluck(),
     refByVersion: db.prepare<{ thread: string; ns: string; channel: string; version: string | number }, number>(
-      `SELECT b.id FROM checkpoints c CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
-        WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND r.key = :channel AND b.id = r.value ->> 0 AND b.version = :version
+      `SELECT b.id FROM (SELECT refs FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 64) c
+        CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
+        WHERE r.key = :channel AND b.id = r.value ->> 0 AND b.version = :version
         LIMIT 1`,
     ).pluck(),
     deleteUnreferenced: db.prepare(

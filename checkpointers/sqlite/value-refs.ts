@@ -10,8 +10,11 @@ import type { Statements } from "./statements.js";
 export type Refs = Record<string, [number | null, string | number]>;
 
 /** A checkpoint's stored refs; none for a missing row. */
-export function parseRefs(text: string | null | undefined): Refs {
-  return text === null || text === undefined ? {} : (JSON.parse(text) as Refs);
+export function parseRefs(text: string | null | undefined): Refs;
+/** As above, but null for a missing row when asked. */
+export function parseRefs(text: string | null | undefined, missing: null): Refs | null;
+export function parseRefs(text: string | null | undefined, missing: Refs | null = {}): Refs | null {
+  return text === null || text === undefined ? missing : (JSON.parse(text) as Refs);
 }
 
 /** What a put needs to name its values: where it sits, and what it changed. */
@@ -28,14 +31,17 @@ export interface RefsInput {
 }
 
 /**
- * The refs of a new checkpoint: its own values for changed channels; for the others the parent's ref
- * when it names the same version, else (a config naming another checkpoint, or none) any value of that
- * version the thread's checkpoints reference, found by a scan of the thread — rare, and only then.
+ * The refs of a new checkpoint: its own values for changed channels, the parent's refs for the others.
+ * A channel whose version is not the parent's although it is not in newVersions has no value (LangGraph
+ * never puts one; a key index would have found none either unless some other checkpoint stored exactly that
+ * version). With no parent row (a config naming no checkpoint, or one not stored) a value of the version is
+ * looked for in the thread's newest checkpoints' refs: a value unchanged since long ago is in all of them.
  */
 export function resolveRefs(st: Statements, input: RefsInput): Refs {
   const { thread, ns, parentId, versions, changed, stored } = input;
   const refs: Refs = {};
-  let parentRefs: Refs | undefined;
+  /** null: no parent row. */
+  let parentRefs: Refs | null | undefined;
   for (const channel in versions) {
     const version = versions[channel];
     if (version === undefined) continue;
@@ -43,9 +49,13 @@ export function resolveRefs(st: Statements, input: RefsInput): Refs {
       refs[channel] = [stored.get(channel) ?? null, version];
       continue;
     }
-    parentRefs ??= parseRefs(parentId === null ? null : st.refsOf.get(thread, ns, parentId));
+    parentRefs ??= parentId === null ? null : parseRefs(st.refsOf.get(thread, ns, parentId), null);
+    if (parentRefs === null) {
+      refs[channel] = [st.refByVersion.get({ thread, ns, channel, version }) ?? null, version];
+      continue;
+    }
     const inherited = parentRefs[channel];
-    refs[channel] = inherited !== undefined && inherited[1] === version ? inherited : [st.refByVersion.get({ thread, ns, channel, version }) ?? null, version];
+    refs[channel] = inherited !== undefined && inherited[1] === version ? inherited : [null, version];
   }
   return refs;
 }
