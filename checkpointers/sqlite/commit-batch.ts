@@ -44,6 +44,10 @@ interface Queued {
  * Each write of a batch of several runs in its own savepoint, so a refused
  * guard or a failing statement rejects that write alone; a failed BEGIN or
  * COMMIT rejects every write of the batch (and calls their guards' undos).
+ * A batch with no guard first runs without savepoints (two statements fewer
+ * per write, a fifth of a batched put's CPU): writes of a plain saver
+ * rarely fail, and when one does the batch is rolled back and run again with
+ * savepoints, so it still fails alone.
  */
 export class CommitBatch {
   private queue: Queued[] = [];
@@ -53,7 +57,7 @@ export class CommitBatch {
   private committedThisWave = false;
   /** Size of the last batch committed: after one of several, calls keep batching. */
   private lastBatch = 0;
-  private readonly runBatch: (batch: Queued[]) => void;
+  private readonly runBatch: (batch: Queued[], isolated: boolean) => void;
   private readonly savepoint: Statement<[]>;
   private readonly release: Statement<[]>;
   private readonly rollbackTo: Statement<[]>;
@@ -62,10 +66,20 @@ export class CommitBatch {
     this.savepoint = db.prepare("SAVEPOINT agentrt_write");
     this.release = db.prepare("RELEASE agentrt_write");
     this.rollbackTo = db.prepare("ROLLBACK TO agentrt_write");
-    this.runBatch = immediateTransaction(db, (batch: Queued[]) => {
+    this.runBatch = immediateTransaction(db, (batch: Queued[], isolated: boolean) => {
       if (batch.length === 1) {
         const [only] = batch;
         if (only !== undefined) this.apply(only);
+        return;
+      }
+      if (!isolated) {
+        for (const queued of batch) {
+          try {
+            queued.write();
+          } catch (error) {
+            throw new OptimisticBatchFailed(error);
+          }
+        }
         return;
       }
       for (const queued of batch) this.applyIsolated(queued);
@@ -116,7 +130,13 @@ export class CommitBatch {
     this.threads = new Set();
     this.lastBatch = batch.length;
     try {
-      this.runBatch(batch);
+      try {
+        this.runBatch(batch, batch.length === 1 || batch.some((queued) => queued.guard !== undefined));
+      } catch (error) {
+        // One write failed with the others in its transaction, now rolled back: again, each in its savepoint.
+        if (!(error instanceof OptimisticBatchFailed)) throw error;
+        this.runBatch(batch, true);
+      }
     } catch (error) {
       // BEGIN or COMMIT failed, or a write broke the transaction itself: nothing of the batch is on disk.
       for (const queued of batch) {
@@ -168,6 +188,13 @@ export class CommitBatch {
       throw new GuardRefused(error);
     }
     if (typeof undo === "function") queued.undo = undo;
+  }
+}
+
+/** A write of a batch run without savepoints failed: the batch is run again, each write isolated. */
+class OptimisticBatchFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super("a write of a batch without savepoints failed");
   }
 }
 

@@ -87,6 +87,19 @@ describe('SqliteSaver durability: "commit" batches', () => {
     saver.close();
   });
 
+  it("runs a batch without guards in one go, yet a write that fails there still fails alone", async () => {
+    const path = join(dir, "plain-failing.db");
+    const saver = SqliteSaver.create({ path });
+    saver.db.exec("CREATE TRIGGER refuse_bad BEFORE INSERT ON checkpoints WHEN NEW.thread_id = 'bad' BEGIN SELECT RAISE(ABORT, 'refused by trigger'); END");
+    const results = await Promise.allSettled(["a", "b", "bad", "c"].map((thread, i) => saver.put(on(thread), checkpoint(i), meta, { a: i + 1 })));
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/refused by trigger/) });
+    expect(committed(path)).toBe(3);
+    // The batch that held "bad" was rolled back whole once; every value row left belongs to a stored checkpoint.
+    expect(saver.db.prepare("SELECT count(*) FROM checkpoint_blobs").pluck().get()).toBe(3);
+    saver.close();
+  });
+
   it("rejects every write of a batch whose transaction cannot start (no guard ran, nothing to undo)", async () => {
     const path = join(dir, "busy.db");
     const undone: string[] = [];
