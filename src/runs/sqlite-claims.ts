@@ -60,9 +60,10 @@ export function claimNextNow(runs: SqliteRuns, request: ClaimRequest): RunRecord
 }
 
 /** Claims one given run; call inside a transaction. See `RunStore.claimRun`. */
-export function claimRunNow(runs: SqliteRuns, runId: string, request: ClaimRunRequest): RunRecord | undefined {
-  sweepRuns(runs, runs.clock());
-  const run = runs.get(runId);
+export function claimRunNow(runs: SqliteRuns, runId: string, request: ClaimRunRequest, known?: RunRecord): RunRecord | undefined {
+  const swept = sweepRuns(runs, runs.clock());
+  // `known`: the record as this transaction wrote it (just created); read again only if a sweep changed it.
+  const run = known !== undefined && known.runId === runId && !swept.some((r) => r.runId === runId) ? known : runs.get(runId);
   assertUnchanged(run, request.expect);
   // A RETRYING run whose holder still backs off in-process is running elsewhere too.
   if (run.status === "RUNNING" || isHeldRetrying(run)) return undefined;

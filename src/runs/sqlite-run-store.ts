@@ -52,7 +52,7 @@ export class SqliteRunStore implements RunStore {
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
     return this.sync.transaction(() => {
       const run = this.sync.create(input);
-      return { run, claimed: claimRunNow(this.sync, run.runId, claim) };
+      return { run, claimed: claimRunNow(this.sync, run.runId, claim, run) };
     });
   }
 

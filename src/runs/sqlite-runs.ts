@@ -56,16 +56,20 @@ export class SqliteRuns {
   create(input: CreateRunInput): RunRecord {
     const values = newRunValues(input, this.clock());
     const [runId, , , , , , , , , , , now] = values;
-    if (this.find(runId) !== undefined) throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
-    this.transaction(() => {
-      this.stmt(
+    // An existence check, not a read of the record: the INSERT returns the row as written.
+    if (this.stmt("SELECT 1 FROM runs WHERE run_id = ?").get(runId) !== undefined) {
+      throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
+    }
+    return this.transaction(() => {
+      const row = this.stmt(
         `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
            available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
-         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(...values.slice(0, 12), now, ...values.slice(12));
+         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         RETURNING *`,
+      ).get(...values.slice(0, 12), now, ...values.slice(12));
       appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
+      return rowToRun(row);
     });
-    return this.get(runId);
   }
 
   /** The run, or a UnknownRunError. */

@@ -4,21 +4,30 @@
  * process, a queued approval) show up too, each once, at the time it happened.
  * @module
  */
-import type { RunRecord, RunStore } from "../runs/index.js";
+import type { RunEvent, RunRecord, RunStore } from "../runs/index.js";
 import type { TraceRecorder } from "../trace/index.js";
 
-/** Records every transition of `run` that the trace does not have yet (the recorder knows how many it has). */
+/**
+ * Records every transition of `run` that the trace does not have yet (the recorder knows how many it has). The
+ * missing ones and the spans pending before them are written together, in one write.
+ */
 export async function syncStateChanges(runs: RunStore, recorder: TraceRecorder, run: RunRecord): Promise<void> {
   const transitions = (await runs.events(run.runId)).filter((e) => e.from !== null);
-  const recorded = recorder.countStateChanges();
-  for (const event of transitions.slice(recorded)) {
-    const waitName = event.to === "WAITING_APPROVAL" ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
-    recorder.recordStateChange(event.from ?? "QUEUED", event.to, {
-      at: event.at,
-      ...(event.reason === null ? {} : { reason: event.reason }),
-      ...(waitName === undefined ? {} : { waitName }),
-    });
-  }
+  // Counted inside a batch: the count includes the pending rows instead of writing them first (a commit of its own).
+  const missing = transitions.slice(recorder.batch(() => recorder.countStateChanges()));
+  if (missing.length === 0) return;
+  const waitName = missing.some((e) => e.to === "WAITING_APPROVAL") ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
+  recorder.batch(() => {
+    for (const event of missing) record(recorder, event, event.to === "WAITING_APPROVAL" ? waitName : undefined);
+  });
+}
+
+function record(recorder: TraceRecorder, event: RunEvent, waitName: string | undefined): void {
+  recorder.recordStateChange(event.from ?? "QUEUED", event.to, {
+    at: event.at,
+    ...(event.reason === null ? {} : { reason: event.reason }),
+    ...(waitName === undefined ? {} : { waitName }),
+  });
 }
 
 function pendingTools(pending: unknown): string {

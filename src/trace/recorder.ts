@@ -86,6 +86,10 @@ export class TraceRecorder {
   readonly #applyOptions: ApplyOptions;
   #otel: OtelBridge | undefined;
   #otelClosed = false;
+  /** Depth of {@link batch} calls under way; while above 0, urgent marks and flushes wait for the outermost to end. */
+  #batchDepth = 0;
+  /** The flush the outermost batch owes its callers (resolved with the writer's flush when the batch ends). */
+  #owed: { promise: Promise<void>; resolve: (written: Promise<void>) => void } | undefined;
 
   constructor(parts: RecorderParts) {
     this.#parts = parts;
@@ -124,7 +128,7 @@ export class TraceRecorder {
     this.#otel?.started(row, instant);
     // A wait usually precedes the process exiting; it must be on disk first.
     const urgent = options.kind === "approval_wait" || options.kind === "input_wait" || options.kind === "state_change";
-    this.#parts.writer.mark(row, urgent);
+    this.#mark(row, urgent);
     return this.#handle(row);
   }
 
@@ -178,6 +182,11 @@ export class TraceRecorder {
    * ends the root span.
    */
   recordStateChange(from: string, to: string, options: StateChangeOptions = {}): string {
+    // Its span, the waits it ends or opens and the root's new status go out in one write.
+    return this.batch(() => this.#recordStateChange(from, to, options));
+  }
+
+  #recordStateChange(from: string, to: string, options: StateChangeOptions): string {
     const at = options.at ?? this.#parts.clock();
     const extra = { from, to, ...(options.reason === undefined ? {} : { reason: options.reason }) };
     const span = this.startSpan({ kind: "state_change", name: `${from} → ${to}`, startTime: at, attributes: { extra } });
@@ -196,7 +205,7 @@ export class TraceRecorder {
     const root = this.#parts.root;
     applyAttributes(root, { extra: { "run.status": to } }, this.#applyOptions);
     if (terminal !== undefined) this.end({ status: terminal, endTime: at });
-    else this.#parts.writer.mark(root, true);
+    else this.#mark(root, true);
     // Waiting or finished: the process may exit or move on, so export what this segment has.
     if (terminal !== undefined || enteredWait !== undefined) void this.close();
     return span.id;
@@ -223,7 +232,8 @@ export class TraceRecorder {
 
   /** Spans of this run still running, from any process, oldest first (e.g. the wait to close on resume). */
   openSpans(kind?: SpanKind): TraceSpan[] {
-    void this.flush();
+    // The store's lookup sees rows marked but not yet written, so inside a batch nothing needs writing first.
+    if (this.#batchDepth === 0) void this.flush();
     return this.#parts.openSpans(this.runId).filter((s) => s.spanId !== this.rootId && (kind === undefined || s.kind === kind));
   }
 
@@ -237,7 +247,7 @@ export class TraceRecorder {
    * the runtime compares with the run's event log to record each transition once.
    */
   countStateChanges(): number {
-    void this.flush();
+    if (this.#batchDepth === 0) void this.flush();
     return this.#parts.countStateChanges(this.runId);
   }
 
@@ -246,7 +256,47 @@ export class TraceRecorder {
    * write is done when this returns (inside a caller's transaction, it commits with it).
    */
   flush(): Promise<void> {
+    if (this.#batchDepth > 0) return this.#owe();
     return this.#parts.writer.flush();
+  }
+
+  /**
+   * Runs `fn` (synchronous) with the writes it asks for held until it returns, then written together: one commit
+   * for what would have been several (a state change's span, the root's status, the spans pending before it).
+   * Flushes asked for inside resolve once that write is done.
+   */
+  batch<T>(fn: () => T): T {
+    this.#batchDepth++;
+    try {
+      return fn();
+    } finally {
+      if (--this.#batchDepth === 0 && this.#owed !== undefined) {
+        const owed = this.#owed;
+        this.#owed = undefined;
+        owed.resolve(this.#parts.writer.flush());
+      }
+    }
+  }
+
+  #owe(): Promise<void> {
+    if (this.#owed === undefined) {
+      let resolve!: (written: Promise<void>) => void;
+      const promise = new Promise<void>((r) => {
+        resolve = (written) => r(written);
+      });
+      this.#owed = { promise, resolve };
+    }
+    return this.#owed.promise;
+  }
+
+  /** Marks `row` for the writer; an urgent mark inside a batch is written when the batch ends. */
+  #mark(row: SpanRow, urgent: boolean): void {
+    if (urgent && this.#batchDepth > 0) {
+      this.#parts.writer.mark(row, false);
+      void this.#owe();
+    } else {
+      this.#parts.writer.mark(row, urgent);
+    }
   }
 
   /**
@@ -294,7 +344,7 @@ export class TraceRecorder {
     this.#open.delete(row.span_id);
     this.#otel?.ended(row);
     // The run's end is written at once; everything else rides the next batch (≤ flushDelayMs later).
-    this.#parts.writer.mark(row, row.kind === "invoke_agent");
+    this.#mark(row, row.kind === "invoke_agent");
   }
 
   #apply(row: SpanRow, attributes: SpanAttributes, redact?: readonly string[]): void {

@@ -63,8 +63,9 @@ export class SqliteTraceStore implements TraceStore {
         if (this.#live.get(runId) === recorder) this.#live.delete(runId);
       },
       load: (spanId) => loadStmt.get(spanId) as SpanRow | undefined,
-      openSpans: (id) => openStmt.all(id).map(rowToSpan),
-      countStateChanges: (id) => (countStmt.get(id) as { n: number }).n,
+      // Both lookups add the rows marked but not yet written (a recorder's batch holds its writes until it ends).
+      openSpans: (id) => withPending(openStmt.all(id) as SpanRow[], writer.pendingOf(id)).map(rowToSpan),
+      countStateChanges: (id) => (countStmt.get(id) as { n: number }).n + unwrittenStateChanges(writer.pendingOf(id)),
     });
     this.#live.set(runId, recorder);
     return recorder;
@@ -134,11 +135,32 @@ export class SqliteTraceStore implements TraceStore {
     row.graph = options.graph ?? null;
     row.agent = options.agent ?? options.graph ?? "agent";
     if (options.extra !== undefined) row.extra_json = JSON.stringify(options.extra);
-    // OR IGNORE: when two processes race, the unique root index keeps the first.
-    this.#stmt(INSERT_IF_ABSENT_SQL).run(rowValues(row));
+    // OR IGNORE: when two processes race, the unique root index keeps the first (no change: read the winner).
+    if (this.#stmt(INSERT_IF_ABSENT_SQL).run(rowValues(row)).changes === 1) return { row, resumed: false };
     const winner = select.get(runId) as SpanRow;
     return { row: winner, resumed: winner.span_id !== spanId };
   }
+}
+
+/** Running spans as stored, with the pending rows laid over them (a pending row is newer), oldest first. */
+function withPending(stored: SpanRow[], pending: readonly SpanRow[]): SpanRow[] {
+  if (pending.length === 0) return stored;
+  const newer = new Map(pending.map((row) => [row.span_id, row]));
+  const rows = stored.map((row) => newer.get(row.span_id) ?? row);
+  const seen = new Set(stored.map((row) => row.span_id));
+  for (const row of pending) if (!seen.has(row.span_id)) rows.push(row);
+  // Stable: rows starting together stay in write order, as the stored ORDER BY start_ms, rowid has them.
+  return rows.filter((row) => row.status === "running").sort((a, b) => a.start_ms - b.start_ms);
+}
+
+/**
+ * State changes marked but not written. A state change is an instant, marked once when recorded (and again only
+ * after a failed write), so a pending one is never stored yet.
+ */
+function unwrittenStateChanges(pending: readonly SpanRow[]): number {
+  let n = 0;
+  for (const row of pending) if (row.kind === "state_change") n++;
+  return n;
 }
 
 /**

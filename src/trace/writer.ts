@@ -97,6 +97,13 @@ export class SpanWriter implements SpanSink {
     return this.#dirty.size;
   }
 
+  /** The rows of `runId` marked but not written yet (what a lookup adds to what is stored). */
+  pendingOf(runId: string): SpanRow[] {
+    const rows: SpanRow[] = [];
+    for (const row of this.#dirty) if (row.run_id === runId) rows.push(row);
+    return rows;
+  }
+
   /** Writes `rows`; undefined when done synchronously, else the promise of the write (which never rejects). */
   #attempt(rows: readonly SpanRow[]): Promise<void> | undefined {
     let result: void | Promise<void>;

@@ -219,6 +219,26 @@ export function describeTraceStoreConformance(name: string, open: (options?: Tra
       expect(await reader.spans("r")).toHaveLength(5);
     });
 
+    it("a recorder's batch holds its urgent writes until it ends, and its lookups see the pending rows", async () => {
+      const backend = await fresh({ flushDelayMs: 60_000 });
+      const reader = await backend.another();
+      const rec = await backend.store.recorder("b", { startTime: T0 });
+      rec.recordToolCall({ tool: "a", startTime: T0, endTime: T0 + 1 });
+      const wait = rec.startSpan({ kind: "approval_wait", name: "approval_wait a", startTime: T0 + 1 });
+      await rec.flush();
+      let flushed: Promise<void> | undefined;
+      rec.batch(() => {
+        rec.recordToolCall({ tool: "b", startTime: T0 + 2, endTime: T0 + 3 });
+        rec.recordStateChange("WAITING_APPROVAL", "RUNNING", { at: T0 + 4 });
+        expect(rec.countStateChanges()).toBe(1);
+        expect(rec.openSpans().map((s) => s.spanId)).not.toContain(wait.id); // ended by the change, not yet written
+        flushed = rec.flush();
+      });
+      await flushed;
+      const kinds = (await reader.spans("b")).map((s) => `${s.kind}:${s.status}`);
+      expect(kinds).toEqual(["invoke_agent:running", "tool_call:ok", "approval_wait:ok", "tool_call:ok", "state_change:ok"]);
+    });
+
     it("flushes pending spans after a short delay even inside a long step", async () => {
       const backend = await fresh({ flushDelayMs: 5 });
       const reader = await backend.another();
