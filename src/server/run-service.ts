@@ -88,7 +88,8 @@ export class RunService {
     this.stalls = new StorageStalls(runtime.records);
     // On PostgreSQL, word of other processes' changes wakes waiters at once; the shared poll becomes a safety net.
     const signals = runtime.records.signals;
-    this.wakes = new RunWakes(() => runtime.records.dataVersion(), { ...options, ...(signals === undefined ? {} : { signals }) });
+    const runs = runtimeInternals(runtime).runs;
+    this.wakes = new RunWakes(() => runtime.records.dataVersion(), { ...options, states: (ids) => runs.leaseStates(ids), ...(signals === undefined ? {} : { signals }) });
   }
 
   /** Feed of the runtime's events: wakes whoever waits on a run that came to rest. */
@@ -295,9 +296,9 @@ export class RunService {
       if (isResting(run.status)) {
         // Seen at rest through the shared file: a worker process of this server that ended it reports that
         // (with the final values) a moment later; anyone else never does.
-        return withValues(run, (await this.restReportedBy(run)) ? (await this.nextReport(runId, signal))?.values : undefined);
+        return withValues(run, (await this.restReportedBy(run)) ? (await this.nextReport(run, signal))?.values : undefined);
       }
-      report = await this.wakes.next(runId, signal);
+      report = await this.wakes.next(runId, signal, undefined, run);
     }
   }
 
@@ -312,10 +313,11 @@ export class RunService {
   }
 
   /** The run's rest report, skipping other wakes; undefined after {@link REST_GRACE_MS} or an abort. */
-  private async nextReport(runId: string, signal?: AbortSignal): Promise<RestReport | undefined> {
+  private async nextReport(run: RunRecord, signal?: AbortSignal): Promise<RestReport | undefined> {
+    const { runId } = run;
     const deadline = Date.now() + REST_GRACE_MS;
     for (let left = REST_GRACE_MS; left > 0 && signal?.aborted !== true; left = deadline - Date.now()) {
-      const report = await this.wakes.next(runId, signal, left);
+      const report = await this.wakes.next(runId, signal, left, run);
       if (report !== undefined) return report;
     }
     return undefined;

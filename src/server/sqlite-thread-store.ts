@@ -35,7 +35,15 @@ function fromRow(row: Row): ThreadRow {
 export class SqliteThreadStore implements ThreadStore {
   private readonly statements = new Map<string, Statement<unknown[]>>();
 
-  private constructor(private readonly db: SqliteDatabase) {}
+  /**
+   * {@link createNow} as one write transaction: its lock is waited for in short steps (immediateTransaction) rather
+   * than by SQLite's busy handler, whose 1, 2, 5 … ms sleeps stalled the server's loop while worker processes wrote.
+   */
+  private readonly createTx: (threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing") => ThreadRow;
+
+  private constructor(private readonly db: SqliteDatabase) {
+    this.createTx = immediateTransaction(db, (threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing") => this.createNow(threadId, metadata, ifExists));
+  }
 
   /** A prepared statement, compiled once per SQL text (every run creates and reads a thread). */
   private stmt(sql: string): Statement<unknown[]> {
@@ -55,7 +63,7 @@ export class SqliteThreadStore implements ThreadStore {
 
   /** Creates a thread; an existing id is returned unchanged when `ifExists` is "do_nothing", else 409. */
   async create(threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing" = "raise"): Promise<ThreadRow> {
-    return this.createNow(threadId, metadata, ifExists);
+    return this.createTx(threadId, metadata, ifExists);
   }
 
   private createNow(threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing"): ThreadRow {

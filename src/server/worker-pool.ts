@@ -191,7 +191,8 @@ function childEntry(): { entry: string; execArgv: string[] } {
   const entry = fileURLToPath(new URL(`./worker-child${ext}`, import.meta.url));
   if (ext === ".js") return { entry, execArgv: process.execArgv.filter((a) => !/^--(inspect|debug)/.test(a)) };
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
-  return { entry, execArgv: ["--import", tsx] };
+  // `node --cpu-prof` on the server profiles its workers too (bench/_profile-server.ts).
+  return { entry, execArgv: ["--import", tsx, ...process.execArgv.filter((a) => a.startsWith("--cpu-prof"))] };
 }
 
 /** Most worker processes a server forks. */
