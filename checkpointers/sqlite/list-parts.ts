@@ -52,7 +52,7 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
       if (row === undefined || list === undefined) continue;
       for (const [channel, version] of Object.entries(parsed[index]?.channel_versions ?? {})) {
         const blob = blobs.get(blobKey(channel, version));
-        if (blob !== undefined) list.push({ cid: row.checkpoint_id, part: 1, a: channel, b: null, skeleton: null, type: blob.type, value: blob.value });
+        if (blob !== undefined) list.push({ cid: row.checkpoint_id, part: 1, a: channel, b: typeof version === "string" ? version : null, skeleton: null, type: blob.type, value: blob.value });
       }
       const writes = writesOf.get(row.checkpoint_id);
       if (writes !== undefined) list.push(...sortWrites(writes));
