@@ -2,9 +2,9 @@
  * A per-process cache of decoded channel values, keyed by their immutable blob key (thread, namespace, channel,
  * version). A long thread's message history is one large blob (a DeltaSnapshot of thousands of messages) that every
  * read of the thread decodes again, and reviving LangChain messages costs ~100 µs each: a 1,000-turn thread paid
- * half a second per state read. Only what cannot be corrupted is shared: a cached tree is deep-frozen, and each read
- * gets its own copies of the arrays and plain objects around the (frozen, shared) message instances, so a caller
- * that pushes to `messages` or edits a plain field changes only its copy, and one that assigns to a message throws.
+ * half a second per state read. Nothing cached is handed out: each read gets a deep copy (prototypes kept), about a
+ * twentieth of the revive, because callers do change what they read (agentrt's approval path assigns `tool_calls`
+ * of an AIMessage from state; a frozen, shared tree made that run fail).
  * @module
  */
 import { BaseMessage } from "@langchain/core/messages";
@@ -30,7 +30,7 @@ interface Entry {
   bytes: number;
 }
 
-/** Decoded blob values, shared between reads as frozen trees handed out in fresh containers. */
+/** Decoded blob values, kept private and handed out as deep copies. */
 export class DecodedValues {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
@@ -52,7 +52,7 @@ export class DecodedValues {
     }
     const value = await decode();
     if (!shareable(value, 0)) return value;
-    deepFreeze(value);
+    // The decoded tree stays private to the cache; this reader gets a copy like every later one.
     this.store(id, { value, bytes: size });
     return freshCopy(value);
   }
@@ -89,8 +89,9 @@ const isSnapshot = (value: object): value is { lg_name: string; value: unknown }
   (value as { lg_name?: unknown }).lg_name === "DeltaSnapshot" && Object.keys(value).every((k) => k === "lg_name" || k === "value");
 
 /**
- * Whether a tree can be frozen and shared: primitives, arrays, plain objects, DeltaSnapshots and messages with an id
- * (whose own fields pass the same test). A Map, a typed array or any other class instance could still be mutated frozen.
+ * Whether a tree can be copied by {@link freshCopy}: primitives, arrays, plain objects, DeltaSnapshots and messages
+ * (plain data with a prototype; their own fields pass the same test). A Map, a typed array or a Date would lose its
+ * internal slots.
  */
 function shareable(value: unknown, depth: number): boolean {
   if (value === null || typeof value !== "object") return typeof value !== "function" && typeof value !== "symbol";
@@ -100,24 +101,38 @@ function shareable(value: unknown, depth: number): boolean {
     for (const item of value) if (!shareable(item, depth + 1)) return false;
     return true;
   }
-  // A message without an id is one messagesStateReducer would give one by assignment: it must stay writable.
-  if (BaseMessage.isInstance(value) ? typeof value.id !== "string" : !isPlainObject(value) && !isSnapshot(value)) return false;
+  if (!isPlainObject(value) && !isSnapshot(value) && !BaseMessage.isInstance(value)) return false;
   for (const key of Object.keys(value)) if (!shareable((value as Record<string, unknown>)[key], depth + 1)) return false;
   return true;
 }
 
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-}
-
-/** New arrays, plain objects and DeltaSnapshots around the shared frozen messages (which stay as they are). */
-function freshCopy(value: unknown): unknown {
+/**
+ * A deep copy keeping prototypes (a message stays an AIMessage) and shared references (a field and its `lc_kwargs`
+ * twin stay one object), so nothing a reader changes reaches the cached tree.
+ */
+function freshCopy(value: unknown, seen = new Map<object, unknown>()): unknown {
   if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(freshCopy);
-  if (BaseMessage.isInstance(value)) return value;
-  const copy: Record<string, unknown> = Object.create(Object.getPrototypeOf(value) as object | null) as Record<string, unknown>;
-  for (const key of Object.keys(value)) copy[key] = freshCopy((value as Record<string, unknown>)[key]);
+  const known = seen.get(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    seen.set(value, copy);
+    for (const item of value) copy.push(freshCopy(item, seen));
+    return copy;
+  }
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  const copy: Record<PropertyKey, unknown> = Object.create(prototype) as Record<PropertyKey, unknown>;
+  seen.set(value, copy);
+  if (prototype === Object.prototype || prototype === null) {
+    for (const key of Object.keys(value)) copy[key] = freshCopy((value as Record<string, unknown>)[key], seen);
+    return copy;
+  }
+  // A class instance: every own property as defined, symbol-keyed and non-enumerable ones too (a message's type markers).
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined) continue;
+    if ("value" in descriptor) descriptor.value = freshCopy(descriptor.value, seen);
+    Object.defineProperty(copy, key, descriptor);
+  }
   return copy;
 }
