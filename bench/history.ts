@@ -59,9 +59,14 @@ const getState = (threadId: string) => timed(() => reader.getState({ configurabl
 
 const [small, big] = ["thread_small", "thread_big"];
 for (let i = 0; i < 10; i++) await turn(small);
+let lap = performance.now();
 for (let i = 0; i < TURNS; i++) {
   await turn(big);
-  if ((i + 1) % 200 === 0) process.stderr.write(`  ${i + 1}/${TURNS} turns\n`);
+  if ((i + 1) % 100 === 0) {
+    // Per-turn cost of the last 100 turns: flat when building a thread is linear, rising when it is quadratic.
+    process.stderr.write(`  ${i + 1}/${TURNS} turns, ${((performance.now() - lap) / 100).toFixed(1)} ms/turn\n`);
+    lap = performance.now();
+  }
 }
 const resume = { small: [] as number[], big: [] as number[] };
 const state = { small: [] as number[], big: [] as number[] };

@@ -8,16 +8,27 @@ export interface DeltaHistoryRow {
   task_id: string | null;
   type: string;
   value: Buffer | null;
+  /** A seed's blob version (when the query reads it): the key under which its decoded value may be cached. */
+  version?: string | number | null;
 }
 
+/** Decodes a seed row's value; `decode` is the plain decode, for a caller that caches. */
+export type SeedLoader = (row: DeltaHistoryRow, decode: () => unknown) => unknown;
+
 /** The history of each of `channels` from the query's rows (seeds first, then writes oldest first). */
-export async function foldDeltaHistory(codec: Codec, channels: string[], rows: Iterable<DeltaHistoryRow>): Promise<Record<string, DeltaChannelHistory>> {
+export async function foldDeltaHistory(
+  codec: Codec,
+  channels: string[],
+  rows: Iterable<DeltaHistoryRow>,
+  loadSeed?: SeedLoader,
+): Promise<Record<string, DeltaChannelHistory>> {
   const result: Record<string, DeltaChannelHistory> = {};
   for (const channel of channels) result[channel] = { writes: [] };
   for (const row of rows) {
     const entry = result[row.channel];
     if (entry === undefined) continue;
-    const value = await codec.load(row.type, row.value ?? new Uint8Array());
+    const decode = () => codec.load(row.type, row.value ?? new Uint8Array());
+    const value = await (row.kind === "seed" && loadSeed !== undefined ? loadSeed(row, decode) : decode());
     if (row.kind === "seed") entry.seed = value;
     else entry.writes.push([row.task_id ?? "", row.channel, value] satisfies CheckpointPendingWrite);
   }

@@ -3,7 +3,7 @@ import type { DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
 import { foldDeltaHistory, type DeltaHistoryRow } from "../shared/delta-history-rows.js";
 import type { SqliteDatabase } from "../../src/db/index.js";
 import type { Codec } from "../shared/codec.js";
-
+import type { DecodedValues } from "../shared/decoded-values.js";
 
 interface SeedRow {
   channel: string;
@@ -13,29 +13,35 @@ interface SeedRow {
 
 type Params = { thread: string; ns: string; id: string; channels: string };
 
+/** The JSON array of the channels of JSON array `pending` that checkpoint row `c` holds no stored value of. */
+const unseeded = (pending: string) => `(SELECT json_group_array(p.value) FROM json_each(${pending}) p
+     WHERE json_extract(c.refs, '$."' || p.value || '"[0]') IS NULL)`;
+
 /**
- * The ancestors of :id (its parent at depth 1, up to the root), each with its refs (a channel's stored value).
+ * The ancestors of :id (its parent at depth 1), up to the nearest one holding a value of every requested channel
+ * (the root when a channel has none). `before` and `after` are the channels still without a seed before and after
+ * a row's own check, so the walk stops at the deepest seed instead of reading the whole thread (a 1,000-turn thread
+ * has 5,000 ancestors; its seeds lie within the last few hundred), and a seed is the row that took its channel off.
  * CROSS JOINs pin the join order so every step is a primary-key probe driven by the chain; left to
  * itself the planner scans the whole thread once per ancestor.
  */
 const ANCESTORS = `
-  chain(id, depth) AS (
-    SELECT parent_checkpoint_id, 1 FROM checkpoints
-     WHERE thread_id = :thread AND checkpoint_ns = :ns AND checkpoint_id = :id AND parent_checkpoint_id IS NOT NULL
+  chain(id, parent, depth, before, after) AS (
+    SELECT c.checkpoint_id, c.parent_checkpoint_id, 1, json(:channels), ${unseeded("json(:channels)")}
+      FROM checkpoints t
+      CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.parent_checkpoint_id
+     WHERE t.thread_id = :thread AND t.checkpoint_ns = :ns AND t.checkpoint_id = :id
     UNION ALL
-    SELECT c.parent_checkpoint_id, chain.depth + 1 FROM chain
-      CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.id
-     WHERE c.parent_checkpoint_id IS NOT NULL AND chain.depth < 1000000
+    SELECT c.checkpoint_id, c.parent_checkpoint_id, chain.depth + 1, chain.after, ${unseeded("chain.after")}
+      FROM chain
+      CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.parent
+     WHERE chain.after <> '[]' AND chain.depth < 1000000
   ),
-  ancestors AS (
-    SELECT chain.id, chain.depth, c.refs FROM chain
-      CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = chain.id
-  ),
+  ancestors AS (SELECT id, depth FROM chain),
   wanted(channel) AS (SELECT value FROM json_each(:channels)),
-  seeds AS (
-    SELECT wanted.channel AS channel, MIN(a.depth) AS depth FROM wanted CROSS JOIN ancestors a
-     WHERE json_extract(a.refs, '$."' || wanted.channel || '"[0]') IS NOT NULL
-     GROUP BY wanted.channel
+  seeds AS MATERIALIZED (
+    SELECT p.value AS channel, chain.depth AS depth FROM chain CROSS JOIN json_each(chain.before) p
+     WHERE p.value NOT IN (SELECT value FROM json_each(chain.after))
   )`;
 
 /**
@@ -51,11 +57,12 @@ export class DeltaHistoryQuery {
   constructor(db: SqliteDatabase) {
     this.history = db.prepare(`WITH RECURSIVE ${ANCESTORS}
       SELECT 'seed' AS kind, s.channel AS channel, s.depth AS depth, NULL AS task_id, b.type AS type, b.value AS value,
-             '' AS task_path, 0 AS idx
+             '' AS task_path, 0 AS idx, b.version AS version
         FROM seeds s CROSS JOIN ancestors a ON a.depth = s.depth
-        CROSS JOIN checkpoint_blobs b ON b.id = json_extract(a.refs, '$."' || s.channel || '"[0]')
+        CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = a.id
+        CROSS JOIN checkpoint_blobs b ON b.id = json_extract(c.refs, '$."' || s.channel || '"[0]')
       UNION ALL
-      SELECT 'write', w.channel, a.depth, w.task_id, w.type, w.value, w.task_path, w.idx
+      SELECT 'write', w.channel, a.depth, w.task_id, w.type, w.value, w.task_path, w.idx, NULL
         FROM ancestors a
         CROSS JOIN checkpoint_writes w ON w.thread_id = :thread AND w.checkpoint_ns = :ns AND w.checkpoint_id = a.id
         JOIN wanted ON wanted.channel = w.channel
@@ -68,8 +75,9 @@ export class DeltaHistoryQuery {
   }
 
   /** The history of each requested channel below checkpoint `id`. */
-  async read(codec: Codec, thread: string, ns: string, id: string, channels: string[]): Promise<Record<string, DeltaChannelHistory>> {
-    return foldDeltaHistory(codec, channels, this.history.all({ thread, ns, id, channels: JSON.stringify(channels) }));
+  async read(codec: Codec, thread: string, ns: string, id: string, channels: string[], cache?: DecodedValues): Promise<Record<string, DeltaChannelHistory>> {
+    const rows = this.history.all({ thread, ns, id, channels: JSON.stringify(channels) });
+    return foldDeltaHistory(codec, channels, rows, cache && ((row, decode) => cache.load({ thread, ns, channel: row.channel, version: row.version }, row.value, decode)));
   }
 
   /**

@@ -17,7 +17,7 @@ export interface PageParts {
  */
 export function readPageParts(statements: Statements, rows: CheckpointRow[]): PageParts {
   const parsed = rows.map((row) => parseSkeleton(row.checkpoint, row.checkpoint_id));
-  const refs = rows.map((row) => (row.refs === null ? {} : (JSON.parse(row.refs) as Record<string, [number | null, unknown]>)));
+  const refs = rows.map((row) => (row.refs === null ? {} : (JSON.parse(row.refs) as Record<string, [number | null, string | number]>)));
   const parts: PartRow[][] = rows.map(() => []);
   const groups = new Map<string, number[]>();
   rows.forEach((row, index) => {
@@ -44,9 +44,9 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
       const row = rows[index];
       const list = parts[index];
       if (row === undefined || list === undefined) continue;
-      for (const [channel, [id]] of Object.entries(refs[index] ?? {})) {
+      for (const [channel, [id, version]] of Object.entries(refs[index] ?? {})) {
         const blob = id === null ? undefined : blobs.get(id);
-        if (blob !== undefined) list.push({ cid: row.checkpoint_id, part: 1, a: channel, b: null, skeleton: null, type: blob.type, value: blob.value });
+        if (blob !== undefined) list.push({ cid: row.checkpoint_id, part: 1, a: channel, b: typeof version === "string" ? version : null, skeleton: null, type: blob.type, value: blob.value });
       }
       const writes = writesOf.get(row.checkpoint_id);
       if (writes !== undefined) list.push(...sortWrites(writes));

@@ -29,6 +29,7 @@ import { encodeSkeleton } from "../shared/skeleton-format.js";
 import { prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
+import { DecodedValues } from "../shared/decoded-values.js";
 import { nextChannelVersion } from "../shared/versions.js";
 import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 
@@ -54,6 +55,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly lists: ListQueries;
   private readonly deltas: DeltaHistoryQuery;
   private readonly tupleCache: TupleCache;
+  /** Large decoded values (a long thread's message history) by blob key, so a read does not revive them again. */
+  private readonly decoded = new DecodedValues();
   /** Its write paths, each plain (for group commit) and as a transaction. */
   private readonly writes: CheckpointWrites;
   /** For `durability: "commit"`: writes of one microtask wave, each resolved once their shared transaction commits. */
@@ -147,7 +150,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       splitParts(id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns })) ?? null,
     );
     if (split === null) return undefined;
-    return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined);
+    return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined, this.decoded);
   }
 
   /**
@@ -181,7 +184,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       for (const [index, row] of rows.entries()) {
         remaining -= 1;
         const key = { thread: row.thread_id, ns: row.checkpoint_ns };
-        yield await readTuple(this.statements, this.codec, key, headOf(row, parsed[index]), parts[index] ?? [], undefined);
+        yield await readTuple(this.statements, this.codec, key, headOf(row, parsed[index]), parts[index] ?? [], undefined, this.decoded);
       }
       const last = rows.at(-1);
       if (last === undefined || rows.length < requested) return;
@@ -263,12 +266,14 @@ export class SqliteSaver extends BaseCheckpointSaver {
   copyThread(from: string, to: string): void {
     this.flushPending(from);
     this.writes.copyTransaction(to, from);
+    this.decoded.forgetThread(to);
   }
 
   /** Deletes every checkpoint, value and write of a thread, in one transaction. */
   override async deleteThread(threadId: string): Promise<void> {
     this.flushPending(String(threadId));
     this.writes.deleteTransaction(String(threadId));
+    this.decoded.forgetThread(String(threadId));
   }
 
   /**
@@ -282,6 +287,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
       throw new UserInputError("BAD_INPUT", `SqliteSaver.prune: keepLast must be an integer >= 1 (got ${options.keepLast})`);
     }
     this.flushPending(String(options.threadId));
+    this.decoded.forgetThread(String(options.threadId));
     return pruneThread(this.db, this.deltas, options);
   }
 
@@ -295,7 +301,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = thread === undefined ? undefined : getCheckpointId(config) || this.statements.latestId.get(thread, ns)?.checkpoint_id;
     if (thread === undefined || id === undefined) return Object.fromEntries(channels.map((channel) => [channel, { writes: [] }]));
-    return this.deltas.read(this.codec, thread, ns, id, channels);
+    return this.deltas.read(this.codec, thread, ns, id, channels, this.decoded);
   }
 
   /**

@@ -42,11 +42,11 @@ export interface BlobRow {
 }
 
 /**
- * Values (part 1) and writes (part 2) of the checkpoint `target` names. No ORDER BY: a sort
+ * Values (part 1, b = version) and writes (part 2) of the checkpoint `target` names. No ORDER BY: a sort
  * would copy every value into a sorter; the few writes are put in order in JS instead.
  */
 const PARTS = `
-  SELECT t.id AS cid, 1 AS part, b.channel AS a, NULL AS b, NULL AS skeleton, b.type AS type, b.value AS value,
+  SELECT t.id AS cid, 1 AS part, b.channel AS a, b.version AS b, NULL AS skeleton, b.type AS type, b.value AS value,
          NULL AS k1, NULL AS k2, NULL AS k3
     FROM target t CROSS JOIN checkpoints c CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
    WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id AND b.id = r.value ->> 0

@@ -9,6 +9,7 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { Codec } from "../shared/codec.js";
+import type { DecodedValues } from "../shared/decoded-values.js";
 import { parseSkeleton } from "../shared/skeleton-format.js";
 import type { CheckpointRow, PartRow, Statements } from "./statements.js";
 import { nextChannelVersion } from "../shared/versions.js";
@@ -78,13 +79,17 @@ export async function readTuple(
   head: CheckpointHead,
   parts: PartRow[],
   requested: RunnableConfig | undefined,
+  cache?: DecodedValues,
 ): Promise<CheckpointTuple> {
   const { thread, ns } = key;
   const checkpoint = head.parsed ?? parseSkeleton(head.skeleton, head.id);
   const values: Record<string, unknown> = {};
   const pendingWrites: CheckpointPendingWrite[] = [];
   for (const part of parts) {
-    let value = codec.load(part.type, part.value ?? EMPTY);
+    let value =
+      part.part === 1 && cache !== undefined
+        ? await cache.load({ thread, ns, channel: part.a, version: part.b }, part.value, () => codec.load(part.type, part.value ?? EMPTY))
+        : codec.load(part.type, part.value ?? EMPTY);
     if (isPromise(value)) value = await value;
     if (part.part === 1) values[part.a] = value;
     else pendingWrites.push([part.a, part.b ?? "", value]);
