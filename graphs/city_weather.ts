@@ -19,12 +19,18 @@ const CHINESE_NAMES: Readonly<Record<string, string>> = {
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
+/** Each known city's pattern, built once: the script runs on every model turn. */
+const CITY_PATTERNS = Object.entries(KNOWN_WEATHER).map(([key, reading]) => ({
+  pattern: new RegExp(`\\b${escape(key).replace(" ", "\\s+")}\\b`, "i"),
+  city: reading.city,
+}));
+
 /** The known cities a request names, in the order it names them (each once), as get_weather spells them. */
 export function citiesIn(request: string): string[] {
   const found: Array<{ at: number; city: string }> = [];
-  for (const [key, reading] of Object.entries(KNOWN_WEATHER)) {
-    const at = request.search(new RegExp(`\\b${escape(key).replace(" ", "\\s+")}\\b`, "i"));
-    if (at >= 0) found.push({ at, city: reading.city });
+  for (const { pattern, city } of CITY_PATTERNS) {
+    const at = request.search(pattern);
+    if (at >= 0) found.push({ at, city });
   }
   for (const [name, key] of Object.entries(CHINESE_NAMES)) {
     const at = request.indexOf(name);

@@ -180,7 +180,7 @@ export function createModelTurnNode(options: ModelTurnOptions) {
   const hooks = options.hooks ?? {};
   const name = modelName(options.model);
   const bindTools = toolBinder(options);
-  return async (state: { messages: BaseMessage[]; turns: number }, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+  return async (state: { messages: BaseMessage[]; turns: number; result?: string | null; error?: unknown }, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
     if (turnsSinceInput(state.messages) >= maxTurns) {
       return { error: { code: "MAX_STEPS_EXCEEDED", message: `stopped after ${maxTurns} model turns without a final answer` } };
     }
@@ -210,12 +210,15 @@ export function createModelTurnNode(options: ModelTurnOptions) {
     const agent = agentOf(config);
     emit([hooks, resolveRunScope(config).hooks], "onModelCall", { model: name, turn, ...usage, startedAt, endedAt, ...(agent === undefined ? {} : { agent }) });
     const calls = (reply.tool_calls?.length ?? 0) + (reply.invalid_tool_calls?.length ?? 0);
+    const result = calls === 0 ? finalText(reply) : null;
+    // Only channels whose value changes are written (the state after the step is the same): each written channel
+    // costs LangGraph a new version and the checkpoint a stored value.
     return {
       messages: [reply],
       turns: turn,
       usage: { ...usage, modelCalls: 1 },
-      result: calls === 0 ? finalText(reply) : null,
-      error: null,
+      ...(state.result === result ? {} : { result }),
+      ...(state.error === null ? {} : { error: null }),
     };
   };
 }

@@ -69,6 +69,28 @@ describe("model turn", () => {
     }
   });
 
+  it("a new request clears the thread's earlier stop and answer, and writes neither while they stay unchanged", async () => {
+    // "loop" never answers (a stop after 2 turns); any other request calls ping once, then answers with its text.
+    const model = new ScriptedChatModel({
+      script: ({ messages }) => {
+        const request = messages.findLast((m) => m.getType() === "human")?.text;
+        return request === "loop" || messages.at(-1)?.getType() === "human" ? { toolCalls: [{ name: "ping" }] } : { content: request };
+      },
+    });
+    const graph = defineAgent({ model, tools: [ping], limits: { maxTurns: 2 } }).compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t" } };
+    expect(await graph.invoke({ messages: [new HumanMessage("loop")] }, config)).toMatchObject({ error: { code: "MAX_STEPS_EXCEEDED" }, result: null });
+    expect(await graph.invoke({ messages: [new HumanMessage("first")] }, config)).toMatchObject({ error: null, result: "first" });
+    const seen: Array<Record<string, unknown>> = [];
+    for await (const chunk of await graph.stream({ messages: [new HumanMessage("second")] }, { ...config, streamMode: "updates" })) {
+      const update = (chunk as { model?: Record<string, unknown> }).model;
+      if (update !== undefined) seen.push(update);
+    }
+    // The calling turn clears "first"; the answering one sets "second"; error stays null, unwritten.
+    expect(seen.map((u) => ["result" in u ? u.result : "-", "error" in u ? u.error : "-"])).toEqual([[null, "-"], ["second", "-"]]);
+    expect((await graph.getState(config)).values).toMatchObject({ error: null, result: "second" });
+  });
+
   it("offers only the relevant tools per turn when toolSelection is set", async () => {
     const weather = defineTool({
       name: "get_weather", description: "Current weather for a city", risk: "read", schema: z.object({ city: z.string() }), execute: () => "sunny",
