@@ -39,8 +39,9 @@ export class DecodedValues {
    * The value of blob (thread, ns, channel, version): from the cache, or `decode()`'s, cached when it is large,
    * its version one this saver minted and its tree only arrays, plain objects, messages and DeltaSnapshots.
    */
-  async load(key: { thread: string; ns: string; channel: string; version: unknown }, stored: Uint8Array | string | null, decode: () => unknown): Promise<unknown> {
+  load(key: { thread: string; ns: string; channel: string; version: unknown }, stored: Uint8Array | string | null, decode: () => unknown): unknown {
     const size = stored === null ? 0 : typeof stored === "string" ? stored.length : stored.byteLength;
+    // Not cached: decoded as the caller would have, with no promise of its own (a getTuple reads several such values).
     if (size < MIN_BYTES || typeof key.version !== "string" || !MINTED_VERSION.test(key.version)) return decode();
     const id = `${key.thread}\u0000${key.ns}\u0000${key.channel}\u0000${key.version}`;
     const hit = this.entries.get(id);
@@ -50,6 +51,10 @@ export class DecodedValues {
       this.entries.set(id, hit);
       return freshCopy(hit.value);
     }
+    return this.decodeAndStore(id, size, decode);
+  }
+
+  private async decodeAndStore(id: string, size: number, decode: () => unknown): Promise<unknown> {
     const value = await decode();
     if (!shareable(value, 0)) return value;
     // The decoded tree stays private to the cache; this reader gets a copy like every later one.
