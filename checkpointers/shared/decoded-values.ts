@@ -73,6 +73,12 @@ export class DecodedValues {
   }
 
   private store(id: string, entry: Entry): void {
+    // Two overlapping misses of one value both store it: the first entry's bytes must go before the second's count.
+    const previous = this.entries.get(id);
+    if (previous !== undefined) {
+      this.entries.delete(id);
+      this.bytes -= previous.bytes;
+    }
     if (entry.bytes > MAX_BYTES) return;
     for (const [oldest, old] of this.entries) {
       if (this.entries.size < MAX_ENTRIES && this.bytes + entry.bytes <= MAX_BYTES) break;
