@@ -209,6 +209,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
     for (const [channel, version] of Object.entries(newVersions ?? {})) {
       // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
       if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
+      // Not in channel_versions: no ref would name it, so it would be a row nothing reaches or deletes.
+      if (!Object.prototype.hasOwnProperty.call(checkpoint.channel_versions, channel)) continue;
       const value = values[channel];
       blobs.push([channel, version, this.codec.dumpNow(value) ?? (await this.codec.dump(value))]);
     }

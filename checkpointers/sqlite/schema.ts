@@ -58,7 +58,8 @@ export const CHECKPOINT_SCHEMA: ModuleSchema = {
        PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
      );`,
     // v2: values by rowid, found through each checkpoint's refs (see above). The key index goes; a temporary
-    // one makes the refs of existing checkpoints one probe per channel.
+    // one makes the refs of existing checkpoints one probe per channel. Values no checkpoint references (v1 could
+    // leave some) are dropped: nothing could reach or delete them any more.
     `ALTER TABLE checkpoints ADD COLUMN refs TEXT;
      CREATE TABLE checkpoint_values (
        id INTEGER PRIMARY KEY,
@@ -77,6 +78,8 @@ export const CHECKPOINT_SCHEMA: ModuleSchema = {
          FROM json_each(checkpoints.checkpoint, '$.channel_versions') v
          LEFT JOIN checkpoint_values b ON b.thread_id = checkpoints.thread_id AND b.checkpoint_ns = checkpoints.checkpoint_ns
           AND b.channel = v.key AND b.version = v.value);
+     DELETE FROM checkpoint_values WHERE id NOT IN (
+       SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r WHERE r.value ->> 0 IS NOT NULL);
      DROP INDEX checkpoint_values_migration_key;
      DROP TABLE checkpoint_blobs;
      ALTER TABLE checkpoint_values RENAME TO checkpoint_blobs;`,
