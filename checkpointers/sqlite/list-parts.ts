@@ -33,7 +33,7 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
     const wanted = new Set<number>();
     for (const index of members) for (const [id] of Object.values(refs[index] ?? {})) if (id !== null) wanted.add(id);
     const blobs = new Map<number, BlobRow>();
-    if (wanted.size > 0) for (const blob of statements.blobsByIds.all({ ids: JSON.stringify([...wanted]) })) blobs.set(blob.id, blob);
+    if (wanted.size > 0) for (const blob of statements.blobsByIds.all({ ...key, ids: JSON.stringify([...wanted]) })) blobs.set(blob.id, blob);
     const writesOf = new Map<string, PartRow[]>();
     for (const write of statements.writesOfIds.all({ ...key, ids: JSON.stringify(members.map((index) => rows[index]?.checkpoint_id)) })) {
       const list = writesOf.get(write.cid);

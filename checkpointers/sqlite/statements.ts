@@ -76,6 +76,7 @@ const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_
 
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
 export interface Statements {
+  /** Inserts a checkpoint row; a second put of the same id is refused (SQLITE_CONSTRAINT_PRIMARYKEY) and goes to replaceCheckpoint. */
   insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array, string]>;
   /** Replaces a checkpoint put again under the same id (insertCheckpoint refused it). */
   replaceCheckpoint: Statement<[string | null, string, string, string | Uint8Array, string, string, string, string]>;
@@ -92,10 +93,15 @@ export interface Statements {
   namespacesOf: Statement<[string, number], string>;
   tupleById: Statement<[TupleKey], PartRow>;
   tupleLatest: Statement<[TupleKey], PartRow>;
-  blobsByIds: Statement<[{ ids: string }], BlobRow>;
+  /**
+   * Value rows by id (`:ids`, a JSON array) for a list() page. The thread is checked too: the page's rows were read
+   * by another statement, and a row id freed by a deletion in between can be reused by another thread's put.
+   */
+  blobsByIds: Statement<[{ ids: string; thread: string; ns: string }], BlobRow>;
   writesOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
   sendsOf: Statement<[string, string, string], { type: string; value: Buffer | null }>;
   deleteCheckpoints: Statement<[string]>;
+  /** Deletes a thread's values through its checkpoints' refs: run it before deleteCheckpoints. */
   deleteBlobs: Statement<[string]>;
   deleteWrites: Statement<[string]>;
   /** Copy every row of a thread (second parameter) to another thread id (first), for threads.copy. */
@@ -130,7 +136,7 @@ export function prepareStatements(db: SqliteDatabase): Statements {
       `SELECT b.id FROM (SELECT refs FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 64) c
         CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
         WHERE r.key = :channel AND b.id = r.value ->> 0 AND b.version = :version
-        LIMIT 1`,
+        ORDER BY b.id DESC LIMIT 1`,
     ).pluck(),
     deleteUnreferenced: db.prepare(
       `DELETE FROM checkpoint_blobs WHERE id IN (SELECT value FROM json_each(:ids)) AND id NOT IN (
@@ -149,7 +155,8 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     // then the writes of every checkpoint in :ids (a JSON array).
     blobsByIds: db.prepare(
       `SELECT b.id AS id, b.channel AS channel, b.type AS type, b.value AS value
-         FROM json_each(:ids) k CROSS JOIN checkpoint_blobs b WHERE b.id = k.value`,
+         FROM json_each(:ids) k CROSS JOIN checkpoint_blobs b
+        WHERE b.id = k.value AND b.thread_id = :thread AND b.checkpoint_ns = :ns`,
     ),
     writesOfIds: db.prepare(
       `SELECT w.checkpoint_id AS cid, 2 AS part, w.task_id AS a, w.channel AS b, NULL AS skeleton, w.type AS type, w.value AS value,
