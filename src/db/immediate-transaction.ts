@@ -9,8 +9,8 @@
  * Switching the busy timeout off and back costs two `exec`s (~10 µs, a twentieth
  * of a checkpoint put), so a connection that has not met another writer lately
  * begins with its timeout as it is: uncontended, SQLite never waits. A BEGIN
- * that was refused or took longer than a wait's first step puts the connection
- * in contended mode (the short-step loop) for CONTENDED_MS.
+ * that was refused or took longer than a wait's first step puts the file in
+ * contended mode (the short-step loop) for CONTENDED_MS.
  * @module
  */
 import { busyTimeoutOf, setBusyTimeoutQuietly } from "./busy-timeout.js";
@@ -23,10 +23,13 @@ interface LockStatements {
 }
 
 const statements = new WeakMap<SqliteDatabase, LockStatements>();
-/** Until when (performance.now()) each connection takes the lock by the short-step loop. */
-const contendedUntil = new WeakMap<SqliteDatabase, number>();
-/** How long one sign of another writer keeps a connection in contended mode. */
-const CONTENDED_MS = 2000;
+/**
+ * Until when (performance.now()) connections to each file take the lock by the short-step loop. Per file, not per
+ * connection: a server's connection that writes now and then learns from its busier sibling that workers write.
+ */
+const contendedUntil = new Map<string, number>();
+/** How long one sign of another writer keeps a file in contended mode. */
+const CONTENDED_MS = 30_000;
 /** A BEGIN slower than this waited in SQLite's busy handler (whose first sleep is 1 ms). */
 const UNCONTENDED_BEGIN_MS = 0.5;
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
@@ -55,15 +58,15 @@ function isBusy(error: unknown): boolean {
 /** BEGIN IMMEDIATE: at once while the connection meets no other writer, else by {@link beginContended}. */
 function begin(db: SqliteDatabase, st: LockStatements): void {
   const now = performance.now();
-  if (now < (contendedUntil.get(db) ?? 0)) return beginContended(db, st);
+  if (now < (contendedUntil.get(db.name) ?? 0)) return beginContended(db, st);
   try {
     st.begin.run();
   } catch (error) {
     // Busy: the whole busy timeout went by in SQLite's handler, as the loop's would have.
-    if (isBusy(error)) contendedUntil.set(db, performance.now() + CONTENDED_MS);
+    if (isBusy(error)) contendedUntil.set(db.name, performance.now() + CONTENDED_MS);
     throw error;
   }
-  if (performance.now() - now > UNCONTENDED_BEGIN_MS) contendedUntil.set(db, performance.now() + CONTENDED_MS);
+  if (performance.now() - now > UNCONTENDED_BEGIN_MS) contendedUntil.set(db.name, performance.now() + CONTENDED_MS);
 }
 
 /** BEGIN IMMEDIATE, retried with short sleeps while another connection holds the write lock, up to its busy timeout. */
@@ -81,7 +84,7 @@ function beginContended(db: SqliteDatabase, st: LockStatements): void {
       } catch (error) {
         if (!isBusy(error) || performance.now() >= deadline) throw error;
         // Still contended: stay in this mode.
-        contendedUntil.set(db, performance.now() + CONTENDED_MS);
+        contendedUntil.set(db.name, performance.now() + CONTENDED_MS);
       }
       // A synchronous sleep: callers are synchronous (checkpoint writes, run transitions) and hold no other lock.
       Atomics.wait(sleepCell, 0, 0, pause);
