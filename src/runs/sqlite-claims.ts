@@ -59,7 +59,7 @@ export function claimNextNow(runs: SqliteRuns, request: ClaimRequest): RunRecord
   return chosen === undefined ? undefined : claim(runs, runs.get(chosen.run_id), request, undefined);
 }
 
-/** Claims one given run; call inside a transaction. See `RunStore.claimRun`. */
+/** Claims one given run; call inside a transaction. See `RunStore.claimRun`; `known` is its record as this transaction just wrote it. */
 export function claimRunNow(runs: SqliteRuns, runId: string, request: ClaimRunRequest, known?: RunRecord): RunRecord | undefined {
   const swept = sweepRuns(runs, runs.clock());
   // `known`: the record as this transaction wrote it (just created); read again only if a sweep changed it.
