@@ -120,8 +120,7 @@ export class PostgresToolLedger implements ToolLedger {
       this.clock(), input.confirmedReissue ?? null,
     ];
     for (let round = 0; round < BEGIN_ROUNDS; round++) {
-      const { rows } = await on.query<{ begun_as: "new" | "reissue"; attempts: number }>(BEGIN, values);
-      const row = rows[0];
+      const row = await this.insertIntent(on, values);
       if (row !== undefined) return { kind: row.begun_as, key, attempt: row.attempts };
       const existing = await readEntry(on, key);
       if (existing === undefined) continue;
@@ -130,6 +129,21 @@ export class PostgresToolLedger implements ToolLedger {
       // Another writer changed the entry between the two statements (failed it, say): decide again.
     }
     throw new SystemError("INTERNAL", `tool ledger: ${key} kept changing while its intent was being written`);
+  }
+
+  /**
+   * The BEGIN statement's row, or undefined when the entry exists and was left alone. Two begins of one key at once
+   * can race past ON CONFLICT: PostgreSQL settles the race on the arbiter index (the key) only, and the other unique
+   * index (run, call, version) may refuse the second insert instead. That entry exists now, so outside a transaction
+   * this is a conflict like any other; inside one, the error has aborted the transaction and goes to its caller.
+   */
+  private async insertIntent(on: PgQueryable, values: unknown[]): Promise<{ begun_as: "new" | "reissue"; attempts: number } | undefined> {
+    try {
+      return (await on.query<{ begun_as: "new" | "reissue"; attempts: number }>(BEGIN, values)).rows[0];
+    } catch (error) {
+      if (on === this.db && (error as { code?: unknown }).code === "23505") return undefined;
+      throw error;
+    }
   }
 
   /** Runs `write` alone (one round trip), or after the guard in one transaction so the fence commits with it. */
