@@ -169,8 +169,11 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", { timeout: 120_0
     expect(await page.locator(".approval").count()).toBe(0);
     expect(await page.locator("#conversation .decision").first().textContent()).toMatch(/approved/i);
     // The wait is over: its bar stays collapsed and the steps after it are not slivers.
-    const widths = await page.locator("#trace .bar.kind-tool_call").evaluateAll((bars) => bars.map((b) => b.getBoundingClientRect().width));
-    expect(Math.max(...widths)).toBeGreaterThan(3);
+    // Read until the page settles: CI once read 0 for every bar once, which only a bar not laid out can give (.bar has min-width 3px).
+    await page.locator("#trace .row:has(.bar.kind-tool_call)", { hasText: "rollback_deployment" }).first().waitFor();
+    const widest = (): Promise<number> => page.locator("#trace .bar.kind-tool_call")
+      .evaluateAll((bars) => Math.max(...bars.map((b) => b.getBoundingClientRect().width)));
+    await expect.poll(widest, { timeout: 30_000 }).toBeGreaterThan(3);
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: string }).marker)).toBe("same page");
     // The one refusal is the edit the schema refused, above.
     expect(failed).toEqual([expect.stringMatching(new RegExp(`^422 .*/agentrt/runs/${run.run_id}/approve`))]);
