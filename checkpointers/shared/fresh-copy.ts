@@ -1,7 +1,8 @@
 /**
  * Deep copies of decoded channel values for the decoded-value cache: a long thread's history is copied on every read,
  * so the tree is studied once ({@link planCopy}) and each copy ({@link freshCopy}) skips what that settled. Measured
- * on a 300-turn history (1,200 messages, 9,600 objects): 7.2 ms CPU a copy by descriptors, 2.9 ms this way.
+ * on a 300-turn history (1,200 messages, 9,600 objects), in one process: 7.2 ms CPU a copy by descriptors, 2.9 ms
+ * this way with Object.keys, 1.6 → 1.4 ms with for...in (another run, less loaded).
  * @module
  */
 import { BaseMessage } from "@langchain/core/messages";
@@ -52,8 +53,27 @@ function assignsPlainly(prototype: object, key: PropertyKey): boolean {
   return plain;
 }
 
-/** Whether every own property of `value` is a plain data property that assignment would recreate. */
+/** Per prototype: whether it or one up its chain has an enumerable property, which `for...in` would list too. */
+const enumerableInherited = new WeakMap<object, boolean>();
+
+function inheritsEnumerable(prototype: object): boolean {
+  let found = enumerableInherited.get(prototype);
+  if (found === undefined) {
+    found = false;
+    for (let at: object | null = prototype; at !== null && !found; at = Object.getPrototypeOf(at) as object | null) {
+      for (const key in at) if (Object.prototype.propertyIsEnumerable.call(at, key)) found = true;
+    }
+    enumerableInherited.set(prototype, found);
+  }
+  return found;
+}
+
+/**
+ * Whether every own property of `value` is a plain data property that assignment would recreate, and `for...in`
+ * lists exactly its own properties.
+ */
 function copiesPlainly(value: object, prototype: object | null): boolean {
+  if (prototype !== null && inheritsEnumerable(prototype)) return false;
   for (const key of Reflect.ownKeys(value)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (descriptor === undefined || !("value" in descriptor)) return false;
@@ -129,8 +149,9 @@ export function freshCopy(value: unknown, plan: CopyPlan, seen = new Map<object,
   // properties that spread and assignment recreate as they were.
   const copy = (prototype === Object.prototype ? { ...value } : Object.assign(Object.create(prototype) as object, value)) as Record<string, unknown>;
   if (twice) seen.set(value, copy);
-  for (const key of Object.keys(copy)) {
-    const field = copy[key];
+  // for...in, the fastest walk of an object's keys, lists only its own: planCopy checked the prototype chain.
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
     if (field !== null && typeof field === "object") copy[key] = freshCopy(field, plan, seen);
   }
   return copy;

@@ -52,6 +52,9 @@ describe("DecodedValues", () => {
 
   it("copies odd objects as they were: accessors, hidden and read-only fields, an own __proto__ key, cycles", async () => {
     const cache = new DecodedValues();
+    /** A message class whose prototype lists a field (for...in would see it too). */
+    class Tagged extends HumanMessage {}
+    (Tagged.prototype as unknown as Record<string, unknown>).tag = { shared: true };
     const decode = () => {
       const message = new HumanMessage({ content: "hi", id: "h1" });
       Object.defineProperty(message, "hidden", { value: { n: 1 }, enumerable: false, writable: true, configurable: true });
@@ -59,7 +62,7 @@ describe("DecodedValues", () => {
       const parsed = JSON.parse('{"__proto__": {"polluted": true}, "ok": 1}') as Record<string, unknown>;
       const loop: Record<string, unknown> = { name: "loop" };
       loop.self = loop;
-      return { message, parsed, loop };
+      return { message, parsed, loop, tagged: new Tagged({ content: "t", id: "t1" }) };
     };
     type Value = ReturnType<typeof decode>;
     const read = async () => (await cache.load(key(2), stored, decode)) as Value;
@@ -72,6 +75,8 @@ describe("DecodedValues", () => {
     expect(Object.getPrototypeOf(copy.parsed)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(copy.parsed, "__proto__")?.value).toEqual({ polluted: true });
     expect(copy.loop.self).toBe(copy.loop);
+    expect(copy.tagged).toBeInstanceOf(Tagged);
+    expect(Object.hasOwn(copy.tagged, "tag")).toBe(false);
     const again = await read();
     expect(Object.getOwnPropertyDescriptor(again.message, "hidden")?.value).toEqual({ n: 1 });
     expect(again.loop).not.toBe(copy.loop);
