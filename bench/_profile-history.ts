@@ -1,0 +1,121 @@
+/**
+ * Profiling driver (not a bench) for issue 21 target 4: `tsx bench/_profile-history.ts build [turns]` builds a
+ * thread of that many approval turns (and one of 10) into PROFILE_DB once; `node --cpu-prof --import tsx
+ * bench/_profile-history.ts measure [repeats]` then times getState and resume (approve → next model call) on a copy
+ * of that file, alternating the threads; with PROFILE_OUT=file.cpuprofile, a CPU profile of the long thread's turns
+ * and getStates only (PROFILE_ONLY=state or resume: only those), for `scripts/cpu-profile-top.ts`.
+ */
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SqliteSaver } from "../checkpointers/index.js";
+import { Runtime } from "../src/runtime/index.js";
+import { runtimeSqlite } from "../src/runtime/internals.js";
+
+const [mode = "measure", countArg] = process.argv.slice(2);
+const db = process.env.PROFILE_DB ?? join(tmpdir(), "agentrt-profile-history.db");
+process.env.AGENTRT_SIM_LATENCY_MS = "0";
+const dir = mkdtempSync(join(tmpdir(), "agentrt-profile-history-"));
+const config = join(dir, "langgraph.json");
+writeFileSync(config, JSON.stringify({ graphs: { history_agent: `${fileURLToPath(new URL("./_history-graph.ts", import.meta.url))}:graph` } }));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+const path = mode === "build" ? db : join(dir, "copy.db");
+if (mode !== "build") {
+  if (!existsSync(db)) throw new Error(`no ${db}: run with "build" first`);
+  copyFileSync(db, path);
+}
+const modelCalls = new Map<string, number>();
+const runtime = Runtime.open({ db: path, config, onEvent: (e) => {
+  if (e.type === "model_call" && !modelCalls.has(e.runId)) modelCalls.set(e.runId, performance.now());
+} });
+const { graph } = await import("./_history-graph.js");
+const reader = graph.withConfig({});
+reader.checkpointer = new SqliteSaver(runtimeSqlite(runtime));
+
+/** One approval turn on `threadId`; the resume latency (ms). */
+async function turn(threadId: string): Promise<number> {
+  const waiting = await runtime.submit({ graph: "history_agent", message: "restart payments", threadId });
+  const action = waiting.pending?.[0];
+  if (waiting.status !== "WAITING_APPROVAL" || action === undefined) throw new Error(`turn on ${threadId} ended ${waiting.status}`);
+  modelCalls.delete(waiting.run_id);
+  const start = performance.now();
+  const done = await runtime.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash });
+  if (done.status !== "SUCCEEDED") throw new Error(`approved turn on ${threadId} ended ${done.status}`);
+  return (modelCalls.get(waiting.run_id) ?? Number.NaN) - start;
+}
+async function getState(threadId: string): Promise<number> {
+  const start = performance.now();
+  await reader.getState({ configurable: { thread_id: threadId } });
+  return performance.now() - start;
+}
+
+if (mode === "build") {
+  const turns = Number(countArg ?? 300);
+  for (let i = 0; i < 10; i++) await turn("small");
+  let lap = performance.now();
+  for (let i = 0; i < turns; i++) {
+    await turn("big");
+    if ((i + 1) % 50 === 0) {
+      process.stderr.write(`  ${i + 1}/${turns} turns, ${((performance.now() - lap) / 50).toFixed(1)} ms/turn\n`);
+      lap = performance.now();
+    }
+  }
+} else {
+  const repeats = Number(countArg ?? 20);
+  const times = { resumeSmall: [] as number[], resumeBig: [] as number[], stateSmall: [] as number[], stateBig: [] as number[] };
+  const turnCpu = { small: 0, big: 0 };
+  const out = process.env.PROFILE_OUT;
+  const only = process.env.PROFILE_ONLY;
+  const session = new Session();
+  session.connect();
+  if (out !== undefined) await session.post("Profiler.enable");
+  /** Runs `fn`, profiled when it is of the kind profiled. */
+  const profiled = async <T>(kind: string, fn: () => Promise<T>): Promise<T> => {
+    if (out === undefined || (only !== undefined && only !== kind)) return fn();
+    await session.post("Profiler.start");
+    try {
+      return await fn();
+    } finally {
+      const { profile } = await session.post("Profiler.stop");
+      profiles.push(profile);
+    }
+  };
+  const profiles: { nodes: unknown[]; samples?: number[]; timeDeltas?: number[] }[] = [];
+  for (let r = 0; r < repeats; r++) {
+    let cpu = process.cpuUsage();
+    times.resumeSmall.push(await turn("small"));
+    turnCpu.small += process.cpuUsage(cpu).user;
+    cpu = process.cpuUsage();
+    times.resumeBig.push(await profiled("resume", () => turn("big")));
+    turnCpu.big += process.cpuUsage(cpu).user;
+    times.stateSmall.push(await getState("small"));
+    times.stateBig.push(await profiled("state", () => getState("big")));
+  }
+  const f = (xs: number[]) => median(xs).toFixed(2);
+  console.log(`resume big ${f(times.resumeBig)} ms vs small ${f(times.resumeSmall)} ms; getState big ${f(times.stateBig)} ms vs small ${f(times.stateSmall)} ms`);
+  if (out !== undefined) writeFileSync(out, JSON.stringify(mergeProfiles(profiles)));
+  console.log(`whole turn CPU: big ${(turnCpu.big / 1000 / repeats).toFixed(1)} ms vs small ${(turnCpu.small / 1000 / repeats).toFixed(1)} ms`);
+}
+await runtime.close();
+
+/** One profile of several: node ids renumbered per profile, samples and time deltas concatenated. */
+function mergeProfiles(profiles: { nodes: unknown[]; samples?: number[]; timeDeltas?: number[] }[]): object {
+  const nodes: unknown[] = [];
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let offset = 0;
+  for (const p of profiles) {
+    let max = 0;
+    for (const n of p.nodes as { id: number; children?: number[] }[]) {
+      max = Math.max(max, n.id);
+      nodes.push({ ...n, id: n.id + offset, children: n.children?.map((c) => c + offset) });
+    }
+    for (const s of p.samples ?? []) samples.push(s + offset);
+    timeDeltas.push(...(p.timeDeltas ?? []));
+    offset += max;
+  }
+  return { nodes, samples, timeDeltas, startTime: 0, endTime: 0 };
+}
