@@ -83,7 +83,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     const options = {
       ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
       // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
-      callbacks: foreignCallbacks(hooks, snapshot?.values),
+      callbacks: foreignCallbacks(graph, hooks, snapshot?.values),
     };
     // With a sink its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
     // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
