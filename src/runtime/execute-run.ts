@@ -36,7 +36,8 @@ export interface ExecutionDeps {
   /** Bound to the runtime's checkpointer and store (see GraphRegistry.bind). */
   registry: GraphRegistry;
   emit: RuntimeListener;
-  recorder: (run: RunRecord) => Promise<TraceRecorder>;
+  /** `init`: see RecorderOptions.init (a claim's state changes, committed with a new root on SQLite). */
+  recorder: (run: RunRecord, init?: (recorder: TraceRecorder) => void) => Promise<TraceRecorder>;
   pricing: PricingTable;
   /** Live chunks for listeners (the server's SSE, or any process on PostgreSQL); runs stream only "values" and "updates" without it. @default none */
   streams?: RunStreamSink;
