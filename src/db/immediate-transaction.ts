@@ -10,7 +10,9 @@
  * of a checkpoint put), so a connection that has not met another writer lately
  * begins with its timeout as it is: uncontended, SQLite never waits. A BEGIN
  * that was refused or took longer than a wait's first step puts the file in
- * contended mode (the short-step loop) for CONTENDED_MS.
+ * contended mode (the short-step loop) for CONTENDED_MS — a slow one only when another connection has committed
+ * since this one last looked (`PRAGMA data_version`): a BEGIN stalled by the machine (preemption, a page fault) on a
+ * file nobody else writes waited for nobody, and used to put every transaction of the next 30 s through two `exec`s.
  * @module
  */
 import { busyTimeoutOf, setBusyTimeoutQuietly } from "./busy-timeout.js";
@@ -20,6 +22,9 @@ interface LockStatements {
   begin: { run(): unknown };
   commit: { run(): unknown };
   rollback: { run(): unknown };
+  dataVersion: { get(): unknown };
+  /** `PRAGMA data_version` when last read: it changes only when another connection commits to the file. */
+  seenVersion: unknown;
 }
 
 const statements = new WeakMap<SqliteDatabase, LockStatements>();
@@ -40,10 +45,13 @@ const MAX_PAUSE_MS = 1;
 function lockStatements(db: SqliteDatabase): LockStatements {
   let found = statements.get(db);
   if (found === undefined) {
+    const dataVersion = db.prepare("PRAGMA data_version").pluck();
     found = {
       begin: db.prepare("BEGIN IMMEDIATE"),
       commit: db.prepare("COMMIT"),
       rollback: db.prepare("ROLLBACK"),
+      dataVersion,
+      seenVersion: dataVersion.get(),
     };
     statements.set(db, found);
   }
@@ -66,7 +74,15 @@ function begin(db: SqliteDatabase, st: LockStatements): void {
     if (isBusy(error)) contendedUntil.set(db.name, performance.now() + CONTENDED_MS);
     throw error;
   }
-  if (performance.now() - now > UNCONTENDED_BEGIN_MS) contendedUntil.set(db.name, performance.now() + CONTENDED_MS);
+  if (performance.now() - now > UNCONTENDED_BEGIN_MS && othersCommitted(st)) contendedUntil.set(db.name, performance.now() + CONTENDED_MS);
+}
+
+/** True when another connection committed to the file since the last look (a slow BEGIN may have waited for it). */
+function othersCommitted(st: LockStatements): boolean {
+  const version = st.dataVersion.get();
+  const changed = version !== st.seenVersion;
+  st.seenVersion = version;
+  return changed;
 }
 
 /** BEGIN IMMEDIATE, retried with short sleeps while another connection holds the write lock, up to its busy timeout. */

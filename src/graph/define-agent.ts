@@ -15,6 +15,7 @@ import { AgentState } from "./state.js";
 import type { ToolExecutor } from "../tools/execute-tool.js";
 import { createToolNode, routeToolCalls, type ToolTask } from "./fanout/tool-fanout.js";
 import { markTaint } from "./context-taint.js";
+import { ownNode } from "./own-nodes.js";
 
 /** Limits that stop an agent from looping forever. */
 export interface AgentLimits {
@@ -78,12 +79,12 @@ export function defineAgent(options: DefineAgentOptions) {
   const taintedToolNode = policy.taint
     ? createToolNode({ registry, policy: whenTainted(policy), execute: options.execute, hooks: options.hooks })
     : plainToolNode;
-  const toolNode = (task: ToolTask & { tainted?: boolean }, config?: Parameters<typeof plainToolNode>[1]) =>
-    (task.tainted ? taintedToolNode : plainToolNode)(task, config);
+  const toolNode = ownNode((task: ToolTask & { tainted?: boolean }, config?: Parameters<typeof plainToolNode>[1]) =>
+    (task.tainted ? taintedToolNode : plainToolNode)(task, config));
   const route = routeToolCalls(AGENT_NODES.tools);
   const routeMarked: typeof route = (state, config) => markTaint(route(state, config), state.messages);
   const graph = new StateGraph(AgentState)
-    .addNode(AGENT_NODES.model, modelTurn)
+    .addNode(AGENT_NODES.model, ownNode(modelTurn))
     // Branch input is a ToolTask from Send, not the graph state.
     .addNode(AGENT_NODES.tools, toolNode as unknown as typeof modelTurn)
     // `entry` is added by the caller after defineAgent; compile() rejects the graph if it never is.

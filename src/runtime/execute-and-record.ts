@@ -11,7 +11,7 @@ import {
 } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
-import { syncStateChanges } from "./state-changes.js";
+import { readStateChanges, recordStateChanges, syncStateChanges } from "./state-changes.js";
 
 /** What executing a claimed run needs. */
 export interface ClaimDeps extends ExecutionDeps {
@@ -23,11 +23,12 @@ export interface ClaimDeps extends ExecutionDeps {
 
 /**
  * The trace's start of a claimed run (root span, the claim's transition), written after the claim's commit:
- * a crash between the two loses only trace rows, which the next start rebuilds from run_events.
+ * a crash between the two loses only trace rows, which the next start rebuilds from run_events. The event log is
+ * read first, so on SQLite the root and the transitions commit together (RecorderOptions.init).
  */
 export async function startRecording(deps: ClaimDeps, run: RunRecord): Promise<TraceRecorder> {
-  const attached = await deps.recorder(run);
-  await syncStateChanges(deps.runs, attached, run);
+  const changes = await readStateChanges(deps.runs, run);
+  const attached = await deps.recorder(run, (recorder) => recordStateChanges(recorder, changes));
   await attached.flush();
   return attached;
 }

@@ -36,7 +36,8 @@ export interface ExecutionDeps {
   /** Bound to the runtime's checkpointer and store (see GraphRegistry.bind). */
   registry: GraphRegistry;
   emit: RuntimeListener;
-  recorder: (run: RunRecord) => Promise<TraceRecorder>;
+  /** `init`: see RecorderOptions.init (a claim's state changes, committed with a new root on SQLite). */
+  recorder: (run: RunRecord, init?: (recorder: TraceRecorder) => void) => Promise<TraceRecorder>;
   pricing: PricingTable;
   /** Live chunks for listeners (the server's SSE, or any process on PostgreSQL); runs stream only "values" and "updates" without it. @default none */
   streams?: RunStreamSink;
@@ -83,7 +84,7 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     const options = {
       ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
       // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
-      callbacks: foreignCallbacks(hooks, snapshot?.values),
+      callbacks: foreignCallbacks(graph, hooks, snapshot?.values),
     };
     // With a sink its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
     // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.

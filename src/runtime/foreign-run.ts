@@ -5,14 +5,19 @@
 import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
 import { ForeignCallHooks } from "../graph/foreign-call-hooks.js";
 import type { AgentHooks } from "../graph/hooks.js";
+import { reportsOwnCalls } from "../graph/own-nodes.js";
 
 function messagesOf(values: Record<string, unknown> | undefined): BaseMessage[] {
   const messages = values?.messages;
   return Array.isArray(messages) ? (messages as BaseMessage[]) : [];
 }
 
-/** The callbacks of a run's config: a foreign graph's calls reported to `hooks`, turns counted on from the checkpoint. */
-export function foreignCallbacks(hooks: AgentHooks, values: Record<string, unknown> | undefined): ForeignCallHooks[] {
+/**
+ * The callbacks of a run's config: a foreign graph's calls reported to `hooks`, turns counted on from the checkpoint.
+ * None for a graph of agentrt nodes only, which report their own calls (a handler would cost every node a callback run).
+ */
+export function foreignCallbacks(graph: unknown, hooks: AgentHooks, values: Record<string, unknown> | undefined): ForeignCallHooks[] | undefined {
+  if (reportsOwnCalls(graph)) return undefined;
   const turns = messagesOf(values).filter((m) => typeof m?.getType === "function" && m.getType() === "ai").length;
   return [new ForeignCallHooks(hooks, turns)];
 }

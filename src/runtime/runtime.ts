@@ -68,7 +68,7 @@ export class Runtime {
       db, ledger, sharedLimits: storage.sharedLimits, registry: registry.bind({ checkpointer, store }), runs, trace,
       emit: options.onEvent ?? (() => undefined),
       // The trace's start follows the claim's commit (startRecording); run_events stay the source of truth.
-      recorder: (run) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId }),
+      recorder: (run, init) => trace.recorder(run.runId, { graph: run.graphId, agent: run.graphId, init }),
       pricing: trace.pricing,
       leaseMs: options.leaseMs ?? defaultLeaseMs(),
       workerId: options.workerId ?? `rt_${newSortableId()}`,

@@ -17,6 +17,30 @@ export async function syncStateChanges(runs: RunStore, recorder: TraceRecorder, 
   const missing = transitions.slice(recorder.batch(() => recorder.countStateChanges()));
   if (missing.length === 0) return;
   const waitName = missing.some((e) => e.to === "WAITING_APPROVAL") ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
+  recordMissing(recorder, missing, waitName);
+}
+
+/** The transitions of a run as its event log has them, for {@link recordStateChanges}. */
+export interface StateChanges {
+  transitions: RunEvent[];
+  /** The name of an approval wait among them (the run's pending tools). */
+  waitName: string | undefined;
+}
+
+/** Reads what {@link recordStateChanges} records (before the recorder exists: see startRecording). */
+export async function readStateChanges(runs: RunStore, run: RunRecord): Promise<StateChanges> {
+  const transitions = (await runs.events(run.runId)).filter((e) => e.from !== null);
+  const waitName = transitions.some((e) => e.to === "WAITING_APPROVAL") ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
+  return { transitions, waitName };
+}
+
+/** {@link syncStateChanges} with the event log read beforehand: synchronous, so a store can run it inside its own commit. */
+export function recordStateChanges(recorder: TraceRecorder, { transitions, waitName }: StateChanges): void {
+  recordMissing(recorder, transitions.slice(recorder.batch(() => recorder.countStateChanges())), waitName);
+}
+
+function recordMissing(recorder: TraceRecorder, missing: readonly RunEvent[], waitName: string | undefined): void {
+  if (missing.length === 0) return;
   recorder.batch(() => {
     for (const event of missing) record(recorder, event, event.to === "WAITING_APPROVAL" ? waitName : undefined);
   });

@@ -69,12 +69,16 @@ export class PostgresTraceStore implements TraceStore {
     if (live !== undefined) {
       const before = live.spans.snapshot();
       live.spans.reload(await this.#runState(PG_RUN_STATE_SQL, [runId]), before);
+      options.init?.(live.recorder);
       return live.recorder;
     }
     const { root, resumed, state } = await this.#attachRoot(runId, options);
     // Another call of this process attached meanwhile: share its recorder.
     const raced = this.#live.get(runId);
-    if (raced !== undefined) return raced.recorder;
+    if (raced !== undefined) {
+      options.init?.(raced.recorder);
+      return raced.recorder;
+    }
     const spans = new RunSpans(state);
     const writer = this.#writer;
     const sink = {
@@ -101,6 +105,7 @@ export class PostgresTraceStore implements TraceStore {
       countStateChanges: () => spans.stateChanges(),
     });
     this.#live.set(runId, { recorder, spans });
+    options.init?.(recorder);
     return recorder;
   }
 

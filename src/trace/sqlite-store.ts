@@ -5,7 +5,7 @@
  * @module
  */
 import type Database from "better-sqlite3";
-import { assertSchemaCurrent, migrate, type SqliteDatabase } from "../db/index.js";
+import { assertSchemaCurrent, immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
 import { randomBytes } from "node:crypto";
 import type { OtelBridge } from "./otel.js";
 import { startRootOtel } from "./root-otel.js";
@@ -49,9 +49,28 @@ export class SqliteTraceStore implements TraceStore {
   /** {@link TraceStore.recorder}; on SQLite, done when it returns. */
   async recorder(runId: string, options: RecorderOptions = {}): Promise<TraceRecorder> {
     const live = this.#live.get(runId);
-    if (live !== undefined) return live;
+    if (live !== undefined) {
+      options.init?.(live);
+      return live;
+    }
     const writer = this.#getWriter();
+    // Other runs' rows first, in their own commit: the transaction below writes only this run's (a failed commit
+    // loses no row the writer believes written but this recorder's, which is handed out to nobody then).
     void writer.flush();
+    const init = options.init;
+    if (init === undefined) return this.#attach(runId, options, writer);
+    const recorder = immediateTransaction(this.#db, () => {
+      const attached = this.#attach(runId, options, writer, false);
+      init(attached);
+      void writer.flush();
+      return attached;
+    })();
+    this.#live.set(runId, recorder);
+    return recorder;
+  }
+
+  /** Attaches the root (creating it when absent) and builds the run's recorder; `live`: shared from now on. */
+  #attach(runId: string, options: RecorderOptions, writer: SpanWriter, live = true): TraceRecorder {
     const { row, resumed } = this.#attachRoot(runId, options);
     const loadStmt = this.#stmt("SELECT * FROM spans WHERE span_id = ?");
     const openStmt = this.#stmt("SELECT * FROM spans WHERE run_id = ? AND status = 'running' ORDER BY start_ms, rowid");
@@ -67,7 +86,7 @@ export class SqliteTraceStore implements TraceStore {
       openSpans: (id) => withPending(openStmt.all(id) as SpanRow[], writer.pendingOf(id)).map(rowToSpan),
       countStateChanges: (id) => (countStmt.get(id) as { n: number }).n + unwrittenStateChanges(writer.pendingOf(id)),
     });
-    this.#live.set(runId, recorder);
+    if (live) this.#live.set(runId, recorder);
     return recorder;
   }
 

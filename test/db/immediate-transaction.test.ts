@@ -170,6 +170,49 @@ describe("immediateTransaction", () => {
     }
   });
 
+  it("stays off short steps after a slow BEGIN when no other connection has committed (a stall, not a wait)", () => {
+    const d = db(tempDb(), 5000);
+    const insert = immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run());
+    insert();
+    // Every clock reading 5 ms after the last: the BEGIN looks slow, as when the process was preempted.
+    let t = performance.now();
+    const clock = vi.spyOn(performance, "now").mockImplementation(() => (t += 5));
+    try {
+      insert();
+    } finally {
+      clock.mockRestore();
+    }
+    const exec = vi.spyOn(Database.prototype, "exec");
+    try {
+      insert();
+      expect(exec).not.toHaveBeenCalled();
+    } finally {
+      exec.mockRestore();
+    }
+  });
+
+  it("takes short steps after a slow BEGIN when another connection has committed meanwhile", () => {
+    const path = tempDb();
+    const d = db(path, 5000);
+    const insert = immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run());
+    insert();
+    db(path).prepare("INSERT INTO t (v) VALUES ('other')").run();
+    let t = performance.now();
+    const clock = vi.spyOn(performance, "now").mockImplementation(() => (t += 5));
+    try {
+      insert();
+    } finally {
+      clock.mockRestore();
+    }
+    const exec = vi.spyOn(Database.prototype, "exec");
+    try {
+      insert();
+      expect(exec.mock.calls.map(([sql]) => sql)).toEqual(["PRAGMA busy_timeout = 0", "PRAGMA busy_timeout = 5000"]);
+    } finally {
+      exec.mockRestore();
+    }
+  });
+
   it("takes the lock in short steps for a while after a BEGIN found it held", async () => {
     const path = tempDb();
     const d = db(path, 5000);

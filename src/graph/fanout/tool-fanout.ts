@@ -23,6 +23,7 @@ import { describeProblem, findRefs, toolRefCode, type PlannedCall, type ToolRefP
 import { emit, type AgentHooks } from "../hooks.js";
 import { mayFallBack, settleUnknownOutcome } from "../unknown-outcome.js";
 import { resolveRunScope } from "../run-config.js";
+import { withNestedCallHooks } from "../nested-calls.js";
 import type { AgentStateUpdate, ToolStep } from "../state.js";
 import { agentOf } from "../agent-of.js";
 
@@ -211,9 +212,10 @@ export function createToolNode(options: ToolNodeOptions) {
     hooks: options.hooks ?? {},
   };
   return async (task: ToolTask, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
-    const records = task.group !== undefined
+    // A model call the tool makes itself is reported to the run's hooks like a turn's (see nested-calls.ts).
+    const records = await withNestedCallHooks(config, resolveRunScope(config).hooks, task.turn, async () => task.group !== undefined
       ? await runGroup(task as ToolTask & { group: PlannedCall[] }, resolved, config)
-      : [record(task, await decideAndRun(task, resolved, config), resolved, config)];
+      : [record(task, await decideAndRun(task, resolved, config), resolved, config)]);
     return { messages: records.map(messageOf), steps: records.map((r) => r.step) };
   };
 }

@@ -190,6 +190,33 @@ export function describeTraceStoreConformance(name: string, open: (options?: Tra
       expect(await backend.store.recorder("race")).toBe(recorders[0]);
     });
 
+    it("calls init with the recorder before handing it out, a new or a live one; its spans are stored with the root", async () => {
+      const { store } = await fresh();
+      const seen: unknown[] = [];
+      const rec = await store.recorder("init", {
+        startTime: T0, init: (r) => {
+          seen.push(r);
+          r.recordStateChange("QUEUED", "RUNNING", { at: T0 });
+        },
+      });
+      expect(seen).toEqual([rec]);
+      await rec.flush();
+      expect((await store.spans("init")).map((s) => s.kind)).toEqual(["invoke_agent", "state_change"]);
+      expect(await store.recorder("init", { init: (r) => seen.push(r) })).toBe(rec);
+      expect(seen).toEqual([rec, rec]);
+    });
+
+    it("an init that throws hands out no recorder; the next call attaches afresh", async () => {
+      const { store } = await fresh();
+      await expect(store.recorder("boom", { init: () => {
+        throw new Error("boom");
+      } })).rejects.toThrow("boom");
+      const rec = await store.recorder("boom", { init: (r) => r.recordStateChange("QUEUED", "RUNNING", { at: T0 }) });
+      await rec.flush();
+      expect(await store.countSpans("boom", "state_change")).toBe(1);
+      expect(await store.countSpans("boom", "invoke_agent")).toBe(1);
+    });
+
     it("counts the run's state changes from every store, read again when a live recorder is asked for", async () => {
       const backend = await fresh();
       const a = await backend.store.recorder("sc", { startTime: T0 });
