@@ -7,7 +7,7 @@
  * of an AIMessage from state; a frozen, shared tree made that run fail).
  * @module
  */
-import { BaseMessage } from "@langchain/core/messages";
+import { copyKeepingPrototypes as freshCopy, shareable } from "./deep-copy.js";
 
 /**
  * Values stored smaller than this decode fast enough; caching them would only cost memory and copies. Stored bytes
@@ -22,8 +22,6 @@ const MAX_BYTES = 64 * 1024 * 1024;
  * across a deleted and re-created thread. Integer versions of other savers can repeat, so their values are not cached.
  */
 const MINTED_VERSION = /^\d{16}\.[0-9a-z]{7}$/;
-/** Deeper trees are not cached (and not walked further). */
-const MAX_DEPTH = 64;
 
 interface Entry {
   value: unknown;
@@ -56,7 +54,7 @@ export class DecodedValues {
 
   private async decodeAndStore(id: string, size: number, decode: () => unknown): Promise<unknown> {
     const value = await decode();
-    if (!shareable(value, 0)) return value;
+    if (!shareable(value)) return value;
     // The decoded tree stays private to the cache; this reader gets a copy like every later one.
     this.store(id, { value, bytes: size });
     return freshCopy(value);
@@ -88,62 +86,4 @@ export class DecodedValues {
     this.entries.set(id, entry);
     this.bytes += entry.bytes;
   }
-}
-
-const isPlainObject = (value: object): boolean => {
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-};
-
-/** A serde-revived DeltaSnapshot: a class instance that is only a marker and a value. */
-const isSnapshot = (value: object): value is { lg_name: string; value: unknown } =>
-  (value as { lg_name?: unknown }).lg_name === "DeltaSnapshot" && Object.keys(value).every((k) => k === "lg_name" || k === "value");
-
-/**
- * Whether a tree can be copied by {@link freshCopy}: primitives, arrays, plain objects, DeltaSnapshots and messages
- * (plain data with a prototype; their own fields pass the same test). A Map, a typed array or a Date would lose its
- * internal slots.
- */
-function shareable(value: unknown, depth: number): boolean {
-  if (value === null || typeof value !== "object") return typeof value !== "function" && typeof value !== "symbol";
-  if (depth >= MAX_DEPTH) return false;
-  if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
-    for (const item of value) if (!shareable(item, depth + 1)) return false;
-    return true;
-  }
-  if (!isPlainObject(value) && !isSnapshot(value) && !BaseMessage.isInstance(value)) return false;
-  for (const key of Object.keys(value)) if (!shareable((value as Record<string, unknown>)[key], depth + 1)) return false;
-  return true;
-}
-
-/**
- * A deep copy keeping prototypes (a message stays an AIMessage) and shared references (a field and its `lc_kwargs`
- * twin stay one object), so nothing a reader changes reaches the cached tree.
- */
-function freshCopy(value: unknown, seen = new Map<object, unknown>()): unknown {
-  if (value === null || typeof value !== "object") return value;
-  const known = seen.get(value);
-  if (known !== undefined) return known;
-  if (Array.isArray(value)) {
-    const copy: unknown[] = [];
-    seen.set(value, copy);
-    for (const item of value) copy.push(freshCopy(item, seen));
-    return copy;
-  }
-  const prototype = Object.getPrototypeOf(value) as object | null;
-  const copy: Record<PropertyKey, unknown> = Object.create(prototype) as Record<PropertyKey, unknown>;
-  seen.set(value, copy);
-  if (prototype === Object.prototype || prototype === null) {
-    for (const key of Object.keys(value)) copy[key] = freshCopy((value as Record<string, unknown>)[key], seen);
-    return copy;
-  }
-  // A class instance: every own property as defined, symbol-keyed and non-enumerable ones too (a message's type markers).
-  for (const key of Reflect.ownKeys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor === undefined) continue;
-    if ("value" in descriptor) descriptor.value = freshCopy(descriptor.value, seen);
-    Object.defineProperty(copy, key, descriptor);
-  }
-  return copy;
 }
