@@ -64,13 +64,10 @@ function isPlainTree(value: unknown, depth: number, seen: Set<object>): boolean 
     for (let i = 0; i < value.length; i++) if (!(i in value) || !isPlainTree(value[i], depth + 1, seen)) return false;
     return true;
   }
-  if (Object.getPrototypeOf(value) !== Object.prototype || Object.getOwnPropertySymbols(value).length > 0) return false;
-  const keys = Object.getOwnPropertyNames(value);
-  for (const key of keys) {
-    if (key === "__proto__") return false;
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor === undefined || !("value" in descriptor) || !descriptor.enumerable) return false;
-    if (!isPlainTree(descriptor.value, depth + 1, seen)) return false;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  // Enumerable string keys only, as copyPlain copies them: decoded data (JSON.parse, a serde's revive) has no others.
+  for (const key in value) {
+    if (key === "__proto__" || !isPlainTree((value as Record<string, unknown>)[key], depth + 1, seen)) return false;
   }
   return true;
 }

@@ -153,8 +153,12 @@ export class SqliteSaver extends BaseCheckpointSaver {
     if (entry === null) return undefined;
     const requested = id ? config : undefined;
     if ("decoded" in entry.state) return copyTuple(entry.state.decoded, requested);
-    const { rows } = entry.state;
-    const tuple = await readTuple(this.statements, this.codec, { thread, ns }, rows.head, rows.parts, requested, this.decoded);
+    const { state } = entry;
+    const tuple = await readTuple(this.statements, this.codec, { thread, ns }, state.rows.head, state.rows.parts, requested, this.decoded);
+    if (state.readBefore !== true) {
+      state.readBefore = true;
+      return tuple;
+    }
     const decoded = keepDecoded(tuple, { thread, ns });
     if (decoded === undefined) return tuple;
     // The decoded tuple is the cache's now: this reader gets a copy like every later one.

@@ -11,11 +11,13 @@ export interface TupleRows {
 }
 
 /**
- * One cached read: its rows, and once a read decoded them into a tuple that can be copied faithfully, that tuple
- * (private: readers get copies). The rows are dropped then; a reader that took them before still holds them.
+ * One cached read: its rows, and once a second read decoded them into a tuple that can be copied faithfully, that
+ * tuple (private: readers get copies). The first read keeps what it decoded: a checkpoint read once (a cold read by
+ * id) pays no classification or copy. The rows are dropped once decoded; a reader that took them still holds them.
  */
 export interface TupleEntry {
-  state: { rows: TupleRows } | { decoded: DecodedTuple };
+  /** `readBefore`: a reader already decoded these rows (and kept what it decoded). */
+  state: { rows: TupleRows; readBefore?: boolean } | { decoded: DecodedTuple };
 }
 
 /** Entries kept; a graph run reads one thread again and again, so a small cache is enough. */
