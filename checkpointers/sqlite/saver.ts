@@ -30,6 +30,7 @@ import { prepareStatements, type Statements } from "./statements.js";
 import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
 import { TupleCache } from "./tuple-cache.js";
 import { DecodedValues } from "../shared/decoded-values.js";
+import { copyTuple, keepDecoded } from "../shared/decoded-tuple.js";
 import { nextChannelVersion } from "../shared/versions.js";
 import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 
@@ -146,11 +147,23 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = getCheckpointId(config);
     this.flushPending(thread);
-    const split = this.tupleCache.read(`${thread}\u0000${ns}\u0000${id ?? ""}`, () =>
+    const entry = this.tupleCache.read(`${thread}\u0000${ns}\u0000${id ?? ""}`, () =>
       splitParts(id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns })) ?? null,
     );
-    if (split === null) return undefined;
-    return readTuple(this.statements, this.codec, { thread, ns }, split.head, split.parts, id ? config : undefined, this.decoded);
+    if (entry === null) return undefined;
+    const requested = id ? config : undefined;
+    if ("decoded" in entry.state) return copyTuple(entry.state.decoded, requested);
+    const { state } = entry;
+    const tuple = await readTuple(this.statements, this.codec, { thread, ns }, state.rows.head, state.rows.parts, requested, this.decoded);
+    if (state.readBefore !== true) {
+      state.readBefore = true;
+      return tuple;
+    }
+    const decoded = keepDecoded(tuple, { thread, ns });
+    if (decoded === undefined) return tuple;
+    // The decoded tuple is the cache's now: this reader gets a copy like every later one.
+    entry.state = { decoded };
+    return copyTuple(decoded, requested);
   }
 
   /**

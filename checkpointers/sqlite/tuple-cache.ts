@@ -1,40 +1,59 @@
 import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "../../src/db/index.js";
+import type { DecodedTuple } from "../shared/decoded-tuple.js";
 import type { PartRow } from "./statements.js";
 import type { CheckpointHead } from "./tuple.js";
 
-/** A tuple read already split into its head and parts; null when the checkpoint does not exist. */
-export type CachedTuple = { head: CheckpointHead; parts: PartRow[] } | null;
-
-/** Entries kept; a graph run reads one thread again and again, so a small cache is enough. */
-const MAX_ENTRIES = 128;
-
-interface Entry {
-  dataVersion: number;
-  totalChanges: number;
-  tuple: CachedTuple;
+/** A tuple read split into its head and parts. */
+export interface TupleRows {
+  head: CheckpointHead;
+  parts: PartRow[];
 }
 
 /**
- * Recent tuple reads (raw rows, not decoded), valid while the database is unchanged.
- * "Unchanged" is `data_version` (bumped by commits of any other connection,
- * in this process or another) plus `total_changes()` (bumped by every write
- * on this connection, whoever made it). Rows are decoded again on every hit,
- * so callers never share objects.
+ * One cached read: its rows, and once a second read decoded them into a tuple that can be copied faithfully, that
+ * tuple (private: readers get copies). The first read keeps what it decoded: a checkpoint read once (a cold read by
+ * id) pays no classification or copy. The rows are dropped once decoded; a reader that took them still holds them.
+ */
+export interface TupleEntry {
+  /** `readBefore`: a reader already decoded these rows (and kept what it decoded). */
+  state: { rows: TupleRows; readBefore?: boolean } | { decoded: DecodedTuple };
+}
+
+/** Entries kept; a graph run reads one thread again and again, so a small cache is enough. */
+const MAX_ENTRIES = 128;
+/**
+ * What the entries may weigh together: stored bytes, deflated ones counted {@link DEFLATED_WEIGHT} times (decoded,
+ * a value takes several times its text).
+ */
+const MAX_WEIGHT = 32 * 1024 * 1024;
+const DEFLATED_WEIGHT = 4;
+
+interface Slot {
+  dataVersion: number;
+  totalChanges: number;
+  weight: number;
+  entry: TupleEntry | null;
+}
+
+/**
+ * Recent tuple reads, valid while the database is unchanged. "Unchanged" is `data_version` (bumped by commits of
+ * any other connection, in this process or another) plus `total_changes()` (bumped by every write on this
+ * connection, whoever made it: the saver's own puts, deletions and copies, raw SQL).
  *
- * Any statement that reads the file takes and drops WAL read locks (system
- * calls, most of a small read's cost), so a miss reads its stamp and its rows
- * in one deferred read transaction: one lock, not two. `total_changes()`
- * reads no page and costs nothing.
+ * A hit runs `PRAGMA data_version` alone, in its own implicit read transaction: one WAL read lock taken and dropped
+ * (the system calls that are most of a hit's cost), and no BEGIN or COMMIT. A miss reads the stamp before the rows
+ * (two statements, each its own read transaction): a commit between them makes the stamp older than the rows, so
+ * the next check misses again, never the other way round. `total_changes()` reads no page and costs nothing.
+ * Inside a transaction nothing is cached or served: a rollback would undo rows without changing either counter.
  */
 export class TupleCache {
   private readonly dataVersion: Statement<[], number>;
   private readonly totalChanges: Statement<[], number>;
-  private readonly begin: Statement<[]>;
-  private readonly commit: Statement<[]>;
-  private readonly entries = new Map<string, Entry>();
+  private readonly slots = new Map<string, Slot>();
+  private weight = 0;
 
-  /** `reusable` turns a row's value into the form cheapest to decode on every hit. */
+  /** `reusable` turns a row's value into the form cheapest to decode again. */
   constructor(
     private readonly db: SqliteDatabase,
     private readonly reusable: (type: string, value: Buffer | string | null) => Buffer | string | null = (_, value) => value,
@@ -42,44 +61,53 @@ export class TupleCache {
     // Two statements, not the pragma_data_version table function: a virtual table costs more than both.
     this.dataVersion = db.prepare<[], number>("PRAGMA data_version").pluck();
     this.totalChanges = db.prepare<[], number>("SELECT total_changes()").pluck();
-    this.begin = db.prepare("BEGIN");
-    this.commit = db.prepare("COMMIT");
   }
 
   /**
-   * The tuple under `key` if the database has not changed since it was stored, else
-   * `load()`'s, stored. `load` must read through this connection and nothing else.
+   * The entry under `key` if the database has not changed since it was stored, else a new one of `load()`'s rows
+   * (null: no such checkpoint). `load` must read through this connection and nothing else.
    */
-  read(key: string, load: () => CachedTuple): CachedTuple {
-    if (this.db.inTransaction) return this.readIn(key, load);
-    this.begin.run();
-    try {
-      return this.readIn(key, load);
-    } finally {
-      // A read transaction: COMMIT only drops its lock (and cannot fail for want of a write lock).
-      if (this.db.inTransaction) this.commit.run();
+  read(key: string, load: () => TupleRows | null): TupleEntry | null {
+    if (this.db.inTransaction) {
+      const rows = load();
+      return rows === null ? null : { state: { rows } };
     }
-  }
-
-  private readIn(key: string, load: () => CachedTuple): CachedTuple {
     const dataVersion = this.dataVersion.get() ?? 0;
     const totalChanges = this.totalChanges.get() ?? 0;
-    const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      if (entry.dataVersion === dataVersion && entry.totalChanges === totalChanges) return entry.tuple;
-      this.entries.delete(key);
+    const slot = this.slots.get(key);
+    if (slot !== undefined) {
+      if (slot.dataVersion === dataVersion && slot.totalChanges === totalChanges) return slot.entry;
+      this.forget(key, slot);
     }
     return this.set(key, dataVersion, totalChanges, load());
   }
 
-  /** Stores a tuple read, its values in their reusable form; returns what it stored. */
-  private set(key: string, dataVersion: number, totalChanges: number, read: CachedTuple): CachedTuple {
-    if (this.entries.size >= MAX_ENTRIES) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done !== true) this.entries.delete(oldest.value);
-    }
-    const tuple = read === null ? null : { head: read.head, parts: read.parts.map((row) => ({ ...row, value: this.reusable(row.type, row.value) })) };
-    this.entries.set(key, { dataVersion, totalChanges, tuple });
-    return tuple;
+  private forget(key: string, slot: Slot): void {
+    this.slots.delete(key);
+    this.weight -= slot.weight;
   }
+
+  /** Stores a read, its values in their reusable form; returns the entry it stored. */
+  private set(key: string, dataVersion: number, totalChanges: number, read: TupleRows | null): TupleEntry | null {
+    const rows = read === null ? undefined : { head: read.head, parts: read.parts.map((row) => ({ ...row, value: this.reusable(row.type, row.value) })) };
+    const entry = rows === undefined ? null : { state: { rows } };
+    const weight = rows === undefined ? 0 : weightOf(rows);
+    if (weight > MAX_WEIGHT) return entry;
+    for (const [oldest, old] of this.slots) {
+      if (this.slots.size < MAX_ENTRIES && this.weight + weight <= MAX_WEIGHT) break;
+      this.forget(oldest, old);
+    }
+    this.slots.set(key, { dataVersion, totalChanges, weight, entry });
+    this.weight += weight;
+    return entry;
+  }
+}
+
+const sizeOf = (value: Buffer | string | null): number => (value === null ? 0 : value.length);
+
+/** A read's share of {@link MAX_WEIGHT}. */
+function weightOf(rows: TupleRows): number {
+  let weight = rows.head.skeleton.length + sizeOf(rows.head.metadata);
+  for (const part of rows.parts) weight += sizeOf(part.value) * (part.type.startsWith("z:") ? DEFLATED_WEIGHT : 1);
+  return weight;
 }

@@ -229,4 +229,43 @@ describe("immediateTransaction", () => {
     }
     expect(values(d)).toEqual(["other", "mine", "next"]);
   });
+
+  it("takes the lock in short steps after waiting for another writer's commit, on a connection that wrote before", async () => {
+    const path = tempDb();
+    const d = db(path, 5000);
+    const insert = immediateTransaction(d, (v: string) => d.prepare("INSERT INTO t (v) VALUES (?)").run(v));
+    insert("first");
+    const holder = lockHolder(path, 20);
+    insert("mine");
+    await holder.done;
+    const exec = vi.spyOn(Database.prototype, "exec");
+    try {
+      insert("next");
+      expect(exec.mock.calls.map(([sql]) => sql)).toEqual(["PRAGMA busy_timeout = 0", "PRAGMA busy_timeout = 5000"]);
+    } finally {
+      exec.mockRestore();
+    }
+    expect(values(d)).toEqual(["first", "other", "mine", "next"]);
+  });
+
+  it("takes a slow BEGIN that found no other writer's commit for a descheduled process, not for contention", () => {
+    const d = db(tempDb(), 5000);
+    const insert = immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run());
+    insert();
+    // Every clock read 2 ms after the last: the BEGIN looks slower than any uncontended one.
+    let clock = performance.now();
+    const now = vi.spyOn(performance, "now").mockImplementation(() => (clock += 2));
+    try {
+      insert();
+    } finally {
+      now.mockRestore();
+    }
+    const exec = vi.spyOn(Database.prototype, "exec");
+    try {
+      insert();
+      expect(exec).not.toHaveBeenCalled();
+    } finally {
+      exec.mockRestore();
+    }
+  });
 });
