@@ -6,9 +6,7 @@
  */
 import { getCheckpointId, type Checkpoint, type CheckpointMetadata, type CheckpointPendingWrite, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { copyKind, copyOf, type CopyKind } from "./deep-copy.js";
-
-type Kind = Exclude<CopyKind, null>;
+import { freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
 
 /** A tuple's parts, each with the copy it needs; private to the cache that holds it. */
 export interface DecodedTuple {
@@ -18,11 +16,11 @@ export interface DecodedTuple {
   parentId: string | undefined;
   /** The checkpoint without its channel values. */
   skeleton: Omit<Checkpoint, "channel_values">;
-  skeletonKind: Kind;
-  values: [channel: string, value: unknown, kind: Kind][];
+  skeletonPlan: CopyPlan;
+  values: [channel: string, value: unknown, plan: CopyPlan][];
   metadata: unknown;
-  metadataKind: Kind;
-  writes: [taskId: string, channel: string, value: unknown, kind: Kind][];
+  metadataPlan: CopyPlan;
+  writes: [taskId: string, channel: string, value: unknown, plan: CopyPlan][];
 }
 
 /**
@@ -31,21 +29,21 @@ export interface DecodedTuple {
  */
 export function keepDecoded(tuple: CheckpointTuple, key: { thread: string; ns: string }): DecodedTuple | undefined {
   const { channel_values: channelValues, ...skeleton } = tuple.checkpoint;
-  const skeletonKind = copyKind(skeleton);
-  const metadataKind = copyKind(tuple.metadata);
-  if (skeletonKind === null || metadataKind === null) return undefined;
+  const skeletonPlan = planCopy(skeleton);
+  const metadataPlan = planCopy(tuple.metadata);
+  if (skeletonPlan === undefined || metadataPlan === undefined) return undefined;
   const values: DecodedTuple["values"] = [];
   for (const channel of Object.keys(channelValues)) {
     const value = channelValues[channel];
-    const kind = copyKind(value);
-    if (kind === null || channel === "__proto__") return undefined;
-    values.push([channel, value, kind]);
+    const plan = planCopy(value);
+    if (plan === undefined || channel === "__proto__") return undefined;
+    values.push([channel, value, plan]);
   }
   const writes: DecodedTuple["writes"] = [];
   for (const [taskId, channel, value] of tuple.pendingWrites ?? []) {
-    const kind = copyKind(value);
-    if (kind === null) return undefined;
-    writes.push([taskId, channel, value, kind]);
+    const plan = planCopy(value);
+    if (plan === undefined) return undefined;
+    writes.push([taskId, channel, value, plan]);
   }
   return {
     thread: key.thread,
@@ -53,10 +51,10 @@ export function keepDecoded(tuple: CheckpointTuple, key: { thread: string; ns: s
     id: tuple.checkpoint.id,
     parentId: tuple.parentConfig?.configurable?.checkpoint_id as string | undefined,
     skeleton,
-    skeletonKind,
+    skeletonPlan,
     values,
     metadata: tuple.metadata,
-    metadataKind,
+    metadataPlan,
     writes,
   };
 }
@@ -64,16 +62,16 @@ export function keepDecoded(tuple: CheckpointTuple, key: { thread: string; ns: s
 /** A reader's own copy of a kept tuple; its config is `requested` when that names this checkpoint, as a read gives. */
 export function copyTuple(decoded: DecodedTuple, requested: RunnableConfig | undefined): CheckpointTuple {
   const { thread, ns, id, parentId } = decoded;
-  const checkpoint = copyOf(decoded.skeleton, decoded.skeletonKind) as Checkpoint;
+  const checkpoint = freshCopy(decoded.skeleton, decoded.skeletonPlan) as Checkpoint;
   const values: Record<string, unknown> = {};
-  for (const [channel, value, kind] of decoded.values) values[channel] = copyOf(value, kind);
+  for (const [channel, value, plan] of decoded.values) values[channel] = freshCopy(value, plan);
   checkpoint.channel_values = values;
   const pendingWrites: CheckpointPendingWrite[] = [];
-  for (const [taskId, channel, value, kind] of decoded.writes) pendingWrites.push([taskId, channel, copyOf(value, kind)]);
+  for (const [taskId, channel, value, plan] of decoded.writes) pendingWrites.push([taskId, channel, freshCopy(value, plan)]);
   const tuple: CheckpointTuple = {
     config: requested !== undefined && getCheckpointId(requested) === id ? requested : configOf(thread, ns, id),
     checkpoint,
-    metadata: copyOf(decoded.metadata, decoded.metadataKind) as CheckpointMetadata,
+    metadata: freshCopy(decoded.metadata, decoded.metadataPlan) as CheckpointMetadata,
     pendingWrites,
   };
   if (parentId !== undefined) tuple.parentConfig = configOf(thread, ns, parentId);

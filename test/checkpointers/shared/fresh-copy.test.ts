@@ -1,0 +1,54 @@
+/** Copies of cached decoded trees (fresh-copy.ts): deep, faithful, and refused where they could not be. */
+import { AIMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { freshCopy, planCopy } from "../../../checkpointers/shared/fresh-copy.js";
+
+const copyOf = <T>(value: T): T => {
+  const plan = planCopy(value);
+  if (plan === undefined) throw new Error("no plan");
+  return freshCopy(value, plan) as T;
+};
+
+describe("fresh copies of decoded values", () => {
+  it("copies JSON data deeply", () => {
+    const value = JSON.parse('{"a":[1,{"b":null}],"c":"x","d":true}') as { a: [number, { b: null }] };
+    const copy = copyOf(value);
+    expect(copy).toEqual(value);
+    expect(copy.a).not.toBe(value.a);
+    expect(copy.a[1]).not.toBe(value.a[1]);
+  });
+
+  it("keeps prototypes and shared references of messages", () => {
+    const shared = { k: 1 };
+    const message = new AIMessage({ content: "hi", tool_calls: [{ id: "c", name: "f", args: {} }] });
+    const value = { messages: [message], twice: [shared, shared] };
+    const copy = copyOf(value);
+    expect(AIMessage.isInstance(copy.messages[0])).toBe(true);
+    expect(copy.messages[0]).not.toBe(message);
+    expect(copy.messages[0]?.tool_calls).toEqual(message.tool_calls);
+    expect(copy.messages[0]?.tool_calls).not.toBe(message.tool_calls);
+    expect(copy.twice[0]).toBe(copy.twice[1]);
+    expect(copy.twice[0]).not.toBe(shared);
+  });
+
+  it("refuses what it cannot copy faithfully", () => {
+    expect(planCopy({ when: new Date(0) })).toBeUndefined();
+    expect(planCopy({ bytes: new Uint8Array(2) })).toBeUndefined();
+    expect(planCopy({ map: new Map() })).toBeUndefined();
+    expect(planCopy({ f: () => 1 })).toBeUndefined();
+  });
+
+  it("keeps an own __proto__ key, a null prototype and a cycle as they were", () => {
+    const parsed = JSON.parse('{"__proto__":{"x":1}}') as Record<string, unknown>;
+    const copy = copyOf(parsed);
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(copy, "__proto__")?.value).toEqual({ x: 1 });
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
+    expect(Object.getPrototypeOf(copyOf(bare))).toBeNull();
+    const cycle: Record<string, unknown> = { n: 1 };
+    cycle.self = cycle;
+    const looped = copyOf(cycle);
+    expect(looped.self).toBe(looped);
+    expect(looped).not.toBe(cycle);
+  });
+});
