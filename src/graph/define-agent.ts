@@ -82,7 +82,7 @@ export function defineAgent(options: DefineAgentOptions) {
   const toolNode = ownNode((task: ToolTask & { tainted?: boolean }, config?: Parameters<typeof plainToolNode>[1]) =>
     (task.tainted ? taintedToolNode : plainToolNode)(task, config));
   const route = routeToolCalls(AGENT_NODES.tools);
-  const routeMarked: typeof route = (state, config) => markTaint(route(state, config), state.messages);
+  const routeMarked: typeof route = ownNode((state, config) => markTaint(route(state, config), state.messages));
   const graph = new StateGraph(AgentState)
     .addNode(AGENT_NODES.model, ownNode(modelTurn))
     // Branch input is a ToolTask from Send, not the graph state.

@@ -9,19 +9,28 @@
 const OWN_NODES = new WeakSet<object>();
 const verdicts = new WeakMap<object, boolean>();
 
-/** Marks `fn` as an agentrt node that reports its own model and tool calls; returns it. */
+/** Marks `fn` as an agentrt node or router that reports its own model and tool calls (or makes none); returns it. */
 export function ownNode<T extends object>(fn: T): T {
   OWN_NODES.add(fn);
   return fn;
 }
 
 interface Compiled {
-  builder?: { nodes?: Record<string, { runnable?: unknown }> };
+  builder?: { nodes?: Record<string, { runnable?: unknown }>; branches?: Record<string, Record<string, { path?: unknown }>> };
+}
+
+/** A conditional edge's function (LangGraph coerces it to a RunnableLambda): ours only if marked. */
+function ownBranch(path: unknown): boolean {
+  const func = (path as { func?: unknown } | null | undefined)?.func;
+  return typeof func === "function" && OWN_NODES.has(func);
 }
 
 function decide(graph: Compiled): boolean {
   const nodes = graph.builder?.nodes;
   if (nodes === undefined) return false;
+  // A router may call a model too (a supervisor's LLM router): one not marked needs the run-wide handler.
+  const branches = Object.values(graph.builder?.branches ?? {}).flatMap((bySource) => Object.values(bySource));
+  if (!branches.every((branch) => ownBranch(branch.path))) return false;
   return Object.values(nodes).every(({ runnable }) => {
     if (runnable === null || typeof runnable !== "object") return false;
     const func = (runnable as { func?: unknown }).func;
@@ -32,7 +41,7 @@ function decide(graph: Compiled): boolean {
 }
 
 /**
- * True when every node of a compiled graph, subgraphs included, is an agentrt node: its model and tool calls reach
+ * True when every node and conditional edge of a compiled graph, subgraphs included, is agentrt's: its model and tool calls reach
  * the hooks without a callback handler. False for anything else (a foreign agent, a custom node, an unknown shape).
  */
 export function reportsOwnCalls(graph: unknown): boolean {

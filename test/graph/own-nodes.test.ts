@@ -8,6 +8,7 @@ import { reportsOwnCalls } from "../../src/graph/own-nodes.js";
 const model = () => new ScriptedChatModel({ script: () => ({ content: "done" }) });
 
 describe("reportsOwnCalls", () => {
+  // (defineAgent's own router is marked: the first case would be false otherwise.)
   it("is true for a defineAgent graph, its copies and one with a high turn limit", () => {
     const graph = defineAgent({ model: model(), tools: [] }).compile();
     expect(reportsOwnCalls(graph)).toBe(true);
@@ -28,6 +29,11 @@ describe("reportsOwnCalls", () => {
     const foreignInside = new StateGraph(AgentState).addNode("react", createReactAgent({ llm: model(), tools: [] }))
       .addEdge(START, "react").addEdge("react", END).compile();
     expect(reportsOwnCalls(foreignInside)).toBe(false);
+    // A router of its own (a supervisor's, which may call a model) between agentrt agents.
+    const agent = defineAgent({ model: model(), tools: [] }).compile();
+    const routed = new StateGraph(AgentState).addNode("a", agent).addNode("b", agent)
+      .addConditionalEdges(START, () => "a", ["a", "b"]).addEdge("a", END).addEdge("b", END).compile();
+    expect(reportsOwnCalls(routed)).toBe(false);
     expect(reportsOwnCalls(undefined)).toBe(false);
     expect(reportsOwnCalls({})).toBe(false);
   });
