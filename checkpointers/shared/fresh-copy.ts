@@ -22,8 +22,8 @@ const isSnapshot = (value: object): value is { lg_name: string; value: unknown }
 /**
  * What a copy of a cached tree must take care of, learnt once when it is stored: the objects reached more than once
  * (a message's field and its `lc_kwargs` twin), which must stay one object in the copy, and the class instances whose
- * own properties plain assignment would not reproduce (an accessor, a read-only or hidden field, or a setter of that
- * name up the prototype chain), which are copied descriptor by descriptor.
+ * own properties plain assignment would not reproduce (a read-only or hidden field, or a setter of that name up the
+ * prototype chain), which are copied descriptor by descriptor.
  */
 export interface CopyPlan {
   /** SHARED and/or SPECIAL per object that is either; one lookup per object copied. */
@@ -103,7 +103,8 @@ export function planCopy(root: unknown): CopyPlan | undefined {
     if (depth >= MAX_DEPTH) return false;
     visited.add(value);
     if (Array.isArray(value)) {
-      if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+      // A copy takes the items only: an array with other own properties (or holes) would lose them.
+      if (Object.getPrototypeOf(value) !== Array.prototype || Object.keys(value).length !== value.length) return false;
       for (const item of value) if (!walk(item, depth + 1)) return false;
       return true;
     }
@@ -112,7 +113,9 @@ export function planCopy(root: unknown): CopyPlan | undefined {
     if (!copiesPlainly(value, prototype)) mark(plan, value, SPECIAL);
     for (const key of Reflect.ownKeys(value)) {
       const descriptor = Object.getOwnPropertyDescriptor(value, key);
-      if (descriptor !== undefined && "value" in descriptor && !walk(descriptor.value, depth + 1)) return false;
+      if (descriptor === undefined) continue;
+      // An own getter or setter may keep state in a closure that copies would share.
+      if (!("value" in descriptor) || !walk(descriptor.value, depth + 1)) return false;
     }
     return true;
   };
@@ -157,7 +160,7 @@ export function freshCopy(value: unknown, plan: CopyPlan, seen = new Map<object,
   return copy;
 }
 
-/** The copy of an object with an accessor, a hidden or read-only property, or an object under a symbol key. */
+/** The copy of an object with a hidden or read-only property, or an object under a symbol key. */
 function copyByDescriptors(value: object, plan: CopyPlan, seen: Map<object, unknown>, twice: boolean): unknown {
   const copy = Object.create(Object.getPrototypeOf(value) as object | null) as object;
   if (twice) seen.set(value, copy);

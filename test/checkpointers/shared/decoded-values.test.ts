@@ -50,7 +50,7 @@ describe("DecodedValues", () => {
     expect(((second[1] as AIMessage).lc_kwargs as { tool_calls: unknown[] }).tool_calls).toHaveLength(2);
   });
 
-  it("copies odd objects as they were: accessors, hidden and read-only fields, an own __proto__ key, cycles", async () => {
+  it("copies odd objects as they were: hidden and read-only fields, an own __proto__ key, cycles, a prototype that lists a field", async () => {
     const cache = new DecodedValues();
     /** A message class whose prototype lists a field (for...in would see it too). */
     class Tagged extends HumanMessage {}

@@ -36,6 +36,13 @@ describe("fresh copies of decoded values", () => {
     expect(planCopy({ bytes: new Uint8Array(2) })).toBeUndefined();
     expect(planCopy({ map: new Map() })).toBeUndefined();
     expect(planCopy({ f: () => 1 })).toBeUndefined();
+    // An own accessor may keep state in a closure that every copy would share.
+    let calls = 0;
+    expect(planCopy(Object.defineProperty({}, "count", { get: () => ++calls, enumerable: true }))).toBeUndefined();
+    // A copy takes an array's items only: other own properties, or holes, would be lost.
+    expect(planCopy([1, 2])).toBeDefined();
+    expect(planCopy(Object.assign([1, 2], { extra: true }))).toBeUndefined();
+    expect(planCopy(new Array<number>(3))).toBeUndefined();
   });
 
   it("keeps an own __proto__ key, a null prototype and a cycle as they were", () => {
