@@ -23,7 +23,8 @@ import { listPage, type PgListCursor, type PgListSelection } from "./list-query.
 import type { PostgresBeforeWrite, PostgresSaverBehaviour, PostgresSaverOptions } from "./options.js";
 import { PG_CHECKPOINT_SCHEMA } from "./schema.js";
 import { COPY_THREAD, DELETE_THREAD, PUT, PUT_WRITES, TUPLE_BY_ID, TUPLE_LATEST, type NamedSql, type TupleRow } from "./statements.js";
-import { checkpointConfig, rowToTuple } from "./tuple.js";
+import { rowToTuple } from "./tuple.js";
+import { checkpointConfig } from "../shared/checkpoint-config.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;

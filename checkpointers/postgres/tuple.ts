@@ -11,6 +11,7 @@ import type { Codec } from "../shared/codec.js";
 import { readSkeleton } from "../shared/skeleton-format.js";
 import { nextChannelVersion } from "../shared/versions.js";
 import type { TupleRow } from "./statements.js";
+import { checkpointConfig } from "../shared/checkpoint-config.js";
 
 const EMPTY = new Uint8Array();
 
@@ -22,10 +23,6 @@ async function load(codec: Codec, type: string | undefined, data: Buffer | strin
   return isPromise(value) ? await value : value;
 }
 
-/** The canonical config of one stored checkpoint. */
-export function checkpointConfig(thread: string, ns: string, id: string): RunnableConfig {
-  return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id } };
-}
 
 /** Rebuilds a {@link CheckpointTuple} from one row of a `tupleSql` statement; `requested` is the config asked for, if any. */
 export async function rowToTuple(codec: Codec, row: TupleRow, requested?: RunnableConfig): Promise<CheckpointTuple> {

@@ -6,6 +6,7 @@
  */
 import { getCheckpointId, type Checkpoint, type CheckpointMetadata, type CheckpointPendingWrite, type CheckpointTuple } from "@langchain/langgraph-checkpoint";
 import type { RunnableConfig } from "@langchain/core/runnables";
+import { checkpointConfig } from "./checkpoint-config.js";
 import { freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
 
 /** A tuple's parts, each with the copy it needs; private to the cache that holds it. */
@@ -69,15 +70,11 @@ export function copyTuple(decoded: DecodedTuple, requested: RunnableConfig | und
   const pendingWrites: CheckpointPendingWrite[] = [];
   for (const [taskId, channel, value, plan] of decoded.writes) pendingWrites.push([taskId, channel, freshCopy(value, plan)]);
   const tuple: CheckpointTuple = {
-    config: requested !== undefined && getCheckpointId(requested) === id ? requested : configOf(thread, ns, id),
+    config: requested !== undefined && getCheckpointId(requested) === id ? requested : checkpointConfig(thread, ns, id),
     checkpoint,
     metadata: freshCopy(decoded.metadata, decoded.metadataPlan) as CheckpointMetadata,
     pendingWrites,
   };
-  if (parentId !== undefined) tuple.parentConfig = configOf(thread, ns, parentId);
+  if (parentId !== undefined) tuple.parentConfig = checkpointConfig(thread, ns, parentId);
   return tuple;
-}
-
-function configOf(thread: string, ns: string, id: string): RunnableConfig {
-  return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id } };
 }

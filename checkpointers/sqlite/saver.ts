@@ -27,10 +27,10 @@ import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
 import { encodeSkeleton } from "../shared/skeleton-format.js";
 import { prepareStatements, type Statements } from "./statements.js";
-import { checkpointConfig, headOf, readTuple, splitParts } from "./tuple.js";
-import { TupleCache } from "./tuple-cache.js";
+import { headOf, readTuple, splitParts } from "./tuple.js";
+import { checkpointConfig } from "../shared/checkpoint-config.js";
+import { TupleCache, tupleOf } from "./tuple-cache.js";
 import { DecodedValues } from "../shared/decoded-values.js";
-import { copyTuple, keepDecoded } from "../shared/decoded-tuple.js";
 import { nextChannelVersion } from "../shared/versions.js";
 import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 
@@ -152,18 +152,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     );
     if (entry === null) return undefined;
     const requested = id ? config : undefined;
-    if ("decoded" in entry.state) return copyTuple(entry.state.decoded, requested);
-    const { state } = entry;
-    const tuple = await readTuple(this.statements, this.codec, { thread, ns }, state.rows.head, state.rows.parts, requested, this.decoded);
-    if (state.readBefore !== true) {
-      state.readBefore = true;
-      return tuple;
-    }
-    const decoded = keepDecoded(tuple, { thread, ns });
-    if (decoded === undefined) return tuple;
-    // The decoded tuple is the cache's now: this reader gets a copy like every later one.
-    entry.state = { decoded };
-    return copyTuple(decoded, requested);
+    return tupleOf(entry, { thread, ns }, requested, (rows) => readTuple(this.statements, this.codec, { thread, ns }, rows.head, rows.parts, requested, this.decoded));
   }
 
   /**

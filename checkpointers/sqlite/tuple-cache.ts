@@ -1,6 +1,13 @@
+/**
+ * The SQLite saver's cache of recent `getTuple` reads (see {@link TupleCache}) and the step that turns a cached entry
+ * into a reader's own tuple ({@link tupleOf}).
+ * @module
+ */
 import type { Statement } from "better-sqlite3";
+import type { CheckpointTuple } from "@langchain/langgraph-checkpoint";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { SqliteDatabase } from "../../src/db/index.js";
-import type { DecodedTuple } from "../shared/decoded-tuple.js";
+import { copyTuple, keepDecoded, type DecodedTuple } from "../shared/decoded-tuple.js";
 import type { PartRow } from "./statements.js";
 import type { CheckpointHead } from "./tuple.js";
 
@@ -46,6 +53,7 @@ interface Slot {
  * (two statements, each its own read transaction): a commit between them makes the stamp older than the rows, so
  * the next check misses again, never the other way round. `total_changes()` reads no page and costs nothing.
  * Inside a transaction nothing is cached or served: a rollback would undo rows without changing either counter.
+ * Schema changes (DROP, ALTER, VACUUM) move neither counter: migrations run before a saver's first read.
  */
 export class TupleCache {
   private readonly dataVersion: Statement<[], number>;
@@ -110,4 +118,24 @@ function weightOf(rows: TupleRows): number {
   let weight = rows.head.skeleton.length + sizeOf(rows.head.metadata);
   for (const part of rows.parts) weight += sizeOf(part.value) * (part.type.startsWith("z:") ? DEFLATED_WEIGHT : 1);
   return weight;
+}
+
+/**
+ * A reader's own tuple from a cached entry: decoded from its rows by `decode` on the first two reads, kept decoded
+ * from the second on (a checkpoint read once, as by id, pays no classification or copy), copied for every reader.
+ */
+export async function tupleOf(entry: TupleEntry, key: { thread: string; ns: string }, requested: RunnableConfig | undefined,
+  decode: (rows: TupleRows) => Promise<CheckpointTuple>): Promise<CheckpointTuple> {
+  if ("decoded" in entry.state) return copyTuple(entry.state.decoded, requested);
+  const { state } = entry;
+  const tuple = await decode(state.rows);
+  if (state.readBefore !== true) {
+    state.readBefore = true;
+    return tuple;
+  }
+  const decoded = keepDecoded(tuple, key);
+  if (decoded === undefined) return tuple;
+  // The decoded tuple is the cache's now: this reader gets a copy like every later one.
+  entry.state = { decoded };
+  return copyTuple(decoded, requested);
 }

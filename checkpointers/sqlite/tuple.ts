@@ -13,6 +13,7 @@ import type { DecodedValues } from "../shared/decoded-values.js";
 import { parseSkeleton } from "../shared/skeleton-format.js";
 import type { CheckpointRow, PartRow, Statements } from "./statements.js";
 import { nextChannelVersion } from "../shared/versions.js";
+import { checkpointConfig } from "../shared/checkpoint-config.js";
 
 const EMPTY = new Uint8Array();
 
@@ -108,10 +109,6 @@ export async function readTuple(
   return tuple;
 }
 
-/** The canonical config of one stored checkpoint. */
-export function checkpointConfig(thread: string, ns: string, id: string): RunnableConfig {
-  return { configurable: { thread_id: thread, checkpoint_ns: ns, checkpoint_id: id } };
-}
 
 /**
  * Checkpoints before format v4 kept `Send`s as writes to the parent's TASKS
