@@ -169,7 +169,7 @@ describe.skipIf(!hasChromium)("run viewer at /ui in a browser", { timeout: 120_0
     expect(await page.locator(".approval").count()).toBe(0);
     expect(await page.locator("#conversation .decision").first().textContent()).toMatch(/approved/i);
     // The wait is over: its bar stays collapsed and the steps after it are not slivers.
-    // Read until the page settles: CI once read 0 for every bar once, which only a bar not laid out can give (.bar has min-width 3px).
+    // Read until the page settles: CI once read 0 for every bar, which only bars not laid out give (.bar has min-width 3px).
     await page.locator("#trace .row:has(.bar.kind-tool_call)", { hasText: "rollback_deployment" }).first().waitFor();
     const widest = (): Promise<number> => page.locator("#trace .bar.kind-tool_call")
       .evaluateAll((bars) => Math.max(...bars.map((b) => b.getBoundingClientRect().width)));
