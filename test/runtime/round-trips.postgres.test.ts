@@ -1,6 +1,7 @@
 // Round trips to PostgreSQL per city_weather run through Runtime (2 model turns, 3 tool calls), counted at the
 // driver as bench/postgres.ts counts them: a pin on the whole run's bookkeeping, so a new per-op read or an unbatched
-// write shows up here. The trace's timed flushes make the exact figure vary by a few; the ceiling leaves that room.
+// write shows up here. The trace's timed flushes (a batch of spans every 25 ms) come more often the slower the machine
+// runs the run (53-54 trips under load against 49 idle): they are pinned apart, loosely, and the ceiling is on the rest.
 import { describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { Runtime } from "../../src/runtime/index.js";
@@ -9,12 +10,14 @@ import { useTestSchema, statementsSent } from "../helpers/postgres.js";
 const schema = useTestSchema(import.meta.url);
 const CONFIG = fileURLToPath(new URL("../../langgraph.json", import.meta.url));
 const MESSAGE = "Weather for Beijing, Shanghai and Shenzhen";
-/** Checkpoint writes (5 puts, 6 putWrites) at 2 each, 3 tool transactions, claim, trace and the run's reads. */
-const CEILING = 52;
+/** Checkpoint writes (5 puts, 6 putWrites) at 2 each, 3 tool transactions, claim, the trace's start and end, the run's reads. */
+const CEILING = 47;
+/** Timed flushes of spans alone: one per span (about 15) would be an unbatched trace. */
+const SPAN_FLUSHES = 10;
 
 
 describe("a city_weather run on PostgreSQL", () => {
-  it(`costs at most ${CEILING} round trips, every checkpoint still fenced`, async () => {
+  it(`costs at most ${CEILING} round trips besides timed span flushes, every checkpoint still fenced`, async () => {
     process.env.AGENTRT_SIM_LATENCY_MS = "0";
     const runtime = Runtime.open({ db: schema.url, config: CONFIG });
     try {
@@ -22,9 +25,10 @@ describe("a city_weather run on PostgreSQL", () => {
       // The first run loads the graph and the simulated world's rows; the pin is on a run after it.
       expect((await runtime.submit({ graph: "city_weather", message: MESSAGE })).status).toBe("SUCCEEDED");
       const { sent, result: view } = await statementsSent(() => runtime.submit({ graph: "city_weather", message: MESSAGE }));
-      const trips = sent.length;
+      const spanFlushes = sent.filter((text) => text.trimStart().startsWith("INSERT INTO spans"));
       expect(view.status).toBe("SUCCEEDED");
-      expect(trips).toBeLessThanOrEqual(CEILING);
+      expect(sent.length - spanFlushes.length).toBeLessThanOrEqual(CEILING);
+      expect(spanFlushes.length).toBeLessThanOrEqual(SPAN_FLUSHES);
       // Each checkpoint write still goes in a transaction opened with the fence on the run's row (lock or usage update).
       const writes = sent.filter((text) => /INSERT INTO checkpoint_(blobs|writes)/.test(text));
       const fences = sent.filter((text) => /^BEGIN; (SELECT run_id, status, fencing_token, lease_owner FROM runs|UPDATE runs SET steps)/.test(text));
