@@ -10,9 +10,7 @@ import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SqliteSaver } from "../checkpointers/index.js";
-import { Runtime } from "../src/runtime/index.js";
-import { runtimeSqlite } from "../src/runtime/internals.js";
+import { openHistoryTurns } from "./_history-turns.js";
 
 const [mode = "measure", countArg] = process.argv.slice(2);
 const db = process.env.PROFILE_DB ?? join(tmpdir(), "agentrt-profile-history.db");
@@ -27,30 +25,7 @@ if (mode !== "build") {
   if (!existsSync(db)) throw new Error(`no ${db}: run with "build" first`);
   copyFileSync(db, path);
 }
-const modelCalls = new Map<string, number>();
-const runtime = Runtime.open({ db: path, config, onEvent: (e) => {
-  if (e.type === "model_call" && !modelCalls.has(e.runId)) modelCalls.set(e.runId, performance.now());
-} });
-const { graph } = await import("./_history-graph.js");
-const reader = graph.withConfig({});
-reader.checkpointer = new SqliteSaver(runtimeSqlite(runtime));
-
-/** One approval turn on `threadId`; the resume latency (ms). */
-async function turn(threadId: string): Promise<number> {
-  const waiting = await runtime.submit({ graph: "history_agent", message: "restart payments", threadId });
-  const action = waiting.pending?.[0];
-  if (waiting.status !== "WAITING_APPROVAL" || action === undefined) throw new Error(`turn on ${threadId} ended ${waiting.status}`);
-  modelCalls.delete(waiting.run_id);
-  const start = performance.now();
-  const done = await runtime.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash });
-  if (done.status !== "SUCCEEDED") throw new Error(`approved turn on ${threadId} ended ${done.status}`);
-  return (modelCalls.get(waiting.run_id) ?? Number.NaN) - start;
-}
-async function getState(threadId: string): Promise<number> {
-  const start = performance.now();
-  await reader.getState({ configurable: { thread_id: threadId } });
-  return performance.now() - start;
-}
+const { runtime, turn, getState } = await openHistoryTurns(path, config);
 
 if (mode === "build") {
   const turns = Number(countArg ?? 300);

@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SqliteSaver } from "../checkpointers/index.js";
+import { openHistoryTurns } from "./_history-turns.js";
 import { Runtime, RunReader } from "../src/runtime/index.js";
 import { runtimeInternals, runtimeSqlite } from "../src/runtime/internals.js";
 import { Scheduler } from "../src/runs/index.js";
@@ -36,26 +36,7 @@ async function timed<T>(fn: () => T | Promise<T>): Promise<number> {
 }
 
 // (a) Thread history.
-const modelCalls = new Map<string, number>();
-const runtime = Runtime.open({ db: join(dir, "threads.db"), config, onEvent: (e) => {
-  if (e.type === "model_call" && !modelCalls.has(e.runId)) modelCalls.set(e.runId, performance.now());
-} });
-const { graph } = await import("./_history-graph.js");
-const reader = graph.withConfig({});
-reader.checkpointer = new SqliteSaver(runtimeSqlite(runtime));
-
-/** One turn on `threadId`: submitted, waits for approval, approved; returns the resume latency (ms). */
-async function turn(threadId: string): Promise<number> {
-  const waiting = await runtime.submit({ graph: "history_agent", message: "restart payments", threadId });
-  const action = waiting.pending?.[0];
-  if (waiting.status !== "WAITING_APPROVAL" || action === undefined) throw new Error(`turn on ${threadId} ended ${waiting.status}`);
-  modelCalls.delete(waiting.run_id);
-  const start = performance.now();
-  const done = await runtime.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash });
-  if (done.status !== "SUCCEEDED") throw new Error(`approved turn on ${threadId} ended ${done.status}`);
-  return (modelCalls.get(waiting.run_id) ?? Number.NaN) - start;
-}
-const getState = (threadId: string) => timed(() => reader.getState({ configurable: { thread_id: threadId } }));
+const { runtime, turn, getState } = await openHistoryTurns(join(dir, "threads.db"), config);
 
 const [small, big] = ["thread_small", "thread_big"];
 for (let i = 0; i < 10; i++) await turn(small);
