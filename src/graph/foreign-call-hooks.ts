@@ -55,7 +55,8 @@ function resultOf(output: unknown): { status: "done" | "failed"; size: number; e
 /**
  * Reports a foreign graph's chat model and tool calls to `hooks`. A model call's turn is one more than the AI
  * messages it is sent (stable across resumes); a tool call belongs to the latest model turn, or to `startTurn`
- * (the AI messages already in the checkpoint) when this execution resumes straight into a tool.
+ * (the AI messages already in the checkpoint) when this execution resumes straight into a tool. With `pinned`,
+ * every call belongs to `startTurn`: calls made inside one agentrt tool, whose prompts say nothing of the run's turns.
  */
 export class ForeignCallHooks extends BaseCallbackHandler {
   name = "agentrt_foreign_calls";
@@ -65,7 +66,7 @@ export class ForeignCallHooks extends BaseCallbackHandler {
   private readonly tools = new Map<string, OpenToolCall>();
   private turn: number;
 
-  constructor(private readonly hooks: AgentHooks, startTurn = 0) {
+  constructor(private readonly hooks: AgentHooks, startTurn = 0, private readonly pinned = false) {
     super();
     this.turn = startTurn;
   }
@@ -75,7 +76,7 @@ export class ForeignCallHooks extends BaseCallbackHandler {
     tags?: string[], metadata?: Record<string, unknown>,
   ): void {
     if (tags?.includes(OWN_MODEL_CALL_TAG) === true) return;
-    const turn = (messages[0] ?? []).filter((m) => m.getType() === "ai").length + 1;
+    const turn = this.pinned ? this.turn : (messages[0] ?? []).filter((m) => m.getType() === "ai").length + 1;
     this.turn = turn;
     this.models.set(runId, { model: modelNameOf(llm, metadata), turn, startedAt: Date.now() });
   }

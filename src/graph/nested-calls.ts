@@ -29,7 +29,8 @@ export function withNestedCallHooks<T>(config: LangGraphRunnableConfig | undefin
   if (config === undefined || !hasHooks(hooks)) return fn();
   const callbacks = config.callbacks;
   if (handlersOf(callbacks).some((h) => h instanceof ForeignCallHooks)) return fn();
-  const handler = new ForeignCallHooks(hooks, turn);
+  // Pinned: a nested call's prompt (a summariser's, a sub-agent's) does not count the run's turns.
+  const handler = new ForeignCallHooks(hooks, turn, true);
   const merged: Callbacks = callbacks === undefined ? [handler] : Array.isArray(callbacks) ? [...callbacks, handler] : callbacks.copy([handler]);
   return AsyncLocalStorageProviderSingleton.runWithConfig({ ...config, callbacks: merged }, fn);
 }

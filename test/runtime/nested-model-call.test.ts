@@ -25,18 +25,22 @@ describe("a model call inside an agentrt tool", () => {
     const rt = open();
     const view = await rt.submit({ graph: "summarising", message: "summarise the report" });
     expect(view).toMatchObject({ status: "SUCCEEDED", result: expect.stringContaining("short summary") });
-    // Two model turns and the summariser's call.
-    expect(view.usage.model_calls).toBe(3);
+    // Three model turns and the summariser's two calls.
+    expect(view.usage.model_calls).toBe(5);
     const spans = await rt.trace.spans(view.run_id);
-    expect(spans.filter((s) => s.kind === "model_call")).toHaveLength(3);
-    expect(spans.filter((s) => s.kind === "tool_call").map((s) => [s.name, s.status])).toEqual([["execute_tool summarise", "ok"]]);
+    expect(spans.filter((s) => s.kind === "model_call")).toHaveLength(5);
+    expect(spans.filter((s) => s.kind === "tool_call").map((s) => [s.name, s.status])).toEqual([["execute_tool summarise", "ok"], ["execute_tool summarise", "ok"]]);
+    // Each nested call sits in the step of the turn whose tool made it: no stray "step 1" reopened for turn 2's.
+    const stepOf = (s: { parentId: string | null }) => spans.find((p) => p.spanId === s.parentId)?.name;
+    expect(spans.filter((s) => s.kind === "step").map((s) => s.name)).toEqual(["step 1", "step 2", "step 3"]);
+    expect(spans.filter((s) => s.kind === "model_call").map(stepOf)).toEqual(["step 1", "step 1", "step 2", "step 2", "step 3"]);
   });
 
   it("is reported once in a graph with a custom node (whose run-wide handler sees it)", async () => {
     const rt = open();
     const view = await rt.submit({ graph: "summarising_with_entry", message: "summarise the report" });
-    expect(view).toMatchObject({ status: "SUCCEEDED", usage: { model_calls: 3 } });
-    expect((await rt.trace.spans(view.run_id)).filter((s) => s.kind === "model_call")).toHaveLength(3);
+    expect(view).toMatchObject({ status: "SUCCEEDED", usage: { model_calls: 5 } });
+    expect((await rt.trace.spans(view.run_id)).filter((s) => s.kind === "model_call")).toHaveLength(5);
   });
 
   it("is stopped by the run's model-call budget", async () => {
