@@ -66,10 +66,15 @@ async function idleWorker(url: string, schemaName: string) {
   return {
     rt,
     status: async (runId: string) => (await rt.get(runId)).status,
+    // Bounded: a worker that cannot stop (a run stuck in flight) must not hide why the test failed behind its timeout.
     close: async () => {
-      await worker.stop();
-      await done;
-      await rt.close();
+      const closing = (async () => {
+        await worker.stop();
+        await done;
+        await rt.close();
+      })();
+      const hung = await Promise.race([closing.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 20_000).unref())]);
+      if (hung) console.error(`idle worker did not stop within 20 s; runs: ${JSON.stringify(await rt.list({ limit: 10 }).catch(String))}`);
     },
   };
 }

@@ -61,7 +61,8 @@ describe("PostgresNotifications", () => {
     let gaps = 0;
     await db.notifications.listen(channel, { onMessage: (payload) => heard.push(payload), onGap: () => gaps++ });
     const killed = await withClient((client) =>
-      client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentrt-listen' AND query LIKE 'LISTEN%' AND $1::text IS NOT NULL AND pid <> pg_backend_pid()", [channel]));
+      // Only this schema's listener: other files' workers listen on the same server at the same time.
+      client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'agentrt-listen' AND query LIKE '%' || $1 || '%' AND pid <> pg_backend_pid()", [channel]));
     expect(killed.rowCount).toBeGreaterThan(0);
     await until(() => gaps >= 1);
     await until(() => db.notifications.connected);
