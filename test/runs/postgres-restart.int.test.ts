@@ -68,6 +68,19 @@ async function until(what: string, ready: () => Promise<boolean>, timeoutMs = 90
 }
 
 /** When the server process started: a restart changes it. */
+/** LISTEN connections (agentrt's application name) on the server at `port` whose backends started after `since`. */
+async function listenersAfter(port: number, since: string): Promise<number> {
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/agentrt` });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'agentrt-listen' AND backend_start > $1::timestamptz", [since]);
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
 async function postmasterStart(port: number): Promise<string> {
   const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/agentrt` });
   await client.connect();
@@ -154,8 +167,9 @@ describe("PostgreSQL restarted while runs are in flight", () => {
       expect((await runs.events(runId)).filter((e) => e.to === "SUCCEEDED"), runId).toHaveLength(1);
     }
 
-    // The workers saw the outage (and carried on): at least one of their statements was cut off or refused.
-    expect(workers.map((w) => w.output()).join("\n")).toMatch(/connection to PostgreSQL lost|cannot connect to PostgreSQL/);
+    // The workers carried on by themselves: each listens again, on a backend of the restarted server. (Whether one
+    // of their statements was cut off depends on the instant: a worker between statements reconnects silently.)
+    expect(await listenersAfter(cluster.port, startedBefore)).toBeGreaterThanOrEqual(WORKERS);
     // Still alive after the outage, and each stops cleanly.
     for (const worker of workers) expect(worker.proc.exitCode, worker.output()).toBeNull();
     expect(server.proc.exitCode).toBeNull();
