@@ -46,6 +46,28 @@ afterEach(() => {
   for (const d of open.splice(0)) d.close();
 });
 
+/** Runs `fn` with every clock reading 5 ms after the last: a BEGIN looks slow, as when the process was preempted. */
+function slowly(fn: () => unknown): void {
+  let t = performance.now();
+  const clock = vi.spyOn(performance, "now").mockImplementation(() => (t += 5));
+  try {
+    fn();
+  } finally {
+    clock.mockRestore();
+  }
+}
+
+/** The SQL `fn` ran through `exec` (the busy timeout switched off and back, in contended mode). */
+function execsDuring(fn: () => unknown): unknown[] {
+  const exec = vi.spyOn(Database.prototype, "exec");
+  try {
+    fn();
+    return exec.mock.calls.map(([sql]) => sql);
+  } finally {
+    exec.mockRestore();
+  }
+}
+
 describe("immediateTransaction", () => {
   it("commits the function's writes and returns its value", () => {
     const d = db(tempDb());
@@ -174,21 +196,8 @@ describe("immediateTransaction", () => {
     const d = db(tempDb(), 5000);
     const insert = immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run());
     insert();
-    // Every clock reading 5 ms after the last: the BEGIN looks slow, as when the process was preempted.
-    let t = performance.now();
-    const clock = vi.spyOn(performance, "now").mockImplementation(() => (t += 5));
-    try {
-      insert();
-    } finally {
-      clock.mockRestore();
-    }
-    const exec = vi.spyOn(Database.prototype, "exec");
-    try {
-      insert();
-      expect(exec).not.toHaveBeenCalled();
-    } finally {
-      exec.mockRestore();
-    }
+    slowly(insert);
+    expect(execsDuring(insert)).toEqual([]);
   });
 
   it("takes short steps after a slow BEGIN when another connection has committed meanwhile", () => {
@@ -197,20 +206,8 @@ describe("immediateTransaction", () => {
     const insert = immediateTransaction(d, () => d.prepare("INSERT INTO t (v) VALUES ('a')").run());
     insert();
     db(path).prepare("INSERT INTO t (v) VALUES ('other')").run();
-    let t = performance.now();
-    const clock = vi.spyOn(performance, "now").mockImplementation(() => (t += 5));
-    try {
-      insert();
-    } finally {
-      clock.mockRestore();
-    }
-    const exec = vi.spyOn(Database.prototype, "exec");
-    try {
-      insert();
-      expect(exec.mock.calls.map(([sql]) => sql)).toEqual(["PRAGMA busy_timeout = 0", "PRAGMA busy_timeout = 5000"]);
-    } finally {
-      exec.mockRestore();
-    }
+    slowly(insert);
+    expect(execsDuring(insert)).toEqual(["PRAGMA busy_timeout = 0", "PRAGMA busy_timeout = 5000"]);
   });
 
   it("takes the lock in short steps for a while after a BEGIN found it held", async () => {
