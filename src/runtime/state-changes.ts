@@ -12,12 +12,25 @@ import type { TraceRecorder } from "../trace/index.js";
  * missing ones and the spans pending before them are written together, in one write.
  */
 export async function syncStateChanges(runs: RunStore, recorder: TraceRecorder, run: RunRecord): Promise<void> {
-  const transitions = (await runs.events(run.runId)).filter((e) => e.from !== null);
-  // Counted inside a batch: the count includes the pending rows instead of writing them first (a commit of its own).
-  const missing = transitions.slice(recorder.batch(() => recorder.countStateChanges()));
+  const missing = unrecorded(recorder, await transitionsOf(runs, run));
   if (missing.length === 0) return;
-  const waitName = missing.some((e) => e.to === "WAITING_APPROVAL") ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
-  recordMissing(recorder, missing, waitName);
+  recordMissing(recorder, missing, await waitNameOf(runs, run, missing));
+}
+
+/** The run's transitions from its event log (its creation left out). */
+async function transitionsOf(runs: RunStore, run: RunRecord): Promise<RunEvent[]> {
+  return (await runs.events(run.runId)).filter((e) => e.from !== null);
+}
+
+/** The transitions past those the trace has. */
+function unrecorded(recorder: TraceRecorder, transitions: readonly RunEvent[]): readonly RunEvent[] {
+  // Counted inside a batch: the count includes the pending rows instead of writing them first (a commit of its own).
+  return transitions.slice(recorder.batch(() => recorder.countStateChanges()));
+}
+
+/** The approval wait's span name when `events` enter one (the run's pending tools; a read of the run), else undefined. */
+async function waitNameOf(runs: RunStore, run: RunRecord, events: readonly RunEvent[]): Promise<string | undefined> {
+  return events.some((e) => e.to === "WAITING_APPROVAL") ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
 }
 
 /** The transitions of a run as its event log has them, for {@link recordStateChanges}. */
@@ -29,14 +42,13 @@ export interface StateChanges {
 
 /** Reads what {@link recordStateChanges} records (before the recorder exists: see startRecording). */
 export async function readStateChanges(runs: RunStore, run: RunRecord): Promise<StateChanges> {
-  const transitions = (await runs.events(run.runId)).filter((e) => e.from !== null);
-  const waitName = transitions.some((e) => e.to === "WAITING_APPROVAL") ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
-  return { transitions, waitName };
+  const transitions = await transitionsOf(runs, run);
+  return { transitions, waitName: await waitNameOf(runs, run, transitions) };
 }
 
 /** {@link syncStateChanges} with the event log read beforehand: synchronous, so a store can run it inside its own commit. */
 export function recordStateChanges(recorder: TraceRecorder, { transitions, waitName }: StateChanges): void {
-  recordMissing(recorder, transitions.slice(recorder.batch(() => recorder.countStateChanges())), waitName);
+  recordMissing(recorder, unrecorded(recorder, transitions), waitName);
 }
 
 function recordMissing(recorder: TraceRecorder, missing: readonly RunEvent[], waitName: string | undefined): void {
