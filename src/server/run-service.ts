@@ -305,6 +305,8 @@ export class RunService {
   /** True when this process or a worker process of this server ended `run`: its report is on its way. */
   private async restReportedBy(run: RunRecord): Promise<boolean> {
     if (!isTerminal(run.status)) return false;
+    // Reported already, while this waiter was reading the run its signal woke it to (the execution here may be over).
+    if (this.wakes.holdsReport(run.runId)) return true;
     // Ended here: the rest is emitted after the write whose signal (PostgreSQL) may have woken this waiter first.
     if (runtimeInternals(this.runtime).executesHere(run.runId)) return true;
     if (this.handoff === undefined) return false;

@@ -90,6 +90,11 @@ export class RunWakes {
     this.wake(runId, values === undefined ? {} : { values });
   }
 
+  /** True when final values of `runId` reported while none of its waiters waited are kept for the next {@link next}. */
+  holdsReport(runId: string): boolean {
+    return this.unclaimed.has(runId);
+  }
+
   /** Stops watching for other processes' writes. */
   close(): void {
     this.closed = true;

@@ -39,4 +39,20 @@ describe("RunWakes", () => {
       wakes.close();
     }
   });
+
+  it("keeps final values reported while no waiter waited, says so, and hands them to the next wait only", async () => {
+    const wakes = new RunWakes(async () => 1);
+    try {
+      // A signal woke the waiter, which is reading the run when this process's own execution reports its rest.
+      wakes.rested("r1", { answer: 42 });
+      wakes.rested("r2");
+      expect(wakes.holdsReport("r1")).toBe(true);
+      // A rest without values has nothing worth keeping: its waiter reads the checkpoint anyway.
+      expect(wakes.holdsReport("r2")).toBe(false);
+      await expect(wakes.next("r1")).resolves.toEqual({ values: { answer: 42 } });
+      expect(wakes.holdsReport("r1")).toBe(false);
+    } finally {
+      wakes.close();
+    }
+  });
 });
