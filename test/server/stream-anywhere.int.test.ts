@@ -24,25 +24,26 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** `agentrt serve --db URL --port 0 --json --workers 1`; its URL once it listens. */
-async function serve(): Promise<string> {
+/** `agentrt serve --db URL --port 0 --json --workers 1`; its URL once it listens, and its pid. */
+async function serve(): Promise<{ url: string; pid: number }> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/bin.ts", "serve", "--port", "0", "--db", schema.url, "--json", "--workers", "1"], {
     cwd: root, env: childEnv(), stdio: ["ignore", "pipe", "inherit"],
   });
   spawned.push(child);
-  for await (const line of createInterface({ input: child.stdout })) return (JSON.parse(line) as { url: string }).url;
+  for await (const line of createInterface({ input: child.stdout })) return { url: (JSON.parse(line) as { url: string }).url, pid: child.pid ?? 0 };
   throw new Error("agentrt serve exited before listening");
 }
 
 let urlA = "";
 let urlB = "";
 beforeAll(async () => {
-  [urlA, urlB] = await Promise.all([serve(), serve()]);
+  const [a, b] = await Promise.all([serve(), serve()]);
+  [urlA, urlB] = [a.url, b.url];
   spawned.push(spawn(process.execPath, ["--import", "tsx", "src/cli/bin.ts", "worker", "--db", schema.url, "--concurrency", "4"], {
     cwd: root, env: childEnv(), stdio: ["ignore", "ignore", "inherit"],
   }));
-  // Until each serve's worker process takes runs, the serve itself would execute them: wait for that to stop.
-  for (const url of [urlA, urlB]) await untilWorkersExecute(url);
+  // Until each serve's worker process is ready, the serve itself would execute them: wait for that to stop.
+  for (const { url, pid } of [a, b]) await untilPoolExecutes(url, pid);
 }, 180_000);
 afterAll(() => {
   for (const child of spawned) if (child.exitCode === null) child.kill("SIGKILL");
@@ -64,14 +65,24 @@ async function executor(runId: string): Promise<string> {
 /** Lease owners of worker processes: a serve's forked workers, and `agentrt worker`'s (host, pid, suffix). */
 const WORKER_PROCESS = /^(serve_\d+_w\d+_\d+|worker_.+)$/;
 
-async function untilWorkersExecute(url: string): Promise<void> {
-  for (let i = 0; i < 50; i++) {
-    const threadId = await newThread(url);
-    const run = (await (await post(url, `/threads/${threadId}/runs`, { assistant_id: "city_weather", input: { messages: [{ role: "user", content: "Weather for Tokyo" }] } })).json()) as { run_id: string };
-    await fetch(`${url}/threads/${threadId}/runs/${run.run_id}/join`);
-    if (WORKER_PROCESS.test(await executor(run.run_id))) return;
+/**
+ * Until the serve's own worker process has executed one of its runs. A run executed by another worker process
+ * (the stand-alone worker, the other serve's) proves nothing of this serve: with its pool not ready yet, it
+ * launches a new run here, in its own runtime (a `rt_` lease owner), and any idle worker process may still
+ * claim it first. Three runs a round, since three worker processes compete for them.
+ */
+async function untilPoolExecutes(url: string, pid: number): Promise<void> {
+  const own = new RegExp(`^serve_${pid}_w\\d+_\\d+$`);
+  for (let round = 0; round < 30; round++) {
+    const runs = await Promise.all([1, 2, 3].map(async () => {
+      const threadId = await newThread(url);
+      const run = (await (await post(url, `/threads/${threadId}/runs`, { assistant_id: "city_weather", input: { messages: [{ role: "user", content: "Weather for Tokyo" }] } })).json()) as { run_id: string };
+      await fetch(`${url}/threads/${threadId}/runs/${run.run_id}/join`);
+      return run.run_id;
+    }));
+    for (const runId of runs) if (own.test(await executor(runId))) return;
   }
-  throw new Error(`${url}: its runs never went to a worker process`);
+  throw new Error(`${url}: its own worker process never executed its runs`);
 }
 
 const streamOn = (url: string, threadId: string, abort?: AbortController) =>
