@@ -118,14 +118,14 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
   const bus = isPostgresUrl(options.db ?? "") ? undefined : new StreamBus();
   let service: RunService | undefined;
   let streams: RunStreams | undefined;
-  const runtime = Runtime.open({ db: options.db, config: options.config ?? process.env.AGENTRT_CONFIG, streams: bus, onEvent: (e) => service?.onRuntimeEvent(e) });
+  const runtime = Runtime.open({ db: options.db, config: options.config ?? process.env.AGENTRT_CONFIG, streams: bus, onEvent: (e) => service?.waiters.onRuntimeEvent(e) });
   const pool = workers === 0 ? undefined : new WorkerPool({
     count: workers,
     // A file is named absolutely for the forks; a PostgreSQL URL is passed as it is.
     spec: { db: isPostgresUrl(options.db ?? "") ? (options.db ?? "") : resolve(options.db ?? DEFAULT_SQLITE_PATH), config: options.config ?? process.env.AGENTRT_CONFIG, concurrency: processConcurrency, pollMs: 100 },
     idPrefix: `serve_${process.pid}`,
-    onRest: (runId, _status, values) => service?.rested(runId, values),
-    onStall: (runId, stall) => service?.stalled(runId, stall),
+    onRest: (runId, _status, values) => service?.waiters.rested(runId, values),
+    onStall: (runId, stall) => service?.waiters.stalled(runId, stall),
     log,
   });
   try {
@@ -179,7 +179,7 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
       // Open SSE streams would hold close() forever.
       (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       await closed;
-      service.close();
+      service.waiters.close();
       await streams.close();
       await Promise.all([pool?.stop(), local.stop()]);
       // Runs executing here outside the worker loop (streamed, resumed, waited on) are handed back too.

@@ -102,7 +102,7 @@ export function streamRun(
     };
     // A wait that ends in an error (the disk stopped the run) ends the stream with that error, not never.
     // At rest, the chunks committed before the rest are read first (from another process, they come by the log).
-    const resting = deps.service.waitResting(run.runId, abort.signal).then(
+    const resting = deps.service.waiters.waitResting(run.runId, abort.signal).then(
       async (r) => {
         await deps.streams.caughtUp(run.runId);
         return settle({ run: r });

@@ -61,7 +61,7 @@ describe("the server's waiters on PostgreSQL", () => {
       worker.kill("SIGKILL");
       await exited;
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      service.close();
+      service.waiters.close();
       await rt.close();
     }
   }, 150_000);

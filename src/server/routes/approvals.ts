@@ -26,7 +26,7 @@ async function decide(c: Context<ServerEnv>, deps: RouteDeps, kind: "approve" | 
   const prepared = await deps.service.decide(runId, [decision]);
   prepared.kick();
   const wait = c.req.query("wait") !== "false";
-  const after = wait ? await deps.service.waitResting(runId) : await deps.service.runtime.records.get(runId);
+  const after = wait ? await deps.service.waiters.waitResting(runId) : await deps.service.runtime.records.get(runId);
   return c.json(toRunView(after));
 }
 

@@ -8,7 +8,7 @@ import { isTerminal, type RunRecord } from "../../runs/index.js";
 import type { Caller } from "../auth.js";
 import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
-import type { RestingRun } from "../run-service.js";
+import type { RestingRun } from "../run-waiters.js";
 import { RunCreate, requestedModes } from "../schemas.js";
 import { lastEventIdOf, streamRun } from "../sse.js";
 import { damageOf } from "../thread-damage.js";
@@ -78,7 +78,7 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
     // Streamed here (the stream bus is this process's, or a resume held for it): an enqueued run is started here
     // once those before it rest, not left to the claim of whoever comes after its hold.
     const kick = async () => {
-      for (const earlier of prepared.behind ?? []) await deps.service.waitResting(earlier);
+      for (const earlier of prepared.behind ?? []) await deps.service.waiters.waitResting(earlier);
       prepared.kick("here");
     };
     const start = () => void kick().catch((error: unknown) => deps.log(`run ${run.runId}: ${error instanceof Error ? error.message : String(error)}`));
@@ -95,12 +95,12 @@ async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background"
  * (the request's signal aborts when the connection closes).
  */
 async function settled(c: Context<ServerEnv>, deps: RouteDeps, run: RunRecord, cancelIfClientLeaves: boolean): Promise<RestingRun> {
-  if (!cancelIfClientLeaves) return deps.service.waitSettled(run.runId);
+  if (!cancelIfClientLeaves) return deps.service.waiters.waitSettled(run.runId);
   const signal = c.req.raw.signal;
   const cancel = cancelOnDisconnect(deps, run, c.get("caller"));
   signal.addEventListener("abort", cancel, { once: true });
   try {
-    return await deps.service.waitSettled(run.runId, signal);
+    return await deps.service.waiters.waitSettled(run.runId, signal);
   } finally {
     signal.removeEventListener("abort", cancel);
   }
@@ -128,8 +128,8 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.post("/threads/:tid/runs/:rid/cancel", async (c) => {
     const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
     if (!isTerminal(run.status)) await deps.service.cancelAs(run, c.get("caller"), "canceled over the API");
-    else deps.service.notify(run.runId);
-    if (flagParam(c.req.query("wait"))) await deps.service.waitResting(run.runId);
+    else deps.service.waiters.notify(run.runId);
+    if (flagParam(c.req.query("wait"))) await deps.service.waiters.waitResting(run.runId);
     return c.body(null, 202);
   });
   app.get("/threads/:tid/runs/:rid/join", async (c) => {
