@@ -29,6 +29,7 @@ export type { RunGraphConfig } from "./graph-config.js";
 export { assertFence } from "./fence.js";
 export type { RunStoreOptions, CreateRunInput, RunFilter } from "./run-store.js";
 export type { TransitionOptions } from "./transition-write.js";
+export type { TransactionHooks, WithinTransaction } from "./within.js";
 export { RunLease, defaultLeaseMs, recoverExpiredLeases, expireOverdueRuns } from "./lease.js";
 export { Scheduler } from "./scheduler.js";
 export type { SchedulerOptions, ClaimOptions, ClaimedRun } from "./scheduler.js";

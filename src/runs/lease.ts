@@ -11,6 +11,7 @@ import type { StoreTransaction } from "../db/index.js";
 import type { RunStore } from "./run-store.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
 import type { TransitionOptions } from "./transition-write.js";
+import type { WithinTransaction } from "./within.js";
 
 /** Lease durations come from here unless given: env `AGENTRT_LEASE_MS`, else 30 s. */
 export function defaultLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -36,6 +37,7 @@ export class RunLease {
   /** True between startBackoff and endBackoff: the run shows RETRYING under this lease (no read needed to know). */
   private backingOff = false;
   private deferred: Partial<RunUsage> | undefined;
+  private endedAs: RunRecord | undefined;
   /** The store the lease writes to. */
   readonly store: RunStore;
 
@@ -128,7 +130,13 @@ export class RunLease {
     const run = await this.fenced(() => this.withDeferred((usage) =>
       this.store.transition(this.runId, to, { actor: this.workerId, ...options, fence: this.token, usage, endBackoff })));
     this.backingOff = false;
+    this.endedAs = run;
     return run;
+  }
+
+  /** The run as this lease's own transition wrote it (the lease ended there); undefined while it has not. */
+  get ended(): RunRecord | undefined {
+    return this.endedAs;
   }
 
   /** Shows the run RETRYING while a tool backs off here; the lease stays held, so no other worker claims it. */
@@ -181,12 +189,13 @@ export class RunLease {
    * (the run was stopped by something outside it, e.g. a full disk) this attempt is
    * given back and never exhausts the run.
    */
-  async retry(options: { delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string; refundAttempt?: boolean } = {}): Promise<RunRecord> {
+  async retry(options: { delayMs?: number; errorCode?: string; errorMessage?: string; reason?: string; refundAttempt?: boolean; within?: WithinTransaction } = {}): Promise<RunRecord> {
     const run = await this.check();
     if (options.refundAttempt !== true && run.attempts >= run.maxAttempts) {
-      return this.transition("FAILED", { errorCode: "ATTEMPTS_EXHAUSTED", errorMessage: options.errorMessage ?? options.errorCode, reason: options.reason });
+      return this.transition("FAILED", { errorCode: "ATTEMPTS_EXHAUSTED", errorMessage: options.errorMessage ?? options.errorCode, reason: options.reason, within: options.within });
     }
-    return this.transition("RETRYING", { ...options, availableAt: this.store.clock() + (options.delayMs ?? 0) });
+    const { delayMs, ...rest } = options;
+    return this.transition("RETRYING", { ...rest, availableAt: this.store.clock() + (delayMs ?? 0) });
   }
 
   /** Gives the run back unfinished (worker shutting down): RETRYING, claimable at once; the attempt is not counted. */

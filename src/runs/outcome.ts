@@ -9,6 +9,7 @@ import { assertFence } from "./fence.js";
 import type { RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
 import { connectionRetryOutcome, storageRetryOutcome } from "./storage-retry.js";
+import type { WithinTransaction } from "./within.js";
 
 /** The result of executing a run, as a discriminated union on the next status. */
 export type RunOutcome =
@@ -21,10 +22,12 @@ export type RunOutcome =
 /**
  * Records an outcome under the lease. `undefined` means execute already ended
  * the lease through `lease.transition`; if it did not, that is a bug and the
- * run FAILS with INTERNAL rather than staying RUNNING forever.
+ * run FAILS with INTERNAL rather than staying RUNNING forever. `within`: see TransitionOptions.within.
  */
-export async function applyOutcome(lease: RunLease, outcome: RunOutcome | void): Promise<RunRecord> {
+export async function applyOutcome(lease: RunLease, outcome: RunOutcome | void, within?: WithinTransaction): Promise<RunRecord> {
   if (outcome === undefined) {
+    // Ended by execute through this lease: the record its transition wrote, not a read of the run again.
+    if (lease.ended !== undefined) return lease.ended;
     const run = await lease.store.get(lease.runId);
     if (run.status !== "RUNNING" && run.fencingToken === lease.token) return run;
     assertFence(run, lease.token);
@@ -33,16 +36,16 @@ export async function applyOutcome(lease: RunLease, outcome: RunOutcome | void):
   }
   switch (outcome.status) {
     case "SUCCEEDED":
-      return lease.transition("SUCCEEDED", { result: outcome.result });
+      return lease.transition("SUCCEEDED", { result: outcome.result, within });
     case "RETRYING":
-      return lease.retry(outcome);
+      return lease.retry({ ...outcome, within });
     case "WAITING_INPUT":
     case "WAITING_APPROVAL":
-      return lease.transition(outcome.status, { pending: outcome.pending, reason: outcome.reason });
+      return lease.transition(outcome.status, { pending: outcome.pending, reason: outcome.reason, within });
     case "FAILED":
     case "CANCELED":
     case "EXPIRED":
-      return lease.transition(outcome.status, outcome);
+      return lease.transition(outcome.status, { ...outcome, within });
   }
 }
 

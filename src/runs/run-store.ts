@@ -11,6 +11,7 @@ import type { RunGraphConfig } from "./graph-config.js";
 import type { RunBudget } from "./run-record.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
+import type { WithinTransaction } from "./within.js";
 
 /** Options of `SqliteRunStore.open` and `PostgresRunStore.open`. */
 export interface RunStoreOptions {
@@ -94,8 +95,11 @@ export interface RunStore {
   readonly clock: () => number;
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id, non-integer numbers or a bad budget. */
   create(input: CreateRunInput): Promise<RunRecord>;
-  /** {@link create}, then {@link claimRun} of that run, in one commit; `claimed` undefined when a cap or its thread holds it back. */
-  createAndClaim(input: CreateRunInput, claim: ClaimRequest): Promise<{ run: RunRecord; claimed: RunRecord | undefined }>;
+  /**
+   * {@link create}, then {@link claimRun} of that run, in one commit; `claimed` undefined when a cap or its thread
+   * holds it back. `within`: called with the claimed run inside that commit (SQLite only; see WithinTransaction).
+   */
+  createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }>;
   /** The run, or UnknownRunError. */
   get(runId: string): Promise<RunRecord>;
   /** The run, or undefined. */

@@ -10,6 +10,7 @@ import { RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimCaps, CreateRunInput, RunStore } from "./run-store.js";
 import type { ExpectedRunState } from "./unchanged.js";
+import type { WithinTransaction } from "./within.js";
 
 /** Caps the scheduler honours; counted over RUNNING runs of the whole database, every process. */
 export interface SchedulerOptions {
@@ -72,9 +73,12 @@ export class Scheduler {
     return this.leased(await this.store.claimRun(runId, { ...options, caps: this.caps }), options);
   }
 
-  /** Creates a run and claims it in one commit; `claimed` is undefined when a cap or an older run of its thread holds it back. */
-  async createAndClaim(input: CreateRunInput, options: ClaimOptions): Promise<{ run: RunRecord; claimed: ClaimedRun | undefined }> {
-    const { run, claimed } = await this.store.createAndClaim(input, { ...options, caps: this.caps });
+  /**
+   * Creates a run and claims it in one commit; `claimed` is undefined when a cap or an older run of its thread holds
+   * it back. `within`: see RunStore.createAndClaim.
+   */
+  async createAndClaim(input: CreateRunInput, options: ClaimOptions, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: ClaimedRun | undefined }> {
+    const { run, claimed } = await this.store.createAndClaim(input, { ...options, caps: this.caps }, within);
     return { run, claimed: this.leased(claimed, options) };
   }
 

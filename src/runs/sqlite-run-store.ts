@@ -19,6 +19,7 @@ import { SqliteRuns } from "./sqlite-runs.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
 import { expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
+import { settleHooks, type WithinTransaction } from "./within.js";
 
 /** Durable run records and their event log in one SQLite file. */
 export class SqliteRunStore implements RunStore {
@@ -49,11 +50,13 @@ export class SqliteRunStore implements RunStore {
     return this.sync.create(input);
   }
 
-  async createAndClaim(input: CreateRunInput, claim: ClaimRequest): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
-    return this.sync.transaction(() => {
+  async createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
+    return settleHooks((keep) => this.sync.transaction(() => {
       const run = this.sync.create(input);
-      return { run, claimed: claimRunNow(this.sync, run.runId, claim, run) };
-    });
+      const claimed = claimRunNow(this.sync, run.runId, claim, run);
+      if (claimed !== undefined && within !== undefined) keep(within(claimed, () => this.sync.events(run.runId)));
+      return { run, claimed };
+    }));
   }
 
   async get(runId: string): Promise<RunRecord> {

@@ -6,16 +6,17 @@
  */
 import type Database from "better-sqlite3";
 import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from "../db/index.js";
-import { SystemError, UserInputError } from "../errors.js";
+import { StorageError, SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { assertFence } from "./fence.js";
 import { setBackoff } from "./backoff.js";
-import { assertTransition, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
+import { assertTransition, isRunStatus, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
 import { newRunValues } from "./new-run.js";
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
 import { rowToRun, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
-import { writeTransition, type ClaimFields, type TransitionOptions } from "./transition-write.js";
+import { writeTransition, type ClaimFields, type TransitionFrom, type TransitionOptions } from "./transition-write.js";
+import { settleHooks } from "./within.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
 export type { ClaimFields, TransitionOptions } from "./transition-write.js";
@@ -140,17 +141,37 @@ export class SqliteRuns {
     if (to === "RUNNING") {
       throw new SystemError("ILLEGAL_TRANSITION", `run ${runId}: RUNNING is entered only by claiming a lease (Scheduler.claimRun)`);
     }
-    return this.transaction(() => {
-      if (options.fence !== undefined) {
-        // What the holder deferred, and the end of a backoff it still shows, commit with its status change.
-        if (options.usage !== undefined) this.addUsage(runId, options.fence, options.usage);
-        if (options.endBackoff !== undefined) setBackoff(this, runId, options.fence, "RUNNING", { actor: options.actor ?? "", reason: options.endBackoff });
-      }
-      const current = this.get(runId);
-      if (options.fence !== undefined) assertFence(current, options.fence);
-      assertTransition(current.status, to, runId);
-      return this.applyTransition(current, to, options);
-    });
+    const { within } = options;
+    if (within === undefined) return this.transaction(() => this.transitionNow(runId, to, options));
+    return settleHooks((keep) => this.transaction(() => {
+      const run = this.transitionNow(runId, to, options);
+      keep(within(run, () => this.events(runId)));
+      return run;
+    }));
+  }
+
+  private transitionNow(runId: string, to: RunStatus, options: TransitionOptions): RunRecord {
+    if (options.fence !== undefined) {
+      // What the holder deferred, and the end of a backoff it still shows, commit with its status change.
+      if (options.usage !== undefined) this.addUsage(runId, options.fence, options.usage);
+      if (options.endBackoff !== undefined) setBackoff(this, runId, options.fence, "RUNNING", { actor: options.actor ?? "", reason: options.endBackoff });
+    }
+    // A lease holder's change needs only the guard columns: no whole record read and parsed before the write.
+    const current = options.fence === undefined ? this.get(runId) : this.guardOf(runId);
+    if (options.fence !== undefined) assertFence(current, options.fence);
+    assertTransition(current.status, to, runId);
+    return this.applyTransition(current, to, options);
+  }
+
+  /** What a fenced transition checks and writes by: status, token, lease, availability (UNKNOWN_RUN when absent). */
+  private guardOf(runId: string): TransitionFrom {
+    const row = this.stmt("SELECT status, fencing_token, lease_owner, lease_expires_at, available_at FROM runs WHERE run_id = ?").get(runId) as
+      | { status: RunStatus; fencing_token: number; lease_owner: string | null; lease_expires_at: number | null; available_at: number }
+      | undefined;
+    if (row === undefined) throw new UnknownRunError(runId);
+    if (!isRunStatus(row.status)) throw new StorageError("DB_CORRUPT", `unreadable runs row ${runId}: status ${String(row.status)}`);
+    const lease = row.lease_owner === null || row.lease_expires_at === null ? null : { owner: row.lease_owner, expiresAt: row.lease_expires_at };
+    return { runId, status: row.status, fencingToken: row.fencing_token, lease, availableAt: row.available_at };
   }
 
   /** Cancels a run that is not finished (else RUN_FINISHED, checked in the same transaction); done side effects stay done. */
@@ -205,7 +226,7 @@ export class SqliteRuns {
    * Internal: writes an already-validated transition guarded by the current
    * status and token, appends its event and returns the new record.
    */
-  applyTransition(current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields): RunRecord {
+  applyTransition(current: TransitionFrom, to: RunStatus, options: TransitionOptions, claim?: ClaimFields): RunRecord {
     return writeTransition(this, current, to, options, claim);
   }
 

@@ -10,6 +10,7 @@ import { appendRunEvent } from "./run-events.js";
 import { rowToRun, toJson, type RunRecord, type RunUsage } from "./run-record.js";
 import { encodeOpaque } from "./stored-documents.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
+import type { WithinTransaction } from "./within.js";
 
 /** Options of a status change; see `SqliteRuns.transition`. */
 export interface TransitionOptions {
@@ -35,7 +36,15 @@ export interface TransitionOptions {
   usage?: Partial<RunUsage>;
   /** With `fence`: a backoff still shown (RETRYING under the lease) ends first, with this reason. */
   endBackoff?: string;
+  /**
+   * Done inside the change's transaction, after it (SQLite; PostgreSQL does not call it): the trace's end, so an
+   * outcome and its trace commit together. Use at the top level only (not inside another transaction).
+   */
+  within?: WithinTransaction;
 }
+
+/** What a transition needs of the run it changes: the guard columns, not the whole record. */
+export type TransitionFrom = Pick<RunRecord, "runId" | "status" | "fencingToken" | "availableAt" | "lease"> & Partial<Pick<RunRecord, "resume">>;
 
 /** Internal: lease fields written when a transition enters RUNNING. */
 export interface ClaimFields {
@@ -48,7 +57,7 @@ export interface ClaimFields {
  * status and token, appends its event and returns the new record.
  */
 export function writeTransition(
-  store: SqliteRuns, current: RunRecord, to: RunStatus, options: TransitionOptions, claim?: ClaimFields,
+  store: SqliteRuns, current: TransitionFrom, to: RunStatus, options: TransitionOptions, claim?: ClaimFields,
 ): RunRecord {
   const now = store.clock();
   const guardToken = options.fence ?? current.fencingToken;
@@ -107,6 +116,6 @@ export function writeTransition(
  * with its resume) continues the attempt that asked: approvals and answers never use up the attempts that
  * crash recovery and retries need.
  */
-export function countsAsAttempt(run: RunRecord): boolean {
+export function countsAsAttempt(run: Pick<RunRecord, "status"> & Partial<Pick<RunRecord, "resume">>): boolean {
   return !isWaiting(run.status) && !(run.status === "QUEUED" && run.resume != null);
 }

@@ -11,7 +11,8 @@ import {
 } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { executeRun, type ExecutedRun, type ExecutionDeps } from "./execute-run.js";
-import { readStateChanges, recordStateChanges, syncStateChanges } from "./state-changes.js";
+import { syncStateChanges } from "./state-changes.js";
+import { outcomeTrace, startRecording } from "./trace-within.js";
 
 /** What executing a claimed run needs. */
 export interface ClaimDeps extends ExecutionDeps {
@@ -19,18 +20,6 @@ export interface ClaimDeps extends ExecutionDeps {
   trace: TraceStore;
   leaseMs: number;
   workerId: string;
-}
-
-/**
- * The trace's start of a claimed run (root span, the claim's transition), written after the claim's commit:
- * a crash between the two loses only trace rows, which the next start rebuilds from run_events. The event log is
- * read first, so on SQLite the root and the transitions commit together (RecorderOptions.init).
- */
-export async function startRecording(deps: ClaimDeps, run: RunRecord): Promise<TraceRecorder> {
-  const changes = await readStateChanges(deps.runs, run);
-  const attached = await deps.recorder(run, (recorder) => recordStateChanges(recorder, changes));
-  await attached.flush();
-  return attached;
 }
 
 /**
@@ -63,13 +52,15 @@ export async function executeAndRecord(deps: ClaimDeps, run: RunRecord, lease: R
     deps.emit({ type: "storage_failed", runId: run.runId, fencingToken: lease.token, code, message });
   };
   if (outcome.status === "RETRYING" && isStorageFailureCode(outcome.errorCode)) announce(outcome.errorCode, outcome.errorMessage ?? "");
+  // On SQLite the outcome's transition in the trace (the root's end) and the run's pending spans are written in the
+  // outcome's own commit: a refused outcome (lost lease) or a rolled-back one writes none of them and leaves the
+  // recorder as it was. On PostgreSQL they follow the outcome (fenced): a crash between the two leaves a waiting or
+  // retrying run's trace to be rebuilt from run_events (syncStateChanges) at its next start; a finished run's is not.
+  const traced = outcomeTrace(recorder);
   try {
-    // The outcome first (fenced), then its transition in the trace and the run's pending spans: a refused
-    // outcome (lost lease) writes no spans of it. A crash between the two leaves a waiting or retrying run's
-    // trace to be rebuilt from run_events (syncStateChanges) at its next start; a finished run's is not (see docs).
-    const after = await writeWhileStorageRefuses(lease, () => applyOutcome(lease, outcome),
+    const after = await writeWhileStorageRefuses(lease, () => applyOutcome(lease, outcome, traced.within),
       (failure) => announce(failure.code as StorageFailureCode, failure.message));
-    await syncStateChanges(deps.runs, recorder, after);
+    if (!traced.recorded) await syncStateChanges(deps.runs, recorder, after);
     // The final values go with the rest (a waiter answers with them instead of reading the checkpoint again).
     deps.emit({ type: "status", runId: run.runId, status: after.status, ...(values === undefined || !isTerminal(after.status) ? {} : { values }) });
   } finally {

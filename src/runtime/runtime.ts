@@ -18,7 +18,8 @@ import { GraphRegistry } from "./graph-registry.js";
 import { fenceCheckpoints } from "./checkpoint-fence.js";
 import { openRuntimeStorage } from "./storage/open-runtime-storage.js";
 import type { RuntimeStorage } from "./storage/runtime-storage.js";
-import { executeAndRecord, startRecording, type ClaimDeps } from "./execute-and-record.js";
+import { executeAndRecord, type ClaimDeps } from "./execute-and-record.js";
+import { startWithClaim } from "./trace-within.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
 import { checkDecisions, checkInput, currentRun, decisionInput, queueResume, type DecisionDeps, type DecisionInput } from "./decisions.js";
@@ -106,12 +107,13 @@ export class Runtime {
   async submit(options: SubmitOptions): Promise<RunView> {
     const spec = await submitSpec(this.registry, this.runs, options);
     if (options.queue === true) return toRunView(await this.runs.create(spec));
-    // Created and claimed in one commit; its trace starts after it (a crash between leaves a claimed run whose
-    // lease expires, and its trace is rebuilt from run_events when it starts again).
-    const { run, claimed } = await this.scheduler.createAndClaim(spec, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs });
+    // Created and claimed in one commit, with its trace's start on SQLite; on PostgreSQL the trace starts after it (a
+    // crash between leaves a claimed run whose lease expires, and its trace is rebuilt from run_events when it starts again).
+    const start = startWithClaim(this.deps);
+    const { run, claimed } = await this.scheduler.createAndClaim(spec, { workerId: this.deps.workerId, leaseMs: this.deps.leaseMs }, start.within);
     // Over a cap or behind an older run of its thread: left QUEUED for a worker.
     if (claimed === undefined) return this.get(run.runId);
-    return this.executeHere(claimed, await startRecording(this.deps, claimed.run));
+    return this.executeHere(claimed, await start.recorder(claimed.run));
   }
 
   /**

@@ -92,6 +92,9 @@ export class PostgresTraceStore implements TraceStore {
       // The recorder flushes after each end and lookup; on PostgreSQL its lookups read memory, so the flushes of one
       // turn go out together, and each caller still resolves once its rows are written.
       flush: () => this.#flushSoon(),
+      pendingOf: (id: string) => writer.pendingOf(id),
+      forget: (row: SpanRow) => writer.forget(row),
+      only: (id: string | undefined) => writer.only(id),
     };
     const rootRow = spans.load(root.span_id) ?? root;
     const recorder: TraceRecorder = new TraceRecorder({

@@ -6,70 +6,15 @@
 import { randomBytes } from "node:crypto";
 import { applyAttributes, errorText, type ApplyOptions } from "./apply-attributes.js";
 import type { OtelBridge } from "./otel.js";
-import type { PricingTable } from "./pricing.js";
+import { HeldWrites } from "./held-writes.js";
+import { ProvisionalMarks } from "./provisional.js";
+import { TERMINAL, WAIT_KIND, type RecorderParts, type StartSpanOptions, type StateChangeOptions } from "./recorder-parts.js";
+import { modelCallStart, toolCallStart, type CallSpanStart } from "./call-spans.js";
 import { emptyRow, type SpanRow } from "./rows.js";
-import {
-  isInstantKind,
-  type ModelCallRecord,
-  type SpanAttributes,
-  type SpanKind,
-  type SpanStatus,
-  type ToolCallRecord,
-  type TraceSpan,
-} from "./types.js";
-import type { SpanSink } from "./writer.js";
+import { isInstantKind, type ModelCallRecord, type SpanKind, type SpanAttributes, type ToolCallRecord, type TraceSpan } from "./types.js";
 import { OpenSpan, type EndSpanOptions, type SpanHandle, type SpanOps } from "./span-handle.js";
 
-/** What a span starts with. */
-export interface StartSpanOptions {
-  kind: SpanKind;
-  /** Shown in the tree, e.g. "model_turn 1" or "execute_tool get_order". */
-  name: string;
-  /** @default the run's root span */
-  parentId?: string;
-  /** @default the parent's step id (a `step` span defaults to its own id) */
-  stepId?: string;
-  /** Epoch ms. @default now */
-  startTime?: number;
-  attributes?: SpanAttributes;
-  /** Argument paths replaced by "[redacted]" before `attributes.args` is stored. @default [] */
-  redact?: readonly string[];
-  /** The (sub-)agent the span belongs to. @default the run's agent */
-  agent?: string;
-}
-
-/** Recorder internals the store hands over. */
-export interface RecorderParts {
-  root: SpanRow;
-  resumed: boolean;
-  writer: SpanSink;
-  /** Starts this process's OpenTelemetry segment of the run; undefined when tracing is off. */
-  startOtel: (resumed: boolean) => OtelBridge | undefined;
-  /** Called when the recorder lets go of the run (closed, waiting or finished). */
-  release: () => void;
-  pricing: PricingTable;
-  clock: () => number;
-  maxArgsChars: number;
-  /** Reads a span row another recorder (maybe another process) wrote. */
-  load: (spanId: string) => SpanRow | undefined;
-  /** Running spans of a run as stored. */
-  openSpans: (runId: string) => TraceSpan[];
-  /** How many `state_change` spans a run has as stored. */
-  countStateChanges: (runId: string) => number;
-}
-
-const TERMINAL: Partial<Record<string, SpanStatus>> = { SUCCEEDED: "ok", FAILED: "error", CANCELED: "canceled", EXPIRED: "canceled" };
-const WAIT_KIND: Partial<Record<string, "approval_wait" | "input_wait">> = { WAITING_APPROVAL: "approval_wait", WAITING_INPUT: "input_wait" };
-
-/** Options of {@link TraceRecorder.recordStateChange}. */
-export interface StateChangeOptions {
-  /** Why the run moved, e.g. the error of a FAILED run. */
-  reason?: string;
-  /** Epoch ms. @default now */
-  at?: number;
-  /** Name of the wait span opened by entering a waiting status, e.g. "approval_wait rollback_deployment". @default the wait kind */
-  waitName?: string;
-}
+export type { RecorderParts, StartSpanOptions, StateChangeOptions } from "./recorder-parts.js";
 
 /** Writes the spans of one run; obtained from {@link TraceStore.recorder}. */
 export class TraceRecorder {
@@ -86,10 +31,9 @@ export class TraceRecorder {
   readonly #applyOptions: ApplyOptions;
   #otel: OtelBridge | undefined;
   #otelClosed = false;
-  /** Depth of {@link batch} calls under way; while above 0, urgent marks and flushes wait for the outermost to end. */
-  #batchDepth = 0;
-  /** The flush the outermost batch owes its callers (resolved with the writer's flush when the batch ends). */
-  #owed: { promise: Promise<void>; resolve: (written: Promise<void>) => void } | undefined;
+  readonly #held: HeldWrites;
+  /** Set while {@link provisionally} runs: what goes outside the database waits for the commit. */
+  #provisional: ProvisionalMarks | undefined;
 
   constructor(parts: RecorderParts) {
     this.#parts = parts;
@@ -98,17 +42,13 @@ export class TraceRecorder {
     this.resumed = parts.resumed;
     this.#open.set(this.rootId, parts.root);
     this.#applyOptions = { pricing: parts.pricing, maxArgsChars: parts.maxArgsChars };
+    this.#held = new HeldWrites(parts.writer);
     this.#otel = parts.startOtel(parts.resumed);
   }
 
   /** Opens a span. Parallel branches simply hold several open spans at once. */
   startSpan(options: StartSpanOptions): SpanHandle {
     const { root, clock } = this.#parts;
-    // After a wait or close, the run continues here: open a continuation OTel segment.
-    if (this.#otelClosed) {
-      this.#otelClosed = false;
-      this.#otel = this.#parts.startOtel(true);
-    }
     const parentId = options.parentId ?? this.rootId;
     const spanId = `${this.#idPrefix}${(++this.#seq).toString(36).padStart(4, "0")}`;
     const row = emptyRow({ span_id: spanId, run_id: this.runId, kind: options.kind, name: options.name, start_ms: options.startTime ?? clock() });
@@ -125,10 +65,11 @@ export class TraceRecorder {
     } else {
       this.#open.set(spanId, row);
     }
-    this.#otel?.started(row, instant);
+    if (this.#provisional === undefined) this.#otelStarted(row, instant);
+    else this.#provisional.defer(() => this.#otelStarted(row, instant));
     // A wait usually precedes the process exiting; it must be on disk first.
     const urgent = options.kind === "approval_wait" || options.kind === "input_wait" || options.kind === "state_change";
-    this.#mark(row, urgent);
+    this.#held.mark(row, urgent);
     return this.#handle(row);
   }
 
@@ -139,38 +80,17 @@ export class TraceRecorder {
 
   /** Records a finished model call in one go; cost comes from the pricing table. Returns the span id. */
   recordModelCall(call: ModelCallRecord): string {
-    const end = call.endTime ?? this.#parts.clock();
-    const span = this.startSpan({
-      kind: "model_call",
-      name: call.name ?? modelCallName(call),
-      parentId: call.parentId,
-      stepId: call.stepId,
-      agent: call.agent,
-      startTime: call.startTime ?? end,
-      attributes: {
-        model: call.model, inputTokens: call.inputTokens, outputTokens: call.outputTokens, costUsd: call.costUsd,
-        extra: call.turn === undefined ? call.extra : { ...call.extra, turn: call.turn },
-      },
-    });
-    span.end({ endTime: end, error: call.error, status: call.status });
-    return span.id;
+    return this.#recordCall(modelCallStart(call, call.endTime ?? this.#parts.clock()), call);
   }
 
   /** Records a finished tool call (arguments redacted by `redact`). Returns the span id. */
   recordToolCall(call: ToolCallRecord): string {
-    const end = call.endTime ?? this.#parts.clock();
-    const { tool, toolCallId, args, attempt, idempotencyKey, externalOperationId, resultSize, extra } = call;
-    const span = this.startSpan({
-      kind: "tool_call",
-      name: call.name ?? `execute_tool ${tool}`,
-      parentId: call.parentId,
-      stepId: call.stepId,
-      agent: call.agent,
-      startTime: call.startTime ?? end,
-      redact: call.redact,
-      attributes: { tool, toolCallId, args, attempt: attempt ?? 1, idempotencyKey, externalOperationId, resultSize, extra },
-    });
-    span.end({ endTime: end, error: call.error, status: call.status });
+    return this.#recordCall(toolCallStart(call, call.endTime ?? this.#parts.clock()), call);
+  }
+
+  #recordCall(start: CallSpanStart, call: ModelCallRecord | ToolCallRecord): string {
+    const span = this.startSpan(start);
+    span.end({ endTime: start.endTime, error: call.error, status: call.status });
     return span.id;
   }
 
@@ -205,7 +125,7 @@ export class TraceRecorder {
     const root = this.#parts.root;
     applyAttributes(root, { extra: { "run.status": to } }, this.#applyOptions);
     if (terminal !== undefined) this.end({ status: terminal, endTime: at });
-    else this.#mark(root, true);
+    else this.#held.mark(root, true);
     // Waiting or finished: the process may exit or move on, so export what this segment has.
     if (terminal !== undefined || enteredWait !== undefined) void this.close();
     return span.id;
@@ -233,7 +153,7 @@ export class TraceRecorder {
   /** Spans of this run still running, from any process, oldest first (e.g. the wait to close on resume). */
   openSpans(kind?: SpanKind): TraceSpan[] {
     // The store's lookup sees rows marked but not yet written, so inside a batch nothing needs writing first.
-    if (this.#batchDepth === 0) void this.flush();
+    if (!this.#held.holding) void this.flush();
     return this.#parts.openSpans(this.runId).filter((s) => s.spanId !== this.rootId && (kind === undefined || s.kind === kind));
   }
 
@@ -247,7 +167,7 @@ export class TraceRecorder {
    * the runtime compares with the run's event log to record each transition once.
    */
   countStateChanges(): number {
-    if (this.#batchDepth === 0) void this.flush();
+    if (!this.#held.holding) void this.flush();
     return this.#parts.countStateChanges(this.runId);
   }
 
@@ -256,8 +176,7 @@ export class TraceRecorder {
    * write is done when this returns (inside a caller's transaction, it commits with it).
    */
   flush(): Promise<void> {
-    if (this.#batchDepth > 0) return this.#owe();
-    return this.#parts.writer.flush();
+    return this.#held.flush();
   }
 
   /**
@@ -266,37 +185,43 @@ export class TraceRecorder {
    * Flushes asked for inside resolve once that write is done.
    */
   batch<T>(fn: () => T): T {
-    this.#batchDepth++;
+    return this.#held.run(fn);
+  }
+
+  /**
+   * Runs `fn` (synchronous) inside a caller's SQLite transaction that may roll back (a run's outcome with its trace
+   * end, in one commit): its rows are written in that transaction, OpenTelemetry and the store's letting go wait for
+   * `commit()`, and `rollback()` puts the recorder back as it was (its marks dropped, what was pending marked
+   * again), so it can record the same later. Call `commit` or `rollback` once the transaction has ended.
+   */
+  provisionally(fn: () => void): ProvisionalMarks {
+    const writer = this.#parts.writer;
+    const marks = new ProvisionalMarks({ runId: this.runId, root: this.#parts.root, open: this.#open, writer });
+    this.#provisional = marks;
+    // Other runs' pending rows are not this transaction's to take with it if it rolls back.
+    const scope = writer.only(this.runId);
     try {
-      return fn();
+      fn();
+    } catch (error) {
+      marks.rollback();
+      throw error;
     } finally {
-      if (--this.#batchDepth === 0 && this.#owed !== undefined) {
-        const owed = this.#owed;
-        this.#owed = undefined;
-        owed.resolve(this.#parts.writer.flush());
-      }
+      this.#provisional = undefined;
+      writer.only(scope);
     }
+    return marks;
   }
 
-  #owe(): Promise<void> {
-    if (this.#owed === undefined) {
-      let resolve!: (written: Promise<void>) => void;
-      const promise = new Promise<void>((r) => {
-        resolve = (written) => r(written);
-      });
-      this.#owed = { promise, resolve };
-    }
-    return this.#owed.promise;
-  }
-
-  /** Marks `row` for the writer; an urgent mark inside a batch is written when the batch ends. */
-  #mark(row: SpanRow, urgent: boolean): void {
-    if (urgent && this.#batchDepth > 0) {
-      this.#parts.writer.mark(row, false);
-      void this.#owe();
-    } else {
-      this.#parts.writer.mark(row, urgent);
-    }
+  /**
+   * Forgets a recorder whose root was written in a caller's transaction that rolled back (a claim that did not
+   * commit): its unwritten rows are dropped, the store lets go of it and nothing of it is exported.
+   */
+  discard(): void {
+    const writer = this.#parts.writer;
+    for (const row of writer.pendingOf(this.runId)) writer.forget(row);
+    this.#open.clear();
+    this.#otel = undefined;
+    this.#parts.release();
   }
 
   /**
@@ -308,11 +233,25 @@ export class TraceRecorder {
    */
   close(): Promise<void> {
     const flushed = this.flush();
+    if (this.#provisional === undefined) this.#closeOtel();
+    else this.#provisional.defer(() => this.#closeOtel());
+    return flushed;
+  }
+
+  #closeOtel(): void {
     this.#otel?.close([...this.#open.values()].reverse(), this.#parts.clock());
     this.#otel = undefined;
     this.#otelClosed = true;
     this.#parts.release();
-    return flushed;
+  }
+
+  #otelStarted(row: SpanRow, instant: boolean): void {
+    // After a wait or close, the run continues here: open a continuation OTel segment.
+    if (this.#otelClosed) {
+      this.#otelClosed = false;
+      this.#otel = this.#parts.startOtel(true);
+    }
+    this.#otel?.started(row, instant);
   }
 
   /** An open span of this run: ours, or one another process left open (adopted so it ends once). */
@@ -342,19 +281,14 @@ export class TraceRecorder {
     row.status = options.status ?? (options.error === undefined ? "ok" : "error");
     row.end_ms = options.endTime ?? this.#parts.clock();
     this.#open.delete(row.span_id);
-    this.#otel?.ended(row);
+    if (this.#provisional === undefined) this.#otel?.ended(row);
+    else this.#provisional.defer(() => this.#otel?.ended(row));
     // The run's end is written at once; everything else rides the next batch (≤ flushDelayMs later).
-    this.#mark(row, row.kind === "invoke_agent");
+    this.#held.mark(row, row.kind === "invoke_agent");
   }
 
   #apply(row: SpanRow, attributes: SpanAttributes, redact?: readonly string[]): void {
     const options = this.#applyOptions;
     applyAttributes(row, attributes, redact === undefined || redact.length === 0 ? options : { ...options, redact });
   }
-}
-
-/** The tree label of a model call: the seed's `model_turn N` when the turn is known, else `chat {model}`. */
-function modelCallName(call: ModelCallRecord): string {
-  const turn = call.turn ?? call.extra?.turn;
-  return typeof turn === "number" ? `model_turn ${turn}` : `chat ${call.model}`;
 }

@@ -54,19 +54,26 @@ export class SqliteTraceStore implements TraceStore {
       return live;
     }
     const writer = this.#getWriter();
-    // Other runs' rows first, in their own commit: the transaction below writes only this run's (a failed commit
-    // loses no row the writer believes written but this recorder's, which is handed out to nobody then).
-    void writer.flush();
+    // Inside a caller's transaction (a claim's, which may roll back: see TraceRecorder.discard) only this run's rows
+    // are written; otherwise other runs' rows go first, in their own commit, and the transaction below writes only
+    // this run's (a failed commit loses no row the writer believes written but this recorder's, handed out to nobody).
+    const inCallers = this.#db.inTransaction;
+    if (!inCallers) void writer.flush();
     const init = options.init;
     if (init === undefined) return this.#attach(runId, options, writer);
-    const recorder = immediateTransaction(this.#db, () => {
-      const attached = this.#attach(runId, options, writer, false);
-      init(attached);
-      void writer.flush();
-      return attached;
-    })();
-    this.#live.set(runId, recorder);
-    return recorder;
+    const scope = inCallers ? writer.only(runId) : undefined;
+    try {
+      const recorder = immediateTransaction(this.#db, () => {
+        const attached = this.#attach(runId, options, writer, false);
+        init(attached);
+        void writer.flush();
+        return attached;
+      })();
+      this.#live.set(runId, recorder);
+      return recorder;
+    } finally {
+      if (inCallers) writer.only(scope);
+    }
   }
 
   /** Attaches the root (creating it when absent) and builds the run's recorder; `live`: shared from now on. */

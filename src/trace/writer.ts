@@ -24,6 +24,15 @@ export interface SpanSink {
   mark(row: SpanRow, urgent?: boolean): void;
   /** Writes every dirty row; never rejects. */
   flush(): Promise<void>;
+  /** The rows of `runId` marked but not written yet. */
+  pendingOf(runId: string): SpanRow[];
+  /** Drops a row marked but not written (a provisional mark whose transaction rolled back). */
+  forget(row: SpanRow): void;
+  /**
+   * From now on flushes write the rows of `runId` only (undefined: every run's) and leave the others marked: what a
+   * write inside a caller's transaction that may roll back may take with it. Returns the scope it replaces.
+   */
+  only(runId: string | undefined): string | undefined;
 }
 
 /**
@@ -49,6 +58,7 @@ export class SpanWriter implements SpanSink {
   #dirty = new Set<SpanRow>();
   #timer: NodeJS.Timeout | undefined;
   #failures = 0;
+  #only: string | undefined;
   // The last asynchronous write still in flight: later batches follow it, so a span's end never overtakes its start.
   #tail: Promise<void> | undefined;
 
@@ -83,13 +93,39 @@ export class SpanWriter implements SpanSink {
       this.#timer = undefined;
     }
     if (this.#dirty.size === 0 || !this.#canWrite()) return this.#tail ?? DONE;
-    const rows = [...this.#dirty];
-    this.#dirty = new Set();
+    const rows = this.#take();
+    if (rows.length === 0) return this.#tail ?? DONE;
     if (this.#tail === undefined) {
       const written = this.#attempt(rows);
       return written === undefined ? DONE : this.#follow(written);
     }
     return this.#follow(this.#tail.then(() => this.#attempt(rows)));
+  }
+
+  /** The rows the next write takes out of the dirty set: all of them, or only the scoped run's (see {@link only}). */
+  #take(): SpanRow[] {
+    if (this.#only === undefined) {
+      const rows = [...this.#dirty];
+      this.#dirty = new Set();
+      return rows;
+    }
+    const rows = this.pendingOf(this.#only);
+    for (const row of rows) this.#dirty.delete(row);
+    // The other runs' rows still wait for their batch.
+    if (this.#dirty.size > 0) this.#schedule();
+    return rows;
+  }
+
+  /** {@link SpanSink.forget}. */
+  forget(row: SpanRow): void {
+    this.#dirty.delete(row);
+  }
+
+  /** {@link SpanSink.only}. */
+  only(runId: string | undefined): string | undefined {
+    const previous = this.#only;
+    this.#only = runId;
+    return previous;
   }
 
   /** Number of rows waiting to be written. */

@@ -1,0 +1,130 @@
+// On SQLite a run's outcome and its trace's end are one commit, and so are createAndClaim and its trace's start:
+// a refused or rolled-back write leaves neither on disk and the recorder as it was (it records them later).
+import { describe, expect, it } from "vitest";
+import type { SqliteDatabase } from "../../src/db/index.js";
+import { LeaseLostError, Scheduler, type RunLease, type RunRecord, type WithinTransaction } from "../../src/runs/index.js";
+import { openTraceStore, type SqliteTraceStore, type TraceRecorder } from "../../src/trace/index.js";
+import { outcomeTrace, startRecording, startWithClaim, type TraceDeps } from "../../src/runtime/trace-within.js";
+import { freshStore, thrown } from "../runs/helpers.js";
+
+function setup() {
+  const { db, store, clock } = freshStore();
+  const trace = openTraceStore(db, { otel: false, clock });
+  const deps: TraceDeps = { runs: store, recorder: (run, init) => trace.recorder(run.runId, { graph: run.graphId, init }) };
+  // A deferred foreign key fails at COMMIT, after every statement of the transaction ran: a commit that fails.
+  db.pragma("foreign_keys = ON");
+  db.exec("CREATE TABLE t_parent (id INTEGER PRIMARY KEY); CREATE TABLE t_child (pid INTEGER REFERENCES t_parent(id) DEFERRABLE INITIALLY DEFERRED)");
+  return { db, store, clock, trace, deps, scheduler: new Scheduler(store) };
+}
+
+/** `within`, then a write that makes the transaction's COMMIT fail. */
+function failingCommit(db: SqliteDatabase, within: WithinTransaction): WithinTransaction {
+  return (run, events) => {
+    const hooks = within(run, events);
+    db.prepare("INSERT INTO t_child (pid) VALUES (42)").run();
+    return hooks;
+  };
+}
+
+async function stored(trace: SqliteTraceStore, runId: string) {
+  const spans = await trace.spans(runId);
+  return {
+    root: spans.find((s) => s.kind === "invoke_agent"),
+    changes: spans.filter((s) => s.kind === "state_change").map((s) => s.name),
+  };
+}
+
+async function claimedWithTrace(env: ReturnType<typeof setup>): Promise<{ run: RunRecord; recorder: TraceRecorder; lease: RunLease }> {
+  const created = await env.store.create({ graphId: "g" });
+  const claimed = (await env.scheduler.claimRun(created.runId, { workerId: "w1", leaseMs: 30_000 }))!;
+  const recorder = await startRecording(env.deps, claimed.run);
+  return { run: claimed.run, recorder, lease: claimed.lease };
+}
+
+describe("an outcome and its trace's end in one commit (SQLite)", () => {
+  it("writes the run's outcome, its transition and the root's end together, with the spans pending before", async () => {
+    const env = setup();
+    const { run, recorder, lease } = await claimedWithTrace(env);
+    const step = recorder.startStep("model_turn 1");
+    step.end();
+    expect(recorder.openSpans("step")).toEqual([]);
+    const traced = outcomeTrace(recorder);
+    const after = await lease.transition("SUCCEEDED", { result: 1, within: traced.within });
+    expect(after.status).toBe("SUCCEEDED");
+    expect(traced.recorded).toBe(true);
+    const { root, changes } = await stored(env.trace, run.runId);
+    expect(root).toMatchObject({ status: "ok" });
+    expect(changes).toEqual(["QUEUED → RUNNING", "RUNNING → SUCCEEDED"]);
+    expect((await env.trace.spans(run.runId)).find((s) => s.kind === "step")).toMatchObject({ status: "ok" });
+  });
+
+  it("a refused (fenced) outcome writes no trace end, and the recorder ends the trace later", async () => {
+    const env = setup();
+    const { run, recorder, lease } = await claimedWithTrace(env);
+    await env.store.cancel(run.runId, { actor: "cli" });
+    const traced = outcomeTrace(recorder);
+    expect(await thrown(() => lease.transition("SUCCEEDED", { within: traced.within }))).toBeInstanceOf(LeaseLostError);
+    expect(traced.recorded).toBe(false);
+    expect((await stored(env.trace, run.runId)).root).toMatchObject({ status: "running", endMs: null });
+    recorder.recordStateChange("RUNNING", "CANCELED");
+    await recorder.flush();
+    const after = await stored(env.trace, run.runId);
+    expect(after.root).toMatchObject({ status: "canceled" });
+    expect(after.changes).toEqual(["QUEUED → RUNNING", "RUNNING → CANCELED"]);
+  });
+
+  it("a commit that fails leaves neither an ended trace nor an ended run, and the recorder as it was", async () => {
+    const env = setup();
+    const { run, recorder, lease } = await claimedWithTrace(env);
+    const pendingStep = recorder.startStep("model_turn 1");
+    pendingStep.end();
+    const traced = outcomeTrace(recorder);
+    expect(await thrown(() => lease.transition("SUCCEEDED", { result: 1, within: failingCommit(env.db, traced.within) }))).toMatchObject({ code: "SQLITE_CONSTRAINT_FOREIGNKEY" });
+    expect(traced.recorded).toBe(false);
+    expect((await env.store.get(run.runId)).status).toBe("RUNNING");
+    expect(env.db.inTransaction).toBe(false);
+    const before = await stored(env.trace, run.runId);
+    expect(before.root).toMatchObject({ status: "running", endMs: null });
+    expect(before.changes).toEqual(["QUEUED → RUNNING"]);
+
+    // The lease still holds: the same outcome again commits with its trace, each transition recorded once.
+    const again = outcomeTrace(recorder);
+    expect((await lease.transition("SUCCEEDED", { result: 1, within: again.within })).status).toBe("SUCCEEDED");
+    const after = await stored(env.trace, run.runId);
+    expect(after.root).toMatchObject({ status: "ok" });
+    expect(after.changes).toEqual(["QUEUED → RUNNING", "RUNNING → SUCCEEDED"]);
+    // The step pending before the failed commit was marked again and written with the second one.
+    expect((await env.trace.spans(run.runId)).find((s) => s.kind === "step")).toMatchObject({ status: "ok" });
+  });
+});
+
+describe("createAndClaim and the trace's start in one commit (SQLite)", () => {
+  it("writes the run, its claim, the root span and the claim's transition together", async () => {
+    const env = setup();
+    const start = startWithClaim(env.deps);
+    const { claimed } = await env.scheduler.createAndClaim({ graphId: "g" }, { workerId: "w1", leaseMs: 30_000 }, start.within);
+    const recorder = await start.recorder(claimed!.run);
+    expect(recorder.resumed).toBe(false);
+    const { root, changes } = await stored(env.trace, claimed!.run.runId);
+    expect(root).toMatchObject({ status: "running", spanId: recorder.rootId });
+    expect(changes).toEqual(["QUEUED → RUNNING"]);
+  });
+
+  it("a commit that fails leaves no run and no trace, and the recorder is discarded", async () => {
+    const env = setup();
+    // Another run's pending span is not taken into the failed transaction: it is written later all the same.
+    const other = await env.trace.recorder("run_other");
+    other.startStep("elsewhere").end();
+    const start = startWithClaim(env.deps);
+    const failing = failingCommit(env.db, start.within);
+    expect(await thrown(() => env.scheduler.createAndClaim({ graphId: "g", runId: "run_atomic" }, { workerId: "w1", leaseMs: 30_000 }, failing))).toMatchObject({ code: "SQLITE_CONSTRAINT_FOREIGNKEY" });
+    expect(await env.store.find("run_atomic")).toBeUndefined();
+    expect(await env.trace.hasRun("run_atomic")).toBe(false);
+    await env.trace.flush();
+    expect((await env.trace.spans("run_other")).find((s) => s.kind === "step")).toMatchObject({ name: "elsewhere", status: "ok" });
+    // The discarded recorder is not handed out again: the run's next recorder makes a new root.
+    const fresh = await env.trace.recorder("run_atomic");
+    expect(fresh.resumed).toBe(false);
+    expect((await env.trace.spans("run_atomic")).filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
+  });
+});
