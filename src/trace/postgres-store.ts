@@ -15,7 +15,7 @@ import { computePostgresStats } from "./postgres-stats.js";
 import { resolvePricing, type PricingTable } from "./pricing.js";
 import { TraceRecorder } from "./recorder.js";
 import { startRootOtel } from "./root-otel.js";
-import { emptyRow, rowToSpan, type SpanRow } from "./rows.js";
+import { emptyRow, isWait, rowToSpan, type SpanRow } from "./rows.js";
 import { emptyStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
 import type { SpanKind, TraceSpan } from "./types.js";
@@ -105,6 +105,7 @@ export class PostgresTraceStore implements TraceStore {
       },
       load: (spanId) => spans.load(spanId),
       openSpans: () => spans.open().map(rowToSpan),
+      openWaits: () => spans.open().filter(isWait),
       countStateChanges: () => spans.stateChanges(),
     });
     this.#live.set(runId, { recorder, spans });

@@ -42,6 +42,8 @@ export interface RecorderParts {
   load: (spanId: string) => SpanRow | undefined;
   /** Running spans of a run as stored. */
   openSpans: (runId: string) => TraceSpan[];
+  /** Running `approval_wait` and `input_wait` rows of a run as stored (pending rows laid over them), oldest first. */
+  openWaits: (runId: string) => SpanRow[];
   /** How many `state_change` spans a run has as stored. */
   countStateChanges: (runId: string) => number;
 }

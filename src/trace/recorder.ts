@@ -114,10 +114,13 @@ export class TraceRecorder {
     const enteredWait = WAIT_KIND[to];
     // Keyed on `to` alone: a wait also ends when the caller reports the transition from a stale `from`.
     const status = terminal === undefined || terminal === "ok" ? "ok" : "canceled";
-    for (const open of this.openSpans()) {
-      if ((open.kind === "approval_wait" || open.kind === "input_wait") && open.kind !== enteredWait) {
-        this.endSpan(open.spanId, { endTime: at, status });
-      }
+    // Rows as the store has them (this process's pending ones included): no span objects built, no root read.
+    for (const wait of this.#parts.openWaits(this.runId)) {
+      if (wait.kind === enteredWait) continue;
+      // Ours, or one another process left open (adopted so it ends once).
+      const row = this.#open.get(wait.span_id) ?? wait;
+      this.#open.set(row.span_id, row);
+      this.#end(row, { endTime: at, status });
     }
     if (enteredWait !== undefined && to !== from) {
       this.startSpan({ kind: enteredWait, name: options.waitName ?? enteredWait, startTime: at, attributes: options.reason === undefined ? {} : { extra: { reason: options.reason } } });

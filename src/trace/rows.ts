@@ -60,6 +60,11 @@ export function rowValues(row: SpanRow): (string | number | null)[] {
   return COLUMNS.map((c) => row[c]);
 }
 
+/** True for a wait's row (`approval_wait`, `input_wait`). */
+export function isWait(row: SpanRow): boolean {
+  return row.kind === "approval_wait" || row.kind === "input_wait";
+}
+
 /** A fresh row with every optional column empty. */
 export function emptyRow(init: Pick<SpanRow, "span_id" | "run_id" | "kind" | "name" | "start_ms">): SpanRow {
   // Written out in column order (no spread) so every row shares one hidden class.

@@ -11,7 +11,7 @@ import type { OtelBridge } from "./otel.js";
 import { startRootOtel } from "./root-otel.js";
 import { resolvePricing, type PricingTable } from "./pricing.js";
 import { TraceRecorder } from "./recorder.js";
-import { INSERT_IF_ABSENT_SQL, emptyRow, rowToSpan, rowValues, type SpanRow } from "./rows.js";
+import { INSERT_IF_ABSENT_SQL, emptyRow, isWait, rowToSpan, rowValues, type SpanRow } from "./rows.js";
 import { TRACE_SCHEMA } from "./schema.js";
 import { computeStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
@@ -81,6 +81,7 @@ export class SqliteTraceStore implements TraceStore {
     const { row, resumed } = this.#attachRoot(runId, options);
     const loadStmt = this.#stmt("SELECT * FROM spans WHERE span_id = ?");
     const openStmt = this.#stmt("SELECT * FROM spans WHERE run_id = ? AND status = 'running' ORDER BY start_ms, rowid");
+    const waitsStmt = this.#stmt("SELECT * FROM spans WHERE run_id = ? AND status = 'running' AND kind IN ('approval_wait', 'input_wait') ORDER BY start_ms, rowid");
     const countStmt = this.#stmt("SELECT COUNT(*) AS n FROM spans WHERE run_id = ? AND kind = 'state_change'");
     const recorder: TraceRecorder = new TraceRecorder({
       root: row, resumed, writer, pricing: this.#pricing, clock: this.#clock, maxArgsChars: this.#options.maxArgsChars ?? 2000,
@@ -91,6 +92,7 @@ export class SqliteTraceStore implements TraceStore {
       load: (spanId) => loadStmt.get(spanId) as SpanRow | undefined,
       // Both lookups add the rows marked but not yet written (a recorder's batch holds its writes until it ends).
       openSpans: (id) => withPending(openStmt.all(id) as SpanRow[], writer.pendingOf(id)).map(rowToSpan),
+      openWaits: (id) => withPending(waitsStmt.all(id) as SpanRow[], writer.pendingOf(id)).filter(isWait),
       countStateChanges: (id) => (countStmt.get(id) as { n: number }).n + unwrittenStateChanges(writer.pendingOf(id)),
     });
     if (live) this.#live.set(runId, recorder);
