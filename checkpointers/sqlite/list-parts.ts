@@ -3,6 +3,7 @@ import type { BlobRow, CheckpointRow, PartRow, Statements } from "./statements.j
 import { parseSkeleton } from "../shared/skeleton-format.js";
 import { sortWrites } from "./tuple.js";
 import { inlineOf, valueRowOf, type Refs } from "./value-refs.js";
+import { valsElements } from "./vals-text.js";
 
 /** One `list()` page: each row's parsed skeleton, and its values and writes in `readTuple` order. */
 export interface PageParts {
@@ -11,11 +12,11 @@ export interface PageParts {
 }
 
 /**
- * Values and writes of a page of checkpoint rows in three statements per
+ * Values and writes of a page of checkpoint rows in up to three statements per
  * (thread, namespace): the distinct value rows the page's refs name, each read
  * once however many checkpoints share it (an unchanged channel is shared by
- * every checkpoint since it changed), the inline values they name by holder
- * checkpoint and index (schema v3), then the page's writes.
+ * every checkpoint since it changed), the `vals` of inline values' holders older
+ * than the page (schema v3; the page's own rows hold the rest), then the page's writes.
  */
 export function readPageParts(statements: Statements, rows: CheckpointRow[]): PageParts {
   const parsed = rows.map((row) => parseSkeleton(row.checkpoint, row.checkpoint_id));
@@ -33,29 +34,34 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
     if (first === undefined) continue;
     const key = { thread: first.thread_id, ns: first.checkpoint_ns };
     const wanted = new Set<number>();
-    /** holder checkpoint id → indexes of its vals the page names. */
-    const holders = new Map<string, Set<number>>();
+    /** Inline values' holders by id, each one's vals split once: the page's own rows, then older ones read here. */
+    const holderVals = new Map<string, string | null>();
+    for (const index of members) {
+      const row = rows[index];
+      if (row !== undefined) holderVals.set(row.checkpoint_id, row.vals);
+    }
+    const missing = new Set<string>();
     for (const index of members) {
       const rowId = rows[index]?.checkpoint_id ?? "";
       for (const ref of Object.values(refs[index] ?? {})) {
         const inline = inlineOf(ref, rowId);
-        if (inline === undefined) {
-          const id = valueRowOf(ref);
-          if (id !== null) wanted.add(id);
-          continue;
-        }
-        const indexes = holders.get(inline.holder);
-        if (indexes === undefined) holders.set(inline.holder, new Set([inline.index]));
-        else indexes.add(inline.index);
+        const id = valueRowOf(ref);
+        if (inline !== undefined && !holderVals.has(inline.holder)) missing.add(inline.holder);
+        else if (id !== null) wanted.add(id);
       }
     }
     const blobs = new Map<number, BlobRow>();
     if (wanted.size > 0) for (const blob of statements.blobsByIds.all({ ...key, ids: JSON.stringify([...wanted]) })) blobs.set(blob.id, blob);
-    const inlineValues = new Map<string, string>();
-    if (holders.size > 0) {
-      const param = JSON.stringify([...holders].map(([holder, indexes]) => [holder, [...indexes]]));
-      for (const found of statements.inlineByHolders.all({ ...key, holders: param })) inlineValues.set(`${found.holder} ${found.idx}`, found.value);
-    }
+    if (missing.size > 0) for (const holder of statements.valsByIds.all({ ...key, ids: JSON.stringify([...missing]) })) holderVals.set(holder.id, holder.vals);
+    const split = new Map<string, string[]>();
+    const inlineValue = (holder: string, index: number): string | undefined => {
+      let elements = split.get(holder);
+      if (elements === undefined) {
+        elements = valsElements(holderVals.get(holder) ?? null);
+        split.set(holder, elements);
+      }
+      return elements[index];
+    };
     const writesOf = new Map<string, PartRow[]>();
     for (const write of statements.writesOfIds.all({ ...key, ids: JSON.stringify(members.map((index) => rows[index]?.checkpoint_id)) })) {
       const list = writesOf.get(write.cid);
@@ -70,7 +76,7 @@ export function readPageParts(statements: Statements, rows: CheckpointRow[]): Pa
         const version = typeof ref[1] === "string" ? ref[1] : null;
         const inline = inlineOf(ref, row.checkpoint_id);
         if (inline !== undefined) {
-          const value = inlineValues.get(`${inline.holder} ${inline.index}`);
+          const value = inlineValue(inline.holder, inline.index);
           if (value !== undefined) list.push({ cid: row.checkpoint_id, part: 1, a: channel, b: version, skeleton: null, type: "json", value });
           continue;
         }

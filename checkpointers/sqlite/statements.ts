@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "../../src/db/index.js";
+import { prepareTupleRead, type TupleRead } from "./tuple-read.js";
 
 /** A checkpoint row as read back (no channel values: those live in blobs). */
 export interface CheckpointRow {
@@ -43,38 +44,6 @@ export interface BlobRow {
   value: Buffer | null;
 }
 
-/** An inline value's holder row (`c` when its ref names the row itself), for a ref `r` of row `c`; see value-refs.ts. */
-const HOLDER_VALS = `CASE r.value ->> 0 WHEN '' THEN c.vals ELSE (
-    SELECT h.vals FROM checkpoints h WHERE h.thread_id = c.thread_id AND h.checkpoint_ns = c.checkpoint_ns AND h.checkpoint_id = r.value ->> 0) END`;
-
-/**
- * Values (part 1, b = version) and writes (part 2) of the checkpoint `target` names: a value row by its id, an inline
- * value (a ref of three elements) as the JSON text of its holder's `vals` element. No ORDER BY: a sort would copy
- * every value into a sorter; the few writes are put in order in JS instead.
- */
-const PARTS = `
-  SELECT t.id AS cid, 1 AS part, r.key AS a, r.value ->> 1 AS b, NULL AS skeleton,
-         iif(r.value ->> 2 IS NULL, b.type, 'json') AS type,
-         iif(r.value ->> 2 IS NULL, b.value, (${HOLDER_VALS}) -> (r.value ->> 2)) AS value,
-         NULL AS k1, NULL AS k2, NULL AS k3
-    FROM target t CROSS JOIN checkpoints c CROSS JOIN json_each(c.refs) r
-    LEFT JOIN checkpoint_blobs b ON r.value ->> 2 IS NULL AND b.id = r.value ->> 0
-   WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id AND (b.id IS NOT NULL OR r.value ->> 2 IS NOT NULL)
-  UNION ALL
-  SELECT t.id, 2, w.task_id, w.channel, NULL, w.type, w.value, w.task_path, w.task_id, w.idx
-    FROM target t CROSS JOIN checkpoint_writes w
-   WHERE w.thread_id = :thread AND w.checkpoint_ns = :ns AND w.checkpoint_id = t.id`;
-
-/** A whole checkpoint tuple in one statement: the row, its values, its writes. */
-function tupleSql(target: string): string {
-  return `WITH target(id) AS (${target})
-    SELECT t.id AS cid, 0 AS part, c.checkpoint_id AS a, c.parent_checkpoint_id AS b, c.checkpoint AS skeleton,
-           c.metadata_type AS type, c.metadata AS value, NULL AS k1, NULL AS k2, NULL AS k3
-      FROM target t CROSS JOIN checkpoints c
-     WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id
-    UNION ALL ${PARTS}`;
-}
-
 /** Named parameters of the tuple statements. */
 export interface TupleKey {
   thread: string;
@@ -106,18 +75,15 @@ export interface Statements {
   upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array | string, string]>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
   namespacesOf: Statement<[string, number], string>;
-  tupleById: Statement<[TupleKey], PartRow>;
-  tupleLatest: Statement<[TupleKey], PartRow>;
+  tupleById: TupleRead;
+  tupleLatest: TupleRead;
   /**
    * Value rows by id (`:ids`, a JSON array) for a list() page. The thread is checked too: the page's rows were read
    * by another statement, and a row id freed by a deletion in between can be reused by another thread's put.
    */
   blobsByIds: Statement<[{ ids: string; thread: string; ns: string }], BlobRow>;
-  /**
-   * Inline values for a list() page: `:holders` is a JSON array of `[checkpoint id, [index, …]]`; each row is one
-   * element of that checkpoint's `vals`, as JSON text.
-   */
-  inlineByHolders: Statement<[{ holders: string; thread: string; ns: string }], { holder: string; idx: number; value: string }>;
+  /** The `vals` of checkpoints by id (`:ids`, a JSON array): holders of inline values a list() page names. */
+  valsByIds: Statement<[{ ids: string; thread: string; ns: string }], { id: string; vals: string | null }>;
   writesOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
   sendsOf: Statement<[string, string, string], { type: string; value: Buffer | null }>;
   deleteCheckpoints: Statement<[string]>;
@@ -171,9 +137,10 @@ export function prepareStatements(db: SqliteDatabase): Statements {
       `${writeSql} DO UPDATE SET channel = excluded.channel, type = excluded.type,
          value = excluded.value, task_path = excluded.task_path`,
     ),
-    tupleById: db.prepare(tupleSql("SELECT :id")),
-    tupleLatest: db.prepare(
-      tupleSql("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 1"),
+    tupleById: prepareTupleRead(db, "SELECT :id"),
+    tupleLatest: prepareTupleRead(
+      db,
+      "SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 1",
     ),
     // list() pages: each distinct value of the page once (:ids is a JSON array of row ids),
     // then the writes of every checkpoint in :ids (a JSON array).
@@ -182,10 +149,9 @@ export function prepareStatements(db: SqliteDatabase): Statements {
          FROM json_each(:ids) k CROSS JOIN checkpoint_blobs b
         WHERE b.id = k.value AND b.thread_id = :thread AND b.checkpoint_ns = :ns`,
     ),
-    inlineByHolders: db.prepare(
-      `SELECT h.checkpoint_id AS holder, i.value AS idx, h.vals -> i.value AS value
-         FROM json_each(:holders) k CROSS JOIN checkpoints h CROSS JOIN json_each(k.value, '$[1]') i
-        WHERE h.thread_id = :thread AND h.checkpoint_ns = :ns AND h.checkpoint_id = k.value ->> 0`,
+    valsByIds: db.prepare(
+      `SELECT h.checkpoint_id AS id, h.vals AS vals FROM json_each(:ids) k CROSS JOIN checkpoints h
+        WHERE h.thread_id = :thread AND h.checkpoint_ns = :ns AND h.checkpoint_id = k.value`,
     ),
     writesOfIds: db.prepare(
       `SELECT w.checkpoint_id AS cid, 2 AS part, w.task_id AS a, w.channel AS b, NULL AS skeleton, w.type AS type, w.value AS value,
