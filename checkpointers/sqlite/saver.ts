@@ -32,18 +32,12 @@ import { checkpointConfig } from "../shared/checkpoint-config.js";
 import { TupleCache, tupleOf } from "./tuple-cache.js";
 import { DecodedValues } from "../shared/decoded-values.js";
 import { nextChannelVersion } from "../shared/versions.js";
-import { CheckpointWrites, type CheckpointInsert, type PutValue, type WriteKey, type WriteRecord } from "./writes.js";
+import { CheckpointWrites, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
+import { putValues } from "./put-values.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;
 const MAX_PAGE = 256;
-/**
- * A changed value whose JSON is at most this long is kept in the checkpoint row itself (schema v3), not a value row of
- * its own: a put then writes one table leaf less. Together a row's inline values stay under ROW_INLINE_CHARS, so the
- * row keeps within one 4 KB page.
- */
-const INLINE_MAX_CHARS = 2048;
-const ROW_INLINE_CHARS = 3072;
 
 /**
  * A LangGraph checkpoint saver on better-sqlite3, a drop-in for
@@ -213,19 +207,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const ns = String(configurable.checkpoint_ns ?? "");
     const parentId: string | null = configurable.checkpoint_id || null;
-    const { channel_values: values, ...skeleton } = checkpoint;
-    const stored: PutValue[] = [];
-    let inlineBudget = ROW_INLINE_CHARS;
-    for (const [channel, version] of Object.entries(newVersions ?? {})) {
-      // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
-      if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
-      // Not in channel_versions: no ref would name it, so it would be a row nothing reaches or deletes.
-      if (!Object.prototype.hasOwnProperty.call(checkpoint.channel_versions, channel)) continue;
-      const value = values[channel];
-      const dumped = this.codec.dumpInlineNow(value, Math.min(INLINE_MAX_CHARS, inlineBudget)) ?? (await this.codec.dump(value));
-      if (typeof dumped === "string") inlineBudget -= dumped.length;
-      stored.push([channel, version, dumped]);
-    }
+    const { channel_values: _values, ...skeleton } = checkpoint;
+    const values = putValues(this.codec, checkpoint, newVersions);
+    const stored = Array.isArray(values) ? values : await values;
     const meta = this.codec.dumpPlainNow(metadata) ?? (await this.codec.dumpPlain(metadata));
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, encodeSkeleton(skeleton), meta.type, metadataColumn(meta)];
     const describe = (error: unknown) => storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
