@@ -87,6 +87,15 @@ describe("inline checkpoint values (schema v3)", () => {
     reader.close();
   });
 
+  it("keeps a row's inline values under its budget: a second large value of one put goes to a value row", async () => {
+    const saver = SqliteSaver.create({ path: ":memory:" });
+    const values = { first: "a".repeat(2000), second: "b".repeat(2000), small: 1 };
+    const config = await saver.put({ configurable: { thread_id: "b" } }, checkpoint(values, { first: 1, second: 1, small: 1 }), input, { first: 1, second: 1, small: 1 });
+    expect(storedAs(saver, "b")).toEqual({ first: "inline", second: "row", small: "inline" });
+    expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual(values);
+    saver.close();
+  });
+
   it("reads a delta-history seed held inline, in its own row or an ancestor's, as the base walk does", async () => {
     const saver = SqliteSaver.create({ path: ":memory:" });
     let config = (await saver.put({ configurable: { thread_id: "d" } }, checkpoint({ d: "seed", e: 1 }, { d: 1, e: 1 }), input, { d: 1, e: 1 })) as Config;
