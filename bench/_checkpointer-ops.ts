@@ -35,7 +35,7 @@ export async function interleaved<K extends string>(
  * A checkpoint shaped like a small agent's: a few messages, a counter, routing
  * channels; step `i` changes three of its five channels, as a graph step does.
  */
-function agentCheckpoint(step: number): { checkpoint: Checkpoint; newVersions: Record<string, number> } {
+export function agentCheckpoint(step: number): { checkpoint: Checkpoint; newVersions: Record<string, number> } {
   const versions = { __start__: 1, messages: step + 1, counter: step + 1, "branch:to:agent": step + 1, context: 1 };
   const messages = Array.from({ length: 4 }, (_, i) => ({ role: i % 2 ? "ai" : "user", content: `message ${i} of step ${step}: ${"lorem ipsum ".repeat(8)}` }));
   return {

@@ -58,6 +58,18 @@ export class Codec {
     return this.packed(["json", Buffer.from(text, "utf8")], text);
   }
 
+  /**
+   * The value's JSON text when it may live inline in its checkpoint row (see the SQLite schema v3): plain JSON the
+   * default serde would write as is, of at most `maxChars` UTF-16 units; else what {@link dumpNow} gives.
+   */
+  dumpInlineNow(value: unknown, maxChars: number): string | StoredValue | undefined {
+    const text = this.plainJson ? plainJsonText(value) : undefined;
+    if (text === undefined) return undefined;
+    if (text.length <= maxChars) return text;
+    if (text.length * 3 < COMPRESS_FROM_BYTES) return { type: "json", value: text };
+    return this.packed(["json", Buffer.from(text, "utf8")], text);
+  }
+
   /** A serde result, deflated when large and compressible; `text` is its JSON as a string when known. */
   private packed([type, bytes]: [string, Uint8Array], text?: string): StoredValue {
     if (bytes.byteLength >= COMPRESS_FROM_BYTES) {

@@ -55,12 +55,22 @@ export class DeltaHistoryQuery {
   private readonly seeds: Statement<[Params], SeedRow>;
 
   constructor(db: SqliteDatabase) {
-    this.history = db.prepare(`WITH RECURSIVE ${ANCESTORS}
-      SELECT 'seed' AS kind, s.channel AS channel, s.depth AS depth, NULL AS task_id, b.type AS type, b.value AS value,
-             '' AS task_path, 0 AS idx, b.version AS version
-        FROM seeds s CROSS JOIN ancestors a ON a.depth = s.depth
-        CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = a.id
-        CROSS JOIN checkpoint_blobs b ON b.id = json_extract(c.refs, '$."' || s.channel || '"[0]')
+    // A seed's ref names a value row, or (schema v3) an element of its holder's vals: the seed row's own ("") or another's.
+    this.history = db.prepare(`WITH RECURSIVE ${ANCESTORS},
+      seed_refs AS (
+        SELECT s.channel AS channel, s.depth AS depth, c.vals AS vals, c.refs -> ('$."' || s.channel || '"') AS ref
+          FROM seeds s CROSS JOIN ancestors a ON a.depth = s.depth
+          CROSS JOIN checkpoints c ON c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = a.id
+      )
+      SELECT 'seed' AS kind, r.channel AS channel, r.depth AS depth, NULL AS task_id,
+             iif(r.ref ->> 2 IS NULL, b.type, 'json') AS type,
+             iif(r.ref ->> 2 IS NULL, b.value, iif(r.ref ->> 0 = '', r.vals, h.vals) -> (r.ref ->> 2)) AS value,
+             '' AS task_path, 0 AS idx, r.ref ->> 1 AS version
+        FROM seed_refs r
+        LEFT JOIN checkpoint_blobs b ON r.ref ->> 2 IS NULL AND b.id = r.ref ->> 0
+        LEFT JOIN checkpoints h ON r.ref ->> 2 IS NOT NULL AND r.ref ->> 0 <> ''
+          AND h.thread_id = :thread AND h.checkpoint_ns = :ns AND h.checkpoint_id = r.ref ->> 0
+       WHERE b.id IS NOT NULL OR (r.ref ->> 2 IS NOT NULL AND (r.ref ->> 0 = '' OR h.checkpoint_id IS NOT NULL))
       UNION ALL
       SELECT 'write', w.channel, a.depth, w.task_id, w.type, w.value, w.task_path, w.idx, NULL
         FROM ancestors a

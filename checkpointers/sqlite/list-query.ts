@@ -61,7 +61,7 @@ export class ListQueries {
     const key = shape.join(",");
     let statement = this.cache.get(key);
     if (statement === undefined) {
-      const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs
+      const sql = `SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs, vals
         FROM checkpoints ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ${ORDER} LIMIT ?`;
       statement = this.db.prepare<unknown[], CheckpointRow>(sql);
       this.cache.set(key, statement);

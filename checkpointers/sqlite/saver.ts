@@ -32,7 +32,8 @@ import { checkpointConfig } from "../shared/checkpoint-config.js";
 import { TupleCache, tupleOf } from "./tuple-cache.js";
 import { DecodedValues } from "../shared/decoded-values.js";
 import { nextChannelVersion } from "../shared/versions.js";
-import { CheckpointWrites, type BlobRow, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
+import { CheckpointWrites, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
+import { putValues } from "./put-values.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;
@@ -206,21 +207,14 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const thread = String(configurable.thread_id);
     const ns = String(configurable.checkpoint_ns ?? "");
     const parentId: string | null = configurable.checkpoint_id || null;
-    const { channel_values: values, ...skeleton } = checkpoint;
-    const blobs: BlobRow[] = [];
-    for (const [channel, version] of Object.entries(newVersions ?? {})) {
-      // A channel absent from channel_values (an empty channel, a DeltaChannel between snapshots) stores nothing.
-      if (values === undefined || !Object.prototype.hasOwnProperty.call(values, channel)) continue;
-      // Not in channel_versions: no ref would name it, so it would be a row nothing reaches or deletes.
-      if (!Object.prototype.hasOwnProperty.call(checkpoint.channel_versions, channel)) continue;
-      const value = values[channel];
-      blobs.push([channel, version, this.codec.dumpNow(value) ?? (await this.codec.dump(value))]);
-    }
+    const { channel_values: _values, ...skeleton } = checkpoint;
+    const values = putValues(this.codec, checkpoint, newVersions);
+    const stored = Array.isArray(values) ? values : await values;
     const meta = this.codec.dumpPlainNow(metadata) ?? (await this.codec.dumpPlain(metadata));
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, encodeSkeleton(skeleton), meta.type, metadataColumn(meta)];
     const describe = (error: unknown) => storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
     const changed = new Set(Object.keys(newVersions ?? {}));
-    const write = () => this.writes.writePut(row, blobs, skeleton.channel_versions, changed);
+    const write = () => this.writes.writePut(row, stored, skeleton.channel_versions, changed);
     if (this.group === undefined) await this.batch.submit(thread, write, describe, this.guardFor(config));
     else {
       try {
@@ -292,7 +286,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     }
     this.flushPending(String(options.threadId));
     this.decoded.forgetThread(String(options.threadId));
-    return pruneThread(this.db, this.deltas, options);
+    return pruneThread(this.db, this.statements, this.deltas, options);
   }
 
   /** One recursive query over the ancestor chain; see the base class for the contract. */

@@ -9,7 +9,15 @@ import type { ModuleSchema } from "../../src/db/index.js";
  *   maps each channel to `[value row id or null, version]` (value-refs.ts): a
  *   put copies its parent's refs for the channels it did not change, so an
  *   unchanged value is shared, never rewritten, and found by rowid.
- * - `checkpoint_blobs`: one row per stored (channel, version), keyed by its
+ *   `vals` (schema v3) is a JSON array of the small values the checkpoint
+ *   changed (plain JSON of at most 2,048 characters, 3,072 for the row), kept
+ *   in the row itself: a put then writes no value row, one table leaf less per
+ *   commit (WAL pages per put 3.87 → 2.9, the official saver's). Their refs are
+ *   `[holder checkpoint id ("" for the row itself), version, index in vals]`;
+ *   a later checkpoint that did not change the channel names the holder, and
+ *   prune moves values still named out of a holder before it goes.
+ * - `checkpoint_blobs`: one row per stored (channel, version) too large or not
+ *   plain JSON (deflated, or the serde's own bytes), keyed by its
  *   rowid alone. Rows are appended in rowid order, so a put writes the table's
  *   last page and no index: every page a put touches is a WAL frame written,
  *   and a key index on (thread, version, channel) cost one more leaf page per
@@ -83,5 +91,7 @@ export const CHECKPOINT_SCHEMA: ModuleSchema = {
      DROP INDEX checkpoint_values_migration_key;
      DROP TABLE checkpoint_blobs;
      ALTER TABLE checkpoint_values RENAME TO checkpoint_blobs;`,
+    // v3: small values inline in their checkpoint row (see above). v2's refs all name value rows and stay valid.
+    "ALTER TABLE checkpoints ADD COLUMN vals TEXT;",
   ],
 };

@@ -1,5 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "../../src/db/index.js";
+import { prepareTupleRead, type TupleRead } from "./tuple-read.js";
 
 /** A checkpoint row as read back (no channel values: those live in blobs). */
 export interface CheckpointRow {
@@ -10,8 +11,10 @@ export interface CheckpointRow {
   checkpoint: string;
   metadata_type: string;
   metadata: Buffer | string;
-  /** JSON `{channel: [value row id, version]}`; see schema.ts. */
+  /** JSON `{channel: ref}`, each a value-refs.ts `Ref`; see schema.ts. */
   refs: string | null;
+  /** JSON array of the row's inline values (schema v3), which refs name by index; null when it holds none. */
+  vals: string | null;
 }
 
 /**
@@ -41,30 +44,6 @@ export interface BlobRow {
   value: Buffer | null;
 }
 
-/**
- * Values (part 1, b = version) and writes (part 2) of the checkpoint `target` names. No ORDER BY: a sort
- * would copy every value into a sorter; the few writes are put in order in JS instead.
- */
-const PARTS = `
-  SELECT t.id AS cid, 1 AS part, b.channel AS a, b.version AS b, NULL AS skeleton, b.type AS type, b.value AS value,
-         NULL AS k1, NULL AS k2, NULL AS k3
-    FROM target t CROSS JOIN checkpoints c CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
-   WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id AND b.id = r.value ->> 0
-  UNION ALL
-  SELECT t.id, 2, w.task_id, w.channel, NULL, w.type, w.value, w.task_path, w.task_id, w.idx
-    FROM target t CROSS JOIN checkpoint_writes w
-   WHERE w.thread_id = :thread AND w.checkpoint_ns = :ns AND w.checkpoint_id = t.id`;
-
-/** A whole checkpoint tuple in one statement: the row, its values, its writes. */
-function tupleSql(target: string): string {
-  return `WITH target(id) AS (${target})
-    SELECT t.id AS cid, 0 AS part, c.checkpoint_id AS a, c.parent_checkpoint_id AS b, c.checkpoint AS skeleton,
-           c.metadata_type AS type, c.metadata AS value, NULL AS k1, NULL AS k2, NULL AS k3
-      FROM target t CROSS JOIN checkpoints c
-     WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND c.checkpoint_id = t.id
-    UNION ALL ${PARTS}`;
-}
-
 /** Named parameters of the tuple statements. */
 export interface TupleKey {
   thread: string;
@@ -72,32 +51,39 @@ export interface TupleKey {
   id?: string;
 }
 
-const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs";
+const ROW_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs, vals";
 
 /** Every fixed statement the saver runs, prepared once when it is constructed. */
 export interface Statements {
   /** Inserts a checkpoint row; a second put of the same id is refused (SQLITE_CONSTRAINT_PRIMARYKEY) and goes to replaceCheckpoint. */
-  insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array, string]>;
+  insertCheckpoint: Statement<[string, string, string, string | null, string, string, string | Uint8Array, string, string | null]>;
   /** Replaces a checkpoint put again under the same id (insertCheckpoint refused it). */
-  replaceCheckpoint: Statement<[string | null, string, string, string | Uint8Array, string, string, string, string]>;
-  /** Points a copied thread's refs (`:ids`, a JSON object old id → new id) at its own value rows. */
+  replaceCheckpoint: Statement<[string | null, string, string, string | Uint8Array, string, string | null, string, string, string]>;
+  /** Inserts one value row; its id (`lastInsertRowid`) goes into the refs. */
+  insertBlob: Statement<[string, string, string, string | number, string, string | Uint8Array | null]>;
+  /** Points a copied thread's refs to value rows (`:ids`, a JSON object old id → new id) at its own rows. */
   renumberRefs: Statement<{ thread: string; ids: string }>;
   /** The refs of a stored checkpoint (a put's parent, or the row a put replaces). */
   refsOf: Statement<[string, string, string], string | null>;
-  /** A value of (channel, version) one of the thread's 64 newest checkpoints references: a put with no parent row. */
-  refByVersion: Statement<{ thread: string; ns: string; channel: string; version: string | number }, number>;
+  /**
+   * A ref to a value of (channel, version) in one of the thread's 64 newest checkpoints, with the checkpoint holding
+   * it (an inline ref of its own row names it `""`): a put with no parent row.
+   */
+  refByVersion: Statement<{ thread: string; ns: string; channel: string; version: string | number }, { holder: string; ref: string }>;
   /** Deletes values in `:ids` (a JSON array) that no checkpoint of the thread references any more. */
   deleteUnreferenced: Statement<{ thread: string; ns: string; ids: string }>;
   upsertWrite: Statement<[string, string, string, string, number, string, string, Uint8Array | string, string]>;
   latestId: Statement<[string, string], { checkpoint_id: string }>;
   namespacesOf: Statement<[string, number], string>;
-  tupleById: Statement<[TupleKey], PartRow>;
-  tupleLatest: Statement<[TupleKey], PartRow>;
+  tupleById: TupleRead;
+  tupleLatest: TupleRead;
   /**
    * Value rows by id (`:ids`, a JSON array) for a list() page. The thread is checked too: the page's rows were read
    * by another statement, and a row id freed by a deletion in between can be reused by another thread's put.
    */
   blobsByIds: Statement<[{ ids: string; thread: string; ns: string }], BlobRow>;
+  /** The `vals` of checkpoints by id (`:ids`, a JSON array): holders of inline values a list() page names. */
+  valsByIds: Statement<[{ ids: string; thread: string; ns: string }], { id: string; vals: string | null }>;
   writesOfIds: Statement<[{ thread: string; ns: string; ids: string }], PartRow>;
   sendsOf: Statement<[string, string, string], { type: string; value: Buffer | null }>;
   deleteCheckpoints: Statement<[string]>;
@@ -118,38 +104,43 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)`;
   return {
-    insertCheckpoint: db.prepare(`INSERT INTO checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    insertCheckpoint: db.prepare(`INSERT INTO checkpoints (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     replaceCheckpoint: db.prepare(
-      `UPDATE checkpoints SET parent_checkpoint_id = ?, checkpoint = ?, metadata_type = ?, metadata = ?, refs = ?
+      `UPDATE checkpoints SET parent_checkpoint_id = ?, checkpoint = ?, metadata_type = ?, metadata = ?, refs = ?, vals = ?
         WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
     ),
+    insertBlob: db.prepare("INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES (?, ?, ?, ?, ?, ?)"),
+    // Inline refs name checkpoints by id, the same in the copy: they stay as they are.
     renumberRefs: db.prepare(
       `UPDATE checkpoints SET refs = (
-         SELECT json_group_object(r.key, json_array(json_extract(:ids, '$."' || (r.value ->> 0) || '"'), json(r.value -> 1)))
+         SELECT json_group_object(r.key, iif(r.value ->> 2 IS NULL,
+                  json_array(json_extract(:ids, '$."' || (r.value ->> 0) || '"'), json(r.value -> 1)), json(r.value)))
            FROM json_each(checkpoints.refs) r)
         WHERE thread_id = :thread`,
     ),
     refsOf: db.prepare<[string, string, string], string | null>(
       "SELECT refs FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?",
     ).pluck(),
-    refByVersion: db.prepare<{ thread: string; ns: string; channel: string; version: string | number }, number>(
-      `SELECT b.id FROM (SELECT refs FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 64) c
-        CROSS JOIN json_each(c.refs) r CROSS JOIN checkpoint_blobs b
-        WHERE r.key = :channel AND b.id = r.value ->> 0 AND b.version = :version
-        ORDER BY b.id DESC LIMIT 1`,
-    ).pluck(),
+    refByVersion: db.prepare<{ thread: string; ns: string; channel: string; version: string | number }, { holder: string; ref: string }>(
+      `SELECT c.checkpoint_id AS holder, r.value AS ref
+         FROM (SELECT checkpoint_id, refs FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 64) c
+        CROSS JOIN json_each(c.refs) r
+        WHERE r.key = :channel AND r.value ->> 0 IS NOT NULL AND r.value ->> 1 = :version
+        ORDER BY c.checkpoint_id DESC LIMIT 1`,
+    ),
     deleteUnreferenced: db.prepare(
       `DELETE FROM checkpoint_blobs WHERE id IN (SELECT value FROM json_each(:ids)) AND id NOT IN (
          SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r
-          WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND r.value ->> 0 IS NOT NULL)`,
+          WHERE c.thread_id = :thread AND c.checkpoint_ns = :ns AND r.value ->> 0 IS NOT NULL AND r.value ->> 2 IS NULL)`,
     ),
     upsertWrite: db.prepare(
       `${writeSql} DO UPDATE SET channel = excluded.channel, type = excluded.type,
          value = excluded.value, task_path = excluded.task_path`,
     ),
-    tupleById: db.prepare(tupleSql("SELECT :id")),
-    tupleLatest: db.prepare(
-      tupleSql("SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 1"),
+    tupleById: prepareTupleRead(db, "SELECT :id"),
+    tupleLatest: prepareTupleRead(
+      db,
+      "SELECT checkpoint_id FROM checkpoints WHERE thread_id = :thread AND checkpoint_ns = :ns ORDER BY checkpoint_id DESC LIMIT 1",
     ),
     // list() pages: each distinct value of the page once (:ids is a JSON array of row ids),
     // then the writes of every checkpoint in :ids (a JSON array).
@@ -157,6 +148,10 @@ export function prepareStatements(db: SqliteDatabase): Statements {
       `SELECT b.id AS id, b.channel AS channel, b.type AS type, b.value AS value
          FROM json_each(:ids) k CROSS JOIN checkpoint_blobs b
         WHERE b.id = k.value AND b.thread_id = :thread AND b.checkpoint_ns = :ns`,
+    ),
+    valsByIds: db.prepare(
+      `SELECT h.checkpoint_id AS id, h.vals AS vals FROM json_each(:ids) k CROSS JOIN checkpoints h
+        WHERE h.thread_id = :thread AND h.checkpoint_ns = :ns AND h.checkpoint_id = k.value`,
     ),
     writesOfIds: db.prepare(
       `SELECT w.checkpoint_id AS cid, 2 AS part, w.task_id AS a, w.channel AS b, NULL AS skeleton, w.type AS type, w.value AS value,
@@ -178,16 +173,17 @@ export function prepareStatements(db: SqliteDatabase): Statements {
     // By the thread's refs, before its checkpoints go: the table has no thread index (see schema.ts).
     deleteBlobs: db.prepare(
       `DELETE FROM checkpoint_blobs WHERE id IN (
-         SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r WHERE c.thread_id = ?)`,
+         SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r WHERE c.thread_id = ? AND r.value ->> 2 IS NULL)`,
     ),
     deleteWrites: db.prepare("DELETE FROM checkpoint_writes WHERE thread_id = ?"),
     copyCheckpoints: db.prepare(
       `INSERT INTO checkpoints (${ROW_COLUMNS})
-       SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs FROM checkpoints WHERE thread_id = ?`,
+       SELECT ?, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata_type, metadata, refs, vals FROM checkpoints WHERE thread_id = ?`,
     ),
     blobsOfThread: db.prepare(
       `SELECT b.id AS id, b.checkpoint_ns AS checkpoint_ns, b.channel AS channel, b.version AS version, b.type AS type, b.value AS value
-         FROM checkpoint_blobs b WHERE b.id IN (SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r WHERE c.thread_id = ?)`,
+         FROM checkpoint_blobs b WHERE b.id IN (
+           SELECT r.value ->> 0 FROM checkpoints c, json_each(c.refs) r WHERE c.thread_id = ? AND r.value ->> 2 IS NULL)`,
     ),
     copyWrites: db.prepare(
       `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
@@ -202,12 +198,4 @@ export function prepareWriteInsert(db: SqliteDatabase, count: number): Statement
   return db.prepare(`INSERT INTO checkpoint_writes
       (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path)
     VALUES ${rows} ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING`);
-}
-
-/** A multi-row `checkpoint_blobs` insert of `count` rows returning each row's id; later checkpoints reference them by it. */
-export function prepareBlobInsert(db: SqliteDatabase, count: number): Statement<(string | number | Uint8Array | null)[], { id: number; channel: string }> {
-  const rows = Array.from({ length: count }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
-  return db.prepare<(string | number | Uint8Array | null)[], { id: number; channel: string }>(
-    `INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES ${rows} RETURNING id, channel`,
-  );
 }

@@ -1,23 +1,22 @@
 /**
- * The saver's write paths: a checkpoint row with its changed channel blobs and a task's pending writes
+ * The saver's write paths: a checkpoint row with its changed channel values and a task's pending writes
  * as plain writes (run inside a commit batch or a group commit), a thread's deletion and copy as transactions.
  * @module
  */
 import type { Statement } from "better-sqlite3";
 import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js";
 import type { StoredValue } from "../shared/codec.js";
-import { prepareBlobInsert, prepareWriteInsert, type Statements } from "./statements.js";
-import { parseRefs, resolveRefs } from "./value-refs.js";
+import { prepareWriteInsert, type Statements } from "./statements.js";
+import { evictInline } from "./inline-eviction.js";
+import { SELF, parseRefs, resolveRefs, valueRowIds, type Ref } from "./value-refs.js";
 
-/** Rows per multi-row blob insert: 6 parameters each stays far under SQLite's 32,766. */
-const BLOB_ROWS_PER_STATEMENT = 256;
 /** Rows per multi-row write insert (9 parameters each). */
 const WRITE_ROWS_PER_STATEMENT = 128;
 
 /** thread, namespace, id, parent id, skeleton JSON, metadata type, metadata. */
 export type CheckpointInsert = [string, string, string, string | null, string, string, string | Uint8Array];
-/** channel, version, encoded value. */
-export type BlobRow = [string, string | number, StoredValue];
+/** channel, version, and the value: JSON text to keep inline in the checkpoint row (schema v3), or a value row's. */
+export type PutValue = [string, string | number, string | StoredValue];
 /** thread, namespace, checkpoint id, task id, task path. */
 export type WriteKey = [string, string, string, string, string];
 
@@ -35,7 +34,7 @@ export class CheckpointWrites {
    * Inserts a checkpoint and its changed values (no transaction of its own: a commit batch or group commit
    * wraps it); `versions` is the checkpoint's channel_versions, whose unchanged channels keep the parent's refs.
    */
-  readonly writePut: (row: CheckpointInsert, blobs: BlobRow[], versions: Record<string, string | number>, changed: Set<string>) => void;
+  readonly writePut: (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Set<string>) => void;
   /** Inserts or upserts a task's writes (no transaction of its own). */
   readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
@@ -43,32 +42,40 @@ export class CheckpointWrites {
   /** Copies a thread's checkpoints, blobs and writes to another thread id in a transaction. */
   readonly copyTransaction: (to: string, from: string) => void;
   private readonly db: SqliteDatabase;
-  private readonly blobInserts = new Map<number, Statement<(string | number | Uint8Array | null)[], { id: number; channel: string }>>();
   private readonly writeInserts = new Map<number, Statement<(string | number | Uint8Array)[]>>();
 
-  /** Wraps the saver's prepared statements; multi-row blob inserts are prepared on first use. */
+  /** Wraps the saver's prepared statements; multi-row write inserts are prepared on first use. */
   constructor(db: SqliteDatabase, st: Statements) {
     this.db = db;
-    this.writePut = (row: CheckpointInsert, blobs: BlobRow[], versions: Record<string, string | number>, changed: Set<string>) => {
+    this.writePut = (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Set<string>) => {
       const [thread, ns, id, parentId] = row;
-      const stored = new Map<string, number>();
-      // Multi-row statements for the changed channels (one native call, not one per channel), chunked under SQLite's parameter limit.
-      for (let start = 0; start < blobs.length; start += BLOB_ROWS_PER_STATEMENT) {
-        const chunk = blobs.slice(start, start + BLOB_ROWS_PER_STATEMENT);
-        const params: (string | number | Uint8Array)[] = [];
-        for (const [channel, version, value] of chunk) params.push(thread, ns, channel, version, value.type, value.value);
-        for (const inserted of this.cached(this.blobInserts, chunk.length, prepareBlobInsert).all(...params)) stored.set(inserted.channel, inserted.id);
+      const stored = new Map<string, Ref>();
+      const inline: string[] = [];
+      for (const [channel, version, value] of values) {
+        if (typeof value === "string") {
+          stored.set(channel, [SELF, version, inline.length]);
+          inline.push(value);
+        } else {
+          // One row each, its id from lastInsertRowid: cheaper in better-sqlite3 than a multi-row INSERT … RETURNING.
+          const { lastInsertRowid } = st.insertBlob.run(thread, ns, channel, version, value.type, value.value);
+          stored.set(channel, [Number(lastInsertRowid), version]);
+        }
       }
       const refs = resolveRefs(st, { thread, ns, parentId, versions, changed, stored });
       const refsText = JSON.stringify(refs);
+      // Each text is JSON.stringify output: joined, they are a JSON array whose elements SQLite's `->` gives back as is.
+      const vals = inline.length === 0 ? null : `[${inline.join(",")}]`;
       try {
-        st.insertCheckpoint.run(...row, refsText);
+        st.insertCheckpoint.run(...row, refsText, vals);
       } catch (error) {
         if ((error as { code?: unknown }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw error;
-        // The same checkpoint put again: replace it, and drop the values only the replaced row referenced.
-        const replaced = Object.values(parseRefs(st.refsOf.get(thread, ns, id))).flatMap(([value]) => (value === null ? [] : [value]));
+        // The same checkpoint put again: other checkpoints that name its inline values get them as value rows first
+        // (its vals change), then it is replaced and the value rows only the replaced row referenced go.
+        // The new refs too: with no parent row they may have found a value of the row they replace.
+        evictInline(db, st, thread, ns, { holds: (holder) => holder === id, pending: refs });
+        const replaced = valueRowIds(parseRefs(st.refsOf.get(thread, ns, id)));
         const [, , , , skeleton, metadataType, metadata] = row;
-        st.replaceCheckpoint.run(parentId, skeleton, metadataType, metadata, refsText, thread, ns, id);
+        st.replaceCheckpoint.run(parentId, skeleton, metadataType, metadata, JSON.stringify(refs), vals, thread, ns, id);
         st.deleteUnreferenced.run({ thread, ns, ids: JSON.stringify(replaced) });
       }
     };
@@ -89,8 +96,7 @@ export class CheckpointWrites {
       // The copy's values are its own rows (a deletion of either thread must not take the other's), so refs are renumbered.
       const renumbered: Record<string, number> = {};
       for (const blob of st.blobsOfThread.all(from)) {
-        const [copied] = this.cached(this.blobInserts, 1, prepareBlobInsert).all(to, blob.checkpoint_ns, blob.channel, blob.version, blob.type, blob.value);
-        if (copied !== undefined) renumbered[String(blob.id)] = copied.id;
+        renumbered[String(blob.id)] = Number(st.insertBlob.run(to, blob.checkpoint_ns, blob.channel, blob.version, blob.type, blob.value).lastInsertRowid);
       }
       st.copyCheckpoints.run(to, from);
       st.renumberRefs.run({ thread: to, ids: JSON.stringify(renumbered) });

@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "agentrt/checkpointers";
+import { countRows } from "./stored-values.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrt-commit-batch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,7 +97,7 @@ describe('SqliteSaver durability: "commit" batches', () => {
     expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ message: expect.stringMatching(/refused by trigger/) });
     expect(committed(path)).toBe(3);
     // The batch that held "bad" was rolled back whole once; every value row left belongs to a stored checkpoint.
-    expect(saver.db.prepare("SELECT count(*) FROM checkpoint_blobs").pluck().get()).toBe(3);
+    expect(countRows(saver.db, "checkpoint_blobs")).toBe(3);
     saver.close();
   });
 

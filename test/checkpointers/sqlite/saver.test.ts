@@ -5,12 +5,12 @@ import type { HumanMessage } from "@langchain/core/messages";
 import { afterAll, describe, expect, it } from "vitest";
 import { SqliteSaver } from "agentrt/checkpointers";
 import { checkpoint, deltaMessagesGraph, describeSaverConformance } from "../conformance/saver.js";
+import { countRows } from "./stored-values.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentrt-saver-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const count = (saver: SqliteSaver, table: string, where = "1") =>
-  (saver.db.prepare(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get() as { n: number }).n;
+const count = (saver: SqliteSaver, table: string, where = "1") => countRows(saver.db, table, where);
 
 describeSaverConformance("SqliteSaver", async () => {
   const saver = SqliteSaver.create({ path: ":memory:" });

@@ -63,7 +63,8 @@ describe("the codec format of stored values", () => {
   it("refuses a value marked with a later codec format instead of handing its bytes to the serde", async () => {
     const db = openDatabase(":memory:");
     const saver = new SqliteSaver(db);
-    const checkpoint = { ...emptyCheckpoint(), channel_values: { notes: { long: "x".repeat(50) } }, channel_versions: { notes: 1 } };
+    // Over the inline limit: a value row, whose type carries its codec format (an inline value is always format 1 JSON).
+    const checkpoint = { ...emptyCheckpoint(), channel_values: { notes: { long: "x".repeat(3000) } }, channel_versions: { notes: 1 } };
     await saver.put({ configurable: { thread_id: "t" } }, checkpoint, { source: "input", step: -1, parents: {} }, { notes: 1 });
     db.prepare("UPDATE checkpoint_blobs SET type = 'f2:' || type").run();
     const refused = await saver.getTuple({ configurable: { thread_id: "t" } }).catch((error: unknown) => error);

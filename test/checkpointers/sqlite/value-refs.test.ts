@@ -10,13 +10,15 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { SqliteSaver } from "agentrt/checkpointers";
 import { openDatabase, readVersion } from "../../../src/db/index.js";
+import { CHECKPOINT_SCHEMA } from "../../../checkpointers/sqlite/schema.js";
 import { checkpoint } from "../conformance/saver.js";
+import { countRows } from "./stored-values.js";
 
 const V1 = fileURLToPath(new URL("../../fixtures/historical/runs-v3-docs-v1-paused.sqlite", import.meta.url));
 
 type ValueRow = { thread_id: string; checkpoint_ns: string; checkpoint_id: string; channel: string; type: string; value: string };
 
-const count = (saver: SqliteSaver, where = "1") => (saver.db.prepare(`SELECT count(*) AS n FROM checkpoint_blobs WHERE ${where}`).get() as { n: number }).n;
+const count = (saver: SqliteSaver, where = "1") => countRows(saver.db, "checkpoint_blobs", where);
 const input = { source: "input", step: -1, parents: {} } as const;
 
 describe("checkpoint value refs", () => {
@@ -37,7 +39,7 @@ describe("checkpoint value refs", () => {
     expect(before.length).toBeGreaterThan(20);
 
     const saver = SqliteSaver.create({ path });
-    expect(readVersion(saver.db, "checkpoints")).toBe(2);
+    expect(readVersion(saver.db, "checkpoints")).toBe(CHECKPOINT_SCHEMA.migrations.length);
     const after = saver.db
       .prepare(
         `SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, r.key AS channel, b.type, hex(b.value) AS value
