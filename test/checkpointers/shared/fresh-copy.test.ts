@@ -1,7 +1,7 @@
 /** Copies of cached decoded trees (fresh-copy.ts): deep, faithful, and refused where they could not be. */
 import { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { freshCopy, planCopy } from "../../../checkpointers/shared/fresh-copy.js";
+import { CachedValueChangedError, freshCopy, planCopy } from "../../../checkpointers/shared/fresh-copy.js";
 
 const copyOf = <T>(value: T): T => {
   const plan = planCopy(value);
@@ -57,5 +57,27 @@ describe("fresh copies of decoded values", () => {
     const looped = copyOf(cycle);
     expect(looped.self).toBe(looped);
     expect(looped).not.toBe(cycle);
+  });
+});
+
+describe("a plan is the shape of the tree it was made of", () => {
+  it("refuses to copy a cached tree that was changed after planning, instead of copying it wrongly", () => {
+    const message = new AIMessage({ content: "hi", tool_calls: [{ id: "c", name: "f", args: {} }] });
+    const value = { messages: [message] };
+    const plan = planCopy(value);
+    if (plan === undefined) throw new Error("no plan");
+    value.messages.push(new AIMessage("more"));
+    expect(() => freshCopy(value, plan)).toThrow(CachedValueChangedError);
+  });
+
+  it("copies a shared object reached under a symbol key and in a cycle", () => {
+    const inner = { n: 1 };
+    const key = Symbol("k");
+    const odd = Object.defineProperty({ [key]: inner, plain: inner }, "hidden", { value: inner, enumerable: false });
+    const copy = copyOf(odd) as Record<string | symbol, unknown>;
+    expect(copy[key]).toBe(copy.plain);
+    expect(copy.hidden).toBe(copy.plain);
+    expect(copy.plain).not.toBe(inner);
+    expect(copy.plain).toEqual(inner);
   });
 });
