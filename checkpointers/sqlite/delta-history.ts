@@ -74,10 +74,11 @@ export class DeltaHistoryQuery {
         LEFT JOIN seeds s ON s.channel = wanted.channel LEFT JOIN ancestors a ON a.depth = s.depth`);
   }
 
-  /** The history of each requested channel below checkpoint `id`. */
-  async read(codec: Codec, thread: string, ns: string, id: string, channels: string[], cache?: DecodedValues): Promise<Record<string, DeltaChannelHistory>> {
+  /** The history of each requested channel below checkpoint `id`; the cached seeds of `shared` channels uncopied. */
+  async read(codec: Codec, thread: string, ns: string, id: string, channels: string[], cache?: DecodedValues, shared?: ReadonlySet<string>): Promise<Record<string, DeltaChannelHistory>> {
     const rows = this.history.all({ thread, ns, id, channels: JSON.stringify(channels) });
-    return foldDeltaHistory(codec, channels, rows, cache && ((row, decode) => cache.load({ thread, ns, channel: row.channel, version: row.version }, row.value, decode)));
+    return foldDeltaHistory(codec, channels, rows, cache && ((row, decode) =>
+      cache.load({ thread, ns, channel: row.channel, version: row.version }, row.value, decode, shared?.has(row.channel) === true)));
   }
 
   /**
