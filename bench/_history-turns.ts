@@ -10,8 +10,8 @@ import { runtimeSqlite } from "../src/runtime/internals.js";
 /** What the history benches drive. */
 export interface HistoryTurns {
   runtime: Runtime;
-  /** One turn on `threadId`: submitted, waits for approval, approved; the resume latency (ms). */
-  turn(threadId: string): Promise<number>;
+  /** One turn on `threadId`: submitted, waits for approval, approved (inside `around`, when given); the resume latency (ms). */
+  turn(threadId: string, around?: <T>(approve: () => Promise<T>) => Promise<T>): Promise<number>;
   /** The time (ms) of one getState of `threadId`. */
   getState(threadId: string): Promise<number>;
   /** CPU time (ms, user + system) of the last turn's approve call and of the last getState: less sensitive to load than wall time. */
@@ -36,14 +36,14 @@ export async function openHistoryTurns(db: string, config: string): Promise<Hist
   return {
     runtime,
     cpu,
-    async turn(threadId) {
+    async turn(threadId, around = (approve) => approve()) {
       const waiting = await runtime.submit({ graph: "history_agent", message: "restart payments", threadId });
       const action = waiting.pending?.[0];
       if (waiting.status !== "WAITING_APPROVAL" || action === undefined) throw new Error(`turn on ${threadId} ended ${waiting.status}`);
       modelCalls.delete(waiting.run_id);
       const start = performance.now();
       const used = process.cpuUsage();
-      const done = await runtime.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash });
+      const done = await around(() => runtime.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash }));
       cpu.approve = cpuSince(used);
       if (done.status !== "SUCCEEDED") throw new Error(`approved turn on ${threadId} ended ${done.status}`);
       return (modelCalls.get(waiting.run_id) ?? Number.NaN) - start;

@@ -3,7 +3,8 @@
  * thread of that many approval turns (and one of 10) into PROFILE_DB once; `node --cpu-prof --import tsx
  * bench/_profile-history.ts measure [repeats]` then times getState and resume (approve → next model call) on a copy
  * of that file, alternating the threads; with PROFILE_OUT=file.cpuprofile, a CPU profile of the long thread's turns
- * and getStates only (PROFILE_ONLY=state or resume: only those), for `scripts/cpu-profile-top.ts`.
+ * and getStates only (PROFILE_ONLY=state or resume: only those; approve: only the approve calls of the long thread's
+ * turns), for `scripts/cpu-profile-top.ts`.
  */
 import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -67,7 +68,7 @@ if (mode === "build") {
     turnCpu.small += process.cpuUsage(used).user;
     approveCpu.small.push(cpu.approve);
     used = process.cpuUsage();
-    times.resumeBig.push(await profiled("resume", () => turn("big")));
+    times.resumeBig.push(only === "approve" ? await turn("big", (approve) => profiled("approve", approve)) : await profiled("resume", () => turn("big")));
     turnCpu.big += process.cpuUsage(used).user;
     approveCpu.big.push(cpu.approve);
     times.stateSmall.push(await getState("small"));

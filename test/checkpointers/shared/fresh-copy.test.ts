@@ -81,3 +81,28 @@ describe("a plan is the shape of the tree it was made of", () => {
     expect(copy.plain).toEqual(inner);
   });
 });
+
+describe("objects reached more than once", () => {
+  it("stay one object per copy however many there are, each copy its own", () => {
+    const twins = Array.from({ length: 50 }, (_, i) => new AIMessage({ content: `m${i}`, tool_calls: [{ id: `c${i}`, name: "f", args: { i } }] }));
+    const value = { messages: twins, again: twins.map((m) => m.tool_calls) };
+    const plan = planCopy(value);
+    if (plan === undefined) throw new Error("no plan");
+    const [a, b] = [freshCopy(value, plan) as typeof value, freshCopy(value, plan) as typeof value];
+    for (const copy of [a, b]) {
+      copy.messages.forEach((m, i) => expect(copy.again[i]).toBe(m.tool_calls));
+      copy.messages.forEach((m, i) => expect(m.tool_calls).not.toBe(twins[i]?.tool_calls));
+    }
+    expect(a.again[0]).not.toBe(b.again[0]);
+    expect(a).toEqual(value);
+  });
+
+  it("refuses a tree where another object took a shared one's place", () => {
+    const shared = { k: 1 };
+    const value = { a: shared, b: shared };
+    const plan = planCopy(value);
+    if (plan === undefined) throw new Error("no plan");
+    value.b = { k: 1 };
+    expect(() => freshCopy(value, plan)).toThrow(CachedValueChangedError);
+  });
+});
