@@ -29,8 +29,19 @@ interface ViewingSaver {
 const hasView = (saver: unknown): saver is ViewingSaver =>
   typeof saver === "object" && saver !== null && typeof (saver as Partial<ViewingSaver>).readOnlyView === "function";
 
-/** Per graph: its channels that may be shared uncopied. */
+/** Per graph: its channels that may be shared uncopied, and its delta channels. */
 const appendOnly = new WeakMap<object, ReadonlySet<string>>();
+const deltas = new WeakMap<object, ReadonlySet<string>>();
+
+/** The names of `graph`'s channels that pass `test`, kept per graph in `known`. */
+function channelsOf(graph: CheckedGraph, known: WeakMap<object, ReadonlySet<string>>, test: (channel: unknown) => boolean): ReadonlySet<string> {
+  let channels = known.get(graph);
+  if (channels === undefined) {
+    const names = Object.entries(graph.channels ?? {}).filter(([, channel]) => test(channel)).map(([name]) => name);
+    known.set(graph, (channels = new Set(names)));
+  }
+  return channels;
+}
 
 /**
  * The channels of `graph` whose cached values a check may share: DeltaChannels reduced by messagesDeltaReducer, which
@@ -38,23 +49,26 @@ const appendOnly = new WeakMap<object, ReadonlySet<string>>();
  * its accumulator in place when a pending write is applied) gets copies.
  */
 export function appendOnlyChannels(graph: CheckedGraph): ReadonlySet<string> {
-  let channels = appendOnly.get(graph);
-  if (channels === undefined) {
-    const names = Object.entries(graph.channels ?? {})
-      .filter(([, channel]) => channel instanceof DeltaChannel && channel.reducer === messagesDeltaReducer)
-      .map(([name]) => name);
-    appendOnly.set(graph, (channels = new Set(names)));
-  }
-  return channels;
+  return channelsOf(graph, appendOnly, (channel) => channel instanceof DeltaChannel && channel.reducer === messagesDeltaReducer);
 }
 
-/** getState through a read-only view of the graph's checkpointer (with `tasksOnly`, one reading no shared channel), or plain getState when it has none. */
+/**
+ * The DeltaChannels of `graph`, whose history a tasks check skips: one read without it starts from the channel's
+ * initial value (never empty, so a node it triggers is still planned), and tasks and next follow channel versions
+ * and pending writes, not values.
+ */
+function deltaChannels(graph: CheckedGraph): ReadonlySet<string> {
+  return channelsOf(graph, deltas, (channel) => channel instanceof DeltaChannel);
+}
+
+/** getState through a read-only view of the graph's checkpointer (with `tasksOnly`, one reading no delta channel's history), or plain getState when it has none. */
 async function readForCheck(graph: CheckedGraph, config: { configurable?: Record<string, unknown> }, tasksOnly: boolean): Promise<StateSnapshot> {
   const saver = config.configurable?.[LENT_CHECKPOINTER] ?? graph.checkpointer;
   if (!hasView(saver)) return graph.getState(config);
   const shared = appendOnlyChannels(graph);
-  if (shared.size === 0) return graph.getState(config);
-  const view = saver.readOnlyView(tasksOnly ? { shared, skipped: shared } : { shared });
+  const skipped = tasksOnly ? deltaChannels(graph) : new Set<string>();
+  if (shared.size === 0 && skipped.size === 0) return graph.getState(config);
+  const view = saver.readOnlyView({ shared, skipped });
   return graph.getState({ ...config, configurable: { ...config.configurable, [LENT_CHECKPOINTER]: view } });
 }
 
@@ -67,8 +81,8 @@ export function stateForCheck(graph: CheckedGraph, config: { configurable?: Reco
 }
 
 /**
- * The thread's tasks and next nodes (pending interrupts, approvals) for a check that reads no values: the message
- * history is not read at all.
+ * The thread's tasks and next nodes (pending interrupts, approvals) for a check that reads no values: no delta
+ * channel's history (the messages) is read at all.
  */
 export async function tasksForCheck(graph: CheckedGraph, config: { configurable?: Record<string, unknown> }): Promise<TasksSnapshot> {
   const { tasks, next, metadata, createdAt, config: at } = await readForCheck(graph, config, true);
