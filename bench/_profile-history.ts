@@ -3,7 +3,8 @@
  * thread of that many approval turns (and one of 10) into PROFILE_DB once; `node --cpu-prof --import tsx
  * bench/_profile-history.ts measure [repeats]` then times getState and resume (approve → next model call) on a copy
  * of that file, alternating the threads; with PROFILE_OUT=file.cpuprofile, a CPU profile of the long thread's turns
- * and getStates only (PROFILE_ONLY=state or resume: only those), for `scripts/cpu-profile-top.ts`.
+ * and getStates only (PROFILE_ONLY=state or resume: only those; approve: only the approve calls of the long thread's
+ * turns), for `scripts/cpu-profile-top.ts`.
  */
 import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
@@ -25,7 +26,7 @@ if (mode !== "build") {
   if (!existsSync(db)) throw new Error(`no ${db}: run with "build" first`);
   copyFileSync(db, path);
 }
-const { runtime, turn, getState } = await openHistoryTurns(path, config);
+const { runtime, turn, getState, cpu } = await openHistoryTurns(path, config);
 
 if (mode === "build") {
   const turns = Number(countArg ?? 300);
@@ -42,6 +43,8 @@ if (mode === "build") {
   const repeats = Number(countArg ?? 20);
   const times = { resumeSmall: [] as number[], resumeBig: [] as number[], stateSmall: [] as number[], stateBig: [] as number[] };
   const turnCpu = { small: 0, big: 0 };
+  const approveCpu = { small: [] as number[], big: [] as number[] };
+  const stateCpu = { small: [] as number[], big: [] as number[] };
   const out = process.env.PROFILE_OUT;
   const only = process.env.PROFILE_ONLY;
   const session = new Session();
@@ -60,19 +63,24 @@ if (mode === "build") {
   };
   const profiles: { nodes: unknown[]; samples?: number[]; timeDeltas?: number[] }[] = [];
   for (let r = 0; r < repeats; r++) {
-    let cpu = process.cpuUsage();
+    let used = process.cpuUsage();
     times.resumeSmall.push(await turn("small"));
-    turnCpu.small += process.cpuUsage(cpu).user;
-    cpu = process.cpuUsage();
-    times.resumeBig.push(await profiled("resume", () => turn("big")));
-    turnCpu.big += process.cpuUsage(cpu).user;
+    turnCpu.small += process.cpuUsage(used).user;
+    approveCpu.small.push(cpu.approve);
+    used = process.cpuUsage();
+    times.resumeBig.push(only === "approve" ? await turn("big", (approve) => profiled("approve", approve)) : await profiled("resume", () => turn("big")));
+    turnCpu.big += process.cpuUsage(used).user;
+    approveCpu.big.push(cpu.approve);
     times.stateSmall.push(await getState("small"));
+    stateCpu.small.push(cpu.getState);
     times.stateBig.push(await profiled("state", () => getState("big")));
+    stateCpu.big.push(cpu.getState);
   }
   const f = (xs: number[]) => median(xs).toFixed(2);
   console.log(`resume big ${f(times.resumeBig)} ms vs small ${f(times.resumeSmall)} ms; getState big ${f(times.stateBig)} ms vs small ${f(times.stateSmall)} ms`);
   if (out !== undefined) writeFileSync(out, JSON.stringify(mergeProfiles(profiles)));
   console.log(`whole turn CPU: big ${(turnCpu.big / 1000 / repeats).toFixed(1)} ms vs small ${(turnCpu.small / 1000 / repeats).toFixed(1)} ms`);
+  console.log(`approve CPU (median): big ${f(approveCpu.big)} ms vs small ${f(approveCpu.small)} ms; getState CPU: big ${f(stateCpu.big)} ms vs small ${f(stateCpu.small)} ms`);
 }
 await runtime.close();
 

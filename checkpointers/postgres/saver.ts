@@ -25,6 +25,7 @@ import { PG_CHECKPOINT_SCHEMA } from "./schema.js";
 import { COPY_THREAD, DELETE_THREAD, PUT, PUT_WRITES, TUPLE_BY_ID, TUPLE_LATEST, type NamedSql, type TupleRow } from "./statements.js";
 import { rowToTuple } from "./tuple.js";
 import { checkpointConfig } from "../shared/checkpoint-config.js";
+import { ReadOnlyCheckpoints, type ReadOnlyViewOptions } from "../shared/read-only-checkpoints.js";
 
 /** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
 const FIRST_PAGE = 16;
@@ -96,6 +97,18 @@ export class PostgresSaver extends BaseCheckpointSaver {
     const id = getCheckpointId(config);
     const [row] = id ? await this.rows(TUPLE_BY_ID, [thread, ns, id]) : await this.rows(TUPLE_LATEST, [thread, ns]);
     return row === undefined ? undefined : rowToTuple(this.codec, row, id ? config : undefined);
+  }
+
+  /**
+   * A view for agentrt's own checks (see read-only-checkpoints.ts). This saver keeps no decoded values, so every read
+   * is its reader's own anyway; the view still reads no history of `options.skipped` channels.
+   */
+  readOnlyView(options: ReadOnlyViewOptions): ReadOnlyCheckpoints {
+    return new ReadOnlyCheckpoints({
+      saver: this,
+      readTuple: (config) => this.getTuple(config),
+      readHistory: (config, channels) => this.getDeltaChannelHistory({ config, channels }),
+    }, options);
   }
 
   /** Newest first, a page (one statement) at a time with keyset pagination, so a long thread streams. */

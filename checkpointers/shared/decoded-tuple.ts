@@ -60,12 +60,15 @@ export function keepDecoded(tuple: CheckpointTuple, key: { thread: string; ns: s
   };
 }
 
-/** A reader's own copy of a kept tuple; its config is `requested` when that names this checkpoint, as a read gives. */
-export function copyTuple(decoded: DecodedTuple, requested: RunnableConfig | undefined): CheckpointTuple {
+/**
+ * A reader's own copy of a kept tuple; its config is `requested` when that names this checkpoint, as a read gives.
+ * The values of `shared` channels are the kept ones, uncopied (a read-only view's reader changes nothing it reads).
+ */
+export function copyTuple(decoded: DecodedTuple, requested: RunnableConfig | undefined, shared?: ReadonlySet<string>): CheckpointTuple {
   const { thread, ns, id, parentId } = decoded;
   const checkpoint = freshCopy(decoded.skeleton, decoded.skeletonPlan) as Checkpoint;
   const values: Record<string, unknown> = {};
-  for (const [channel, value, plan] of decoded.values) values[channel] = freshCopy(value, plan);
+  for (const [channel, value, plan] of decoded.values) values[channel] = shared?.has(channel) === true ? value : freshCopy(value, plan);
   checkpoint.channel_values = values;
   const pendingWrites: CheckpointPendingWrite[] = [];
   for (const [taskId, channel, value, plan] of decoded.writes) pendingWrites.push([taskId, channel, freshCopy(value, plan)]);

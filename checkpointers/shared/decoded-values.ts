@@ -36,9 +36,10 @@ export class DecodedValues {
 
   /**
    * The value of blob (thread, ns, channel, version): from the cache, or `decode()`'s, cached when it is large,
-   * its version one this saver minted and its tree only arrays, plain objects, messages and DeltaSnapshots.
+   * its version one this saver minted and its tree only arrays, plain objects, messages and DeltaSnapshots. With
+   * `share`, a cached value is the cache's own (for a read-only view's reader, which changes nothing it reads).
    */
-  load(key: { thread: string; ns: string; channel: string; version: unknown }, stored: Uint8Array | string | null, decode: () => unknown): unknown {
+  load(key: { thread: string; ns: string; channel: string; version: unknown }, stored: Uint8Array | string | null, decode: () => unknown, share = false): unknown {
     const size = stored === null ? 0 : typeof stored === "string" ? stored.length : stored.byteLength;
     // Not cached: decoded as the caller would have, with no promise of its own (a getTuple reads several such values).
     if (size < MIN_BYTES || typeof key.version !== "string" || !MINTED_VERSION.test(key.version)) return decode();
@@ -48,18 +49,18 @@ export class DecodedValues {
       // Re-inserted: the Map's order is the recency order.
       this.entries.delete(id);
       this.entries.set(id, hit);
-      return freshCopy(hit.value, hit.plan);
+      return share ? hit.value : freshCopy(hit.value, hit.plan);
     }
-    return this.decodeAndStore(id, size, decode);
+    return this.decodeAndStore(id, size, decode, share);
   }
 
-  private async decodeAndStore(id: string, size: number, decode: () => unknown): Promise<unknown> {
+  private async decodeAndStore(id: string, size: number, decode: () => unknown, share: boolean): Promise<unknown> {
     const value = await decode();
     const plan = planCopy(value);
     if (plan === undefined) return value;
     // The decoded tree stays private to the cache; this reader gets a copy like every later one.
     this.store(id, { value, bytes: size, plan });
-    return freshCopy(value, plan);
+    return share ? value : freshCopy(value, plan);
   }
 
   /** Forgets every value of a thread (after it was deleted, pruned or overwritten by a copy). */

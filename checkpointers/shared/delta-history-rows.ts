@@ -12,7 +12,7 @@ export interface DeltaHistoryRow {
   version?: string | number | null;
 }
 
-/** Decodes a seed row's value; `decode` is the plain decode, for a caller that caches. */
+/** Decodes a seed's (or a write's) row value; `decode` is the plain decode, for a caller that caches. */
 export type SeedLoader = (row: DeltaHistoryRow, decode: () => unknown) => unknown;
 
 /** The history of each of `channels` from the query's rows (seeds first, then writes oldest first). */
@@ -21,6 +21,7 @@ export async function foldDeltaHistory(
   channels: string[],
   rows: Iterable<DeltaHistoryRow>,
   loadSeed?: SeedLoader,
+  loadWrite?: SeedLoader,
 ): Promise<Record<string, DeltaChannelHistory>> {
   const result: Record<string, DeltaChannelHistory> = {};
   for (const channel of channels) result[channel] = { writes: [] };
@@ -28,7 +29,8 @@ export async function foldDeltaHistory(
     const entry = result[row.channel];
     if (entry === undefined) continue;
     const decode = () => codec.load(row.type, row.value ?? new Uint8Array());
-    const value = await (row.kind === "seed" && loadSeed !== undefined ? loadSeed(row, decode) : decode());
+    const loader = row.kind === "seed" ? loadSeed : loadWrite;
+    const value = await (loader !== undefined ? loader(row, decode) : decode());
     if (row.kind === "seed") entry.seed = value;
     else entry.writes.push([row.task_id ?? "", row.channel, value] satisfies CheckpointPendingWrite);
   }

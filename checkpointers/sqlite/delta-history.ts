@@ -4,6 +4,7 @@ import { foldDeltaHistory, type DeltaHistoryRow } from "../shared/delta-history-
 import type { SqliteDatabase } from "../../src/db/index.js";
 import type { Codec } from "../shared/codec.js";
 import type { DecodedValues } from "../shared/decoded-values.js";
+import { DecodedWrites } from "../shared/decoded-writes.js";
 
 interface SeedRow {
   channel: string;
@@ -53,6 +54,8 @@ const ANCESTORS = `
 export class DeltaHistoryQuery {
   private readonly history: Statement<[Params], DeltaHistoryRow>;
   private readonly seeds: Statement<[Params], SeedRow>;
+  /** The writes replayed after a seed, decoded once: every read of a thread replays them again. */
+  private readonly writes = new DecodedWrites();
 
   constructor(db: SqliteDatabase) {
     // A seed's ref names a value row, or (schema v3) an element of its holder's vals: the seed row's own ("") or another's.
@@ -84,10 +87,13 @@ export class DeltaHistoryQuery {
         LEFT JOIN seeds s ON s.channel = wanted.channel LEFT JOIN ancestors a ON a.depth = s.depth`);
   }
 
-  /** The history of each requested channel below checkpoint `id`. */
-  async read(codec: Codec, thread: string, ns: string, id: string, channels: string[], cache?: DecodedValues): Promise<Record<string, DeltaChannelHistory>> {
+  /** The history of each requested channel below checkpoint `id`; the cached seeds of `shared` channels uncopied. */
+  async read(codec: Codec, thread: string, ns: string, id: string, channels: string[], cache?: DecodedValues, shared?: ReadonlySet<string>): Promise<Record<string, DeltaChannelHistory>> {
     const rows = this.history.all({ thread, ns, id, channels: JSON.stringify(channels) });
-    return foldDeltaHistory(codec, channels, rows, cache && ((row, decode) => cache.load({ thread, ns, channel: row.channel, version: row.version }, row.value, decode)));
+    const share = (channel: string) => shared?.has(channel) === true;
+    return foldDeltaHistory(codec, channels, rows,
+      cache && ((row, decode) => cache.load({ thread, ns, channel: row.channel, version: row.version }, row.value, decode, share(row.channel))),
+      (row, decode) => this.writes.load(row.type, row.value, decode, share(row.channel)));
   }
 
   /**

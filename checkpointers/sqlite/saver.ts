@@ -31,6 +31,7 @@ import { headOf, readTuple, splitParts } from "./tuple.js";
 import { checkpointConfig } from "../shared/checkpoint-config.js";
 import { TupleCache, tupleOf } from "./tuple-cache.js";
 import { DecodedValues } from "../shared/decoded-values.js";
+import { ReadOnlyCheckpoints, type ReadOnlyViewOptions } from "../shared/read-only-checkpoints.js";
 import { nextChannelVersion } from "../shared/versions.js";
 import { CheckpointWrites, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 import { putValues } from "./put-values.js";
@@ -142,6 +143,23 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    return this.tupleRead(config);
+  }
+
+  /**
+   * A view for agentrt's own checks whose reads hand out the cached decoded values of `options.shared` channels
+   * uncopied (see read-only-checkpoints.ts); never for users or a graph's execution.
+   */
+  readOnlyView(options: ReadOnlyViewOptions): ReadOnlyCheckpoints {
+    return new ReadOnlyCheckpoints({
+      saver: this,
+      readTuple: (config, shared) => this.tupleRead(config, shared),
+      readHistory: (config, channels, shared) => this.historyRead(config, channels, shared),
+    }, options);
+  }
+
+  /** getTuple; the kept values of `shared` channels uncopied. */
+  private async tupleRead(config: RunnableConfig, shared?: ReadonlySet<string>): Promise<CheckpointTuple | undefined> {
     const configurable = config.configurable ?? {};
     if (configurable.thread_id === undefined || configurable.thread_id === null) return undefined;
     const thread = String(configurable.thread_id);
@@ -153,7 +171,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     );
     if (entry === null) return undefined;
     const requested = id ? config : undefined;
-    return tupleOf(entry, { thread, ns }, requested, (rows) => readTuple(this.statements, this.codec, { thread, ns }, rows.head, rows.parts, requested, this.decoded));
+    return tupleOf(entry, { thread, ns }, requested, (rows) => readTuple(this.statements, this.codec, { thread, ns }, rows.head, rows.parts, requested, this.decoded), shared);
   }
 
   /**
@@ -291,7 +309,11 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   /** One recursive query over the ancestor chain; see the base class for the contract. */
   override async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<Record<string, DeltaChannelHistory>> {
-    const { config, channels } = options;
+    return this.historyRead(options.config, options.channels);
+  }
+
+  /** getDeltaChannelHistory; the cached seeds of `shared` channels uncopied. */
+  private async historyRead(config: RunnableConfig, channels: string[], shared?: ReadonlySet<string>): Promise<Record<string, DeltaChannelHistory>> {
     if (channels.length === 0) return {};
     const configurable = config.configurable ?? {};
     const thread = configurable.thread_id === undefined || configurable.thread_id === null ? undefined : String(configurable.thread_id);
@@ -299,7 +321,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const ns = String(configurable.checkpoint_ns ?? "");
     const id = thread === undefined ? undefined : getCheckpointId(config) || this.statements.latestId.get(thread, ns)?.checkpoint_id;
     if (thread === undefined || id === undefined) return Object.fromEntries(channels.map((channel) => [channel, { writes: [] }]));
-    return this.deltas.read(this.codec, thread, ns, id, channels, this.decoded);
+    return this.deltas.read(this.codec, thread, ns, id, channels, this.decoded, shared);
   }
 
   /**

@@ -122,11 +122,12 @@ function weightOf(rows: TupleRows): number {
 
 /**
  * A reader's own tuple from a cached entry: decoded from its rows by `decode` on the first two reads, kept decoded
- * from the second on (a checkpoint read once, as by id, pays no classification or copy), copied for every reader.
+ * from the second on (a checkpoint read once, as by id, pays no classification or copy), copied for every reader
+ * but the values of `shared` channels once kept (for a read-only view: see copyTuple).
  */
 export async function tupleOf(entry: TupleEntry, key: { thread: string; ns: string }, requested: RunnableConfig | undefined,
-  decode: (rows: TupleRows) => Promise<CheckpointTuple>): Promise<CheckpointTuple> {
-  if ("decoded" in entry.state) return copyTuple(entry.state.decoded, requested);
+  decode: (rows: TupleRows) => Promise<CheckpointTuple>, shared?: ReadonlySet<string>): Promise<CheckpointTuple> {
+  if ("decoded" in entry.state) return copyTuple(entry.state.decoded, requested, shared);
   const { state } = entry;
   const tuple = await decode(state.rows);
   if (state.readBefore !== true) {
@@ -137,5 +138,5 @@ export async function tupleOf(entry: TupleEntry, key: { thread: string; ns: stri
   if (decoded === undefined) return tuple;
   // The decoded tuple is the cache's now: this reader gets a copy like every later one.
   entry.state = { decoded };
-  return copyTuple(decoded, requested);
+  return copyTuple(decoded, requested, shared);
 }

@@ -14,6 +14,7 @@ import { readInputRequests, type InputResume } from "./input-resume.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { DecisionOptions } from "./runtime-options.js";
 import { syncStateChanges } from "./state-changes.js";
+import { tasksForCheck, type CheckedGraph } from "./state-check.js";
 
 /** What the checks need from a `Runtime`: its stores, trace recorder and graph registry. */
 export interface DecisionDeps extends Pick<ClaimDeps, "runs" | "trace" | "recorder"> {
@@ -127,9 +128,9 @@ async function liveState(deps: DecisionDeps, run: RunRecord): Promise<{ tasks: n
   return (await liveGraphState(deps, run)).state;
 }
 
+/** The run's graph and its thread's live tasks: a check of interrupts alone, which reads no message history. */
 async function liveGraphState(deps: DecisionDeps, run: RunRecord): Promise<{ graph: unknown; state: { tasks: never[] } }> {
-  const graph = (await deps.registry.load(run.graphId)) as unknown as {
-    getState(config: object): Promise<{ tasks: never[] }>;
-  };
-  return { graph, state: await graph.getState({ configurable: { thread_id: run.threadId } }) };
+  const graph = (await deps.registry.load(run.graphId)) as unknown as CheckedGraph;
+  const { tasks } = await tasksForCheck(graph, { configurable: { thread_id: run.threadId } });
+  return { graph, state: { tasks: tasks as never[] } };
 }

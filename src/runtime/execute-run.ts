@@ -24,6 +24,8 @@ import type { RuntimeListener } from "./runtime-events.js";
 import { StepSpans } from "./step-spans.js";
 import type { RunStreamSink } from "./run-stream-sink.js";
 import { StreamOutcome } from "./stream-outcome.js";
+import { stateForCheck, tasksForCheck, type CheckedGraph } from "./state-check.js";
+import { reportsOwnCalls } from "../graph/own-nodes.js";
 
 /** What executing a run needs from the runtime. */
 export interface ExecutionDeps {
@@ -50,6 +52,8 @@ interface RunnableGraph extends RegisteredGraph {
   interruptBefore?: unknown;
   interruptAfter?: unknown;
 }
+
+const checked = (graph: RunnableGraph): CheckedGraph => graph as unknown as CheckedGraph;
 
 const SPAN_STATUS = { done: "ok", failed: "error", denied: "canceled", rejected: "canceled" } as const;
 
@@ -79,12 +83,14 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     // (Claims are counted by the fencing token, which every claim bumps; attempts skip resumes and hand-backs.)
     const firstStart = run.fencingToken <= 1 && run.resume == null;
     const foreign: ForeignScope = { requester: run.userId, policy: approvalPolicyOf(graph) };
-    const snapshot = firstStart ? undefined : await graph.getState(config);
+    // Checks only (read-only, shared with the checkpointer's cache): where the thread stopped, and for a foreign
+    // agent how many model turns it took (its messages); an agentrt graph's check reads no message history.
+    const snapshot = firstStart ? undefined : reportsOwnCalls(graph) ? await tasksForCheck(checked(graph), config) : await stateForCheck(checked(graph), config);
     const input = snapshot === undefined ? run.input : inputFor(run, snapshot as never, foreign);
     const options = {
       ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
       // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
-      callbacks: foreignCallbacks(graph, hooks, snapshot?.values),
+      callbacks: foreignCallbacks(graph, hooks, snapshot !== undefined && "values" in snapshot ? (snapshot.values as Record<string, unknown>) : undefined),
     };
     // With a sink its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
     // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
@@ -102,7 +108,9 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
       await published?.end();
     }
     const settled = watched.settled();
-    const outcome = outcomeOf(run, settled ?? (await graph.getState(config)), deps.emit, foreign);
+    // A check too: the outcome keeps only strings of the state (result, error, a foreign agent's answer), and a
+    // foreign agent's whole state is stored as JSON.
+    const outcome = outcomeOf(run, settled ?? (await stateForCheck(checked(graph), config)), deps.emit, foreign);
     return settled === undefined ? { outcome } : { outcome, values: settled.values };
   } catch (error) {
     recorder.recordError(error);

@@ -45,6 +45,25 @@ describe("PostgresSaver", () => {
     }
   });
 
+  it("serves a read-only view: its own reads, no history of skipped channels, no writes", async () => {
+    const saver = PostgresSaver.fromConnString(schema.fresh("v").url);
+    try {
+      const meta = { source: "loop" as const, step: 0, parents: {} };
+      const first = await saver.put({ configurable: { thread_id: "t" } }, checkpoint({ a: "A1", b: "B1" }, { a: 1, b: 1 }), meta, { a: 1, b: 1 });
+      await saver.putWrites(first, [["a", "A2"], ["b", "B2"]], "task");
+      const second = await saver.put(first, checkpoint({}, { a: 2, b: 2 }), meta, { a: 2, b: 2 });
+      const view = saver.readOnlyView({ shared: new Set(["a"]), skipped: new Set(["a"]) });
+      expect(await view.getTuple(second)).toEqual(await saver.getTuple(second));
+      const history = await view.getDeltaChannelHistory({ config: second, channels: ["a", "b"] });
+      expect(history.a).toEqual({ writes: [] });
+      expect(history.b).toEqual((await saver.getDeltaChannelHistory({ config: second, channels: ["b"] })).b);
+      expect(history.b?.writes.map(([, , value]) => value)).toEqual(["B2"]);
+      await expect(view.put(second, checkpoint({}, {}), meta, {})).rejects.toThrow(/read-only/);
+    } finally {
+      await saver.close();
+    }
+  });
+
   it("stores only the channels in newVersions; a checkpoint finds the others by its channel_versions", async () => {
     const saver = PostgresSaver.fromConnString(schema.fresh("n").url);
     try {

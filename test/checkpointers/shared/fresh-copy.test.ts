@@ -1,7 +1,7 @@
 /** Copies of cached decoded trees (fresh-copy.ts): deep, faithful, and refused where they could not be. */
 import { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { freshCopy, planCopy } from "../../../checkpointers/shared/fresh-copy.js";
+import { CachedValueChangedError, freshCopy, planCopy } from "../../../checkpointers/shared/fresh-copy.js";
 
 const copyOf = <T>(value: T): T => {
   const plan = planCopy(value);
@@ -57,5 +57,52 @@ describe("fresh copies of decoded values", () => {
     const looped = copyOf(cycle);
     expect(looped.self).toBe(looped);
     expect(looped).not.toBe(cycle);
+  });
+});
+
+describe("a plan is the shape of the tree it was made of", () => {
+  it("refuses to copy a cached tree that was changed after planning, instead of copying it wrongly", () => {
+    const message = new AIMessage({ content: "hi", tool_calls: [{ id: "c", name: "f", args: {} }] });
+    const value = { messages: [message] };
+    const plan = planCopy(value);
+    if (plan === undefined) throw new Error("no plan");
+    value.messages.push(new AIMessage("more"));
+    expect(() => freshCopy(value, plan)).toThrow(CachedValueChangedError);
+  });
+
+  it("copies a shared object reached under a symbol key and in a cycle", () => {
+    const inner = { n: 1 };
+    const key = Symbol("k");
+    const odd = Object.defineProperty({ [key]: inner, plain: inner }, "hidden", { value: inner, enumerable: false });
+    const copy = copyOf(odd) as Record<string | symbol, unknown>;
+    expect(copy[key]).toBe(copy.plain);
+    expect(copy.hidden).toBe(copy.plain);
+    expect(copy.plain).not.toBe(inner);
+    expect(copy.plain).toEqual(inner);
+  });
+});
+
+describe("objects reached more than once", () => {
+  it("stay one object per copy however many there are, each copy its own", () => {
+    const twins = Array.from({ length: 50 }, (_, i) => new AIMessage({ content: `m${i}`, tool_calls: [{ id: `c${i}`, name: "f", args: { i } }] }));
+    const value = { messages: twins, again: twins.map((m) => m.tool_calls) };
+    const plan = planCopy(value);
+    if (plan === undefined) throw new Error("no plan");
+    const [a, b] = [freshCopy(value, plan) as typeof value, freshCopy(value, plan) as typeof value];
+    for (const copy of [a, b]) {
+      copy.messages.forEach((m, i) => expect(copy.again[i]).toBe(m.tool_calls));
+      copy.messages.forEach((m, i) => expect(m.tool_calls).not.toBe(twins[i]?.tool_calls));
+    }
+    expect(a.again[0]).not.toBe(b.again[0]);
+    expect(a).toEqual(value);
+  });
+
+  it("refuses a tree where another object took a shared one's place", () => {
+    const shared = { k: 1 };
+    const value = { a: shared, b: shared };
+    const plan = planCopy(value);
+    if (plan === undefined) throw new Error("no plan");
+    value.b = { k: 1 };
+    expect(() => freshCopy(value, plan)).toThrow(CachedValueChangedError);
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * A per-process cache of decoded pending writes for delta-channel histories, keyed by what was stored (type and
+ * bytes): every read of a thread replays the writes since the last snapshot of its messages (up to a hundred, a
+ * message each), and reviving a LangChain message costs ~100 µs where a copy of the decoded one costs a few. The
+ * same bytes always decode to the same value, so an entry never goes stale: nothing to forget when a thread is
+ * deleted, pruned or copied. Readers get copies ({@link freshCopy}) unless the caller shares (a read-only view).
+ * @module
+ */
+import { freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
+
+/** Smaller values are plain JSON parsed fast enough (a message written is several hundred bytes). */
+const MIN_BYTES = 128;
+/** Larger ones are rare for a write, and would make the content key costly. */
+const MAX_VALUE_BYTES = 256 * 1024;
+/** Entries kept (least recently used first out) and the stored bytes they may hold together. */
+const MAX_ENTRIES = 4096;
+const MAX_BYTES = 16 * 1024 * 1024;
+
+interface Entry {
+  value: unknown;
+  plan: CopyPlan;
+  bytes: number;
+}
+
+/** Decoded writes by their stored type and bytes, handed out as copies. */
+export class DecodedWrites {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  /**
+   * The value of a write stored as (`type`, `stored`): from the cache, or `decode()`'s (cached when its size is in
+   * range and its tree can be copied). With `share`, a cached value is the cache's own (for a read-only view).
+   */
+  load(type: string, stored: Uint8Array | string | null, decode: () => unknown, share = false): unknown {
+    const size = stored === null ? 0 : typeof stored === "string" ? stored.length : stored.byteLength;
+    if (stored === null || size < MIN_BYTES || size > MAX_VALUE_BYTES) return decode();
+    // Bytes as latin1 text: one character per byte, so two keys are equal exactly when the bytes are.
+    const key = `${typeof stored === "string" ? "s" : "b"}${type}\u0000${typeof stored === "string" ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString("latin1")}`;
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return share ? hit.value : freshCopy(hit.value, hit.plan);
+    }
+    return this.decodeAndStore(key, size, decode, share);
+  }
+
+  private async decodeAndStore(key: string, size: number, decode: () => unknown, share: boolean): Promise<unknown> {
+    const value = await decode();
+    const plan = planCopy(value);
+    if (plan === undefined) return value;
+    this.store(key, { value, plan, bytes: size });
+    // The decoded tree is the cache's now: this reader gets a copy like every later one.
+    return share ? value : freshCopy(value, plan);
+  }
+
+  private store(key: string, entry: Entry): void {
+    const previous = this.entries.get(key);
+    if (previous !== undefined) {
+      this.entries.delete(key);
+      this.bytes -= previous.bytes;
+    }
+    for (const [oldest, old] of this.entries) {
+      if (this.entries.size < MAX_ENTRIES && this.bytes + entry.bytes <= MAX_BYTES) break;
+      this.entries.delete(oldest);
+      this.bytes -= old.bytes;
+    }
+    this.entries.set(key, entry);
+    this.bytes += entry.bytes;
+  }
+}
