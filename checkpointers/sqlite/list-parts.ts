@@ -1,4 +1,6 @@
 import type { Checkpoint } from "@langchain/langgraph-checkpoint";
+import type { SqliteDatabase } from "../../src/db/index.js";
+import type { ListCursor, ListQueries, ListSelection } from "./list-query.js";
 import type { BlobRow, CheckpointRow, PartRow, Statements } from "./statements.js";
 import { parseSkeleton } from "../shared/skeleton-format.js";
 import { sortWrites } from "./tuple.js";
@@ -9,6 +11,21 @@ import { valsElements } from "./vals-text.js";
 export interface PageParts {
   parsed: Checkpoint[];
   parts: PartRow[][];
+}
+
+/** Reads one `list()` page of rows with its parts. */
+export type PageReader = (selection: ListSelection, cursor: ListCursor | undefined, limit: number) => { rows: CheckpointRow[] } & PageParts;
+
+/**
+ * A page and its parts read in one read transaction (one snapshot): an older holder's `vals` come from a second
+ * statement, and a prune or re-put committed by another connection between the two would move or renumber them.
+ */
+export function pageReader(db: SqliteDatabase, lists: ListQueries, statements: Statements): PageReader {
+  const read = db.transaction((selection: ListSelection, cursor: ListCursor | undefined, limit: number) => {
+    const rows = lists.page(selection, cursor, limit);
+    return { rows, ...readPageParts(statements, rows) };
+  });
+  return (selection, cursor, limit) => read.deferred(selection, cursor, limit);
 }
 
 /**

@@ -18,7 +18,7 @@ import { UserInputError } from "../../src/errors.js";
 import { Codec, metadataColumn } from "../shared/codec.js";
 import { DeltaHistoryQuery } from "./delta-history.js";
 import { storageError } from "./errors.js";
-import { readPageParts } from "./list-parts.js";
+import { pageReader, type PageReader } from "./list-parts.js";
 import { ListQueries, type ListCursor, type ListSelection } from "./list-query.js";
 import { CommitBatch, type WriteGuard } from "./commit-batch.js";
 import { GroupCommit } from "./group-commit.js";
@@ -56,6 +56,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly codec: Codec;
   private readonly statements: Statements;
   private readonly lists: ListQueries;
+  private readonly readPage: PageReader;
   private readonly deltas: DeltaHistoryQuery;
   private readonly tupleCache: TupleCache;
   /** Large decoded values (a long thread's message history) by blob key, so a read does not revive them again. */
@@ -92,6 +93,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     }
     this.codec = new Codec(this.serde);
     this.lists = new ListQueries(db);
+    this.readPage = pageReader(db, this.lists, this.statements);
     this.deltas = new DeltaHistoryQuery(db);
     this.tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
     this.writes = new CheckpointWrites(db, this.statements);
@@ -200,8 +202,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     let pageSize = FIRST_PAGE;
     while (remaining > 0) {
       const requested = Math.min(pageSize, remaining);
-      const rows = this.lists.page(selection, cursor, requested);
-      const { parsed, parts } = readPageParts(this.statements, rows);
+      const { rows, parsed, parts } = this.readPage(selection, cursor, requested);
       for (const [index, row] of rows.entries()) {
         remaining -= 1;
         const key = { thread: row.thread_id, ns: row.checkpoint_ns };
