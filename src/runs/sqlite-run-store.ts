@@ -19,7 +19,7 @@ import { SqliteRuns } from "./sqlite-runs.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
 import { expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
-import { settleHooks, type WithinTransaction } from "./within.js";
+import { callWithin, settleHooks, type WithinTransaction } from "./within.js";
 
 /** Durable run records and their event log in one SQLite file. */
 export class SqliteRunStore implements RunStore {
@@ -54,7 +54,7 @@ export class SqliteRunStore implements RunStore {
     return settleHooks((keep) => this.sync.transaction(() => {
       const run = this.sync.create(input);
       const claimed = claimRunNow(this.sync, run.runId, claim, run);
-      if (claimed !== undefined && within !== undefined) keep(within(claimed, () => this.sync.events(run.runId)));
+      if (claimed !== undefined && within !== undefined) keep(callWithin(this.sync.db, within, claimed, () => this.sync.events(run.runId)));
       return { run, claimed };
     }));
   }

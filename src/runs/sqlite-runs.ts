@@ -16,7 +16,7 @@ import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js"
 import { rowToRun, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
 import { writeTransition, type ClaimFields, type TransitionFrom, type TransitionOptions } from "./transition-write.js";
-import { settleHooks } from "./within.js";
+import { callWithin, settleHooks } from "./within.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
 export type { ClaimFields, TransitionOptions } from "./transition-write.js";
@@ -145,7 +145,7 @@ export class SqliteRuns {
     if (within === undefined) return this.transaction(() => this.transitionNow(runId, to, options));
     return settleHooks((keep) => this.transaction(() => {
       const run = this.transitionNow(runId, to, options);
-      keep(within(run, () => this.events(runId)));
+      keep(callWithin(this.db, within, run, () => this.events(runId)));
       return run;
     }));
   }

@@ -37,7 +37,7 @@ export interface ClaimStart {
  * leave a claimed run without its trace's start); a rolled-back commit discards the recorder it made.
  */
 export function startWithClaim(deps: TraceDeps): ClaimStart {
-  let started: Promise<TraceRecorder> | undefined;
+  let started: Promise<TraceRecorder | undefined> | undefined;
   return {
     within: (claimed, events) => {
       let attached: TraceRecorder | undefined;
@@ -48,7 +48,11 @@ export function startWithClaim(deps: TraceDeps): ClaimStart {
       });
       return {
         commit: () => {
-          started = pending;
+          // A start that failed inside the claim's commit (its savepoint rolled back) is made again after it.
+          started = pending.catch(() => {
+            attached?.discard();
+            return undefined;
+          });
         },
         rollback: () => {
           attached?.discard();
@@ -56,7 +60,7 @@ export function startWithClaim(deps: TraceDeps): ClaimStart {
         },
       };
     },
-    recorder: (run) => started ?? startRecording(deps, run),
+    recorder: async (run) => (await started) ?? startRecording(deps, run),
   };
 }
 
@@ -73,6 +77,7 @@ function stateChangesOf(run: RunRecord, events: readonly RunEvent[]): StateChang
 
 /** An outcome's trace written in its own commit: pass `within` to the outcome's write. */
 export interface OutcomeTrace {
+  /** For the outcome's transition: records the transitions and the root's end inside its transaction. */
   within: WithinTransaction;
   /** True once a commit recorded the transitions (never on PostgreSQL, whose store does not call `within`). */
   readonly recorded: boolean;

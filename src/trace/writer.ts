@@ -22,7 +22,7 @@ export interface SpanWriterOptions {
 export interface SpanSink {
   /** Marks a row for writing; `urgent` writes it (and everything pending) now. */
   mark(row: SpanRow, urgent?: boolean): void;
-  /** Writes every dirty row; never rejects. */
+  /** Writes every dirty row; never rejects (a synchronous write inside a caller's transaction throws: see only()). */
   flush(): Promise<void>;
   /** The rows of `runId` marked but not written yet. */
   pendingOf(runId: string): SpanRow[];
@@ -30,7 +30,8 @@ export interface SpanSink {
   forget(row: SpanRow): void;
   /**
    * From now on flushes write the rows of `runId` only (undefined: every run's) and leave the others marked: what a
-   * write inside a caller's transaction that may roll back may take with it. Returns the scope it replaces.
+   * write inside a caller's transaction that may roll back may take with it; a failed write then throws, for that
+   * caller to roll back, instead of being kept for a retry. Returns the scope it replaces.
    */
   only(runId: string | undefined): string | undefined;
 }
@@ -146,6 +147,8 @@ export class SpanWriter implements SpanSink {
     try {
       result = this.#write(rows);
     } catch (error) {
+      // Inside a caller's transaction (see only()) the caller decides: its savepoint rolls these rows back.
+      if (this.#only !== undefined) throw error;
       this.#failed(rows, error);
       return undefined;
     }

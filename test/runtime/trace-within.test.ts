@@ -1,15 +1,17 @@
 // On SQLite a run's outcome and its trace's end are one commit, and so are createAndClaim and its trace's start:
-// a refused or rolled-back write leaves neither on disk and the recorder as it was (it records them later).
+// a refused or rolled-back write leaves neither on disk and the recorder as it was (it records them later). A trace
+// that cannot be written or read never stops the run's write: it commits alone and the trace follows after it.
 import { describe, expect, it } from "vitest";
 import type { SqliteDatabase } from "../../src/db/index.js";
 import { LeaseLostError, Scheduler, type RunLease, type RunRecord, type WithinTransaction } from "../../src/runs/index.js";
 import { openTraceStore, type SqliteTraceStore, type TraceRecorder } from "../../src/trace/index.js";
 import { outcomeTrace, startRecording, startWithClaim, type TraceDeps } from "../../src/runtime/trace-within.js";
+import { syncStateChanges } from "../../src/runtime/state-changes.js";
 import { freshStore, thrown } from "../runs/helpers.js";
 
 function setup() {
   const { db, store, clock } = freshStore();
-  const trace = openTraceStore(db, { otel: false, clock });
+  const trace = openTraceStore(db, { otel: false, clock, onError: () => undefined });
   const deps: TraceDeps = { runs: store, recorder: (run, init) => trace.recorder(run.runId, { graph: run.graphId, init }) };
   // A deferred foreign key fails at COMMIT, after every statement of the transaction ran: a commit that fails.
   db.pragma("foreign_keys = ON");
@@ -126,5 +128,54 @@ describe("createAndClaim and the trace's start in one commit (SQLite)", () => {
     const fresh = await env.trace.recorder("run_atomic");
     expect(fresh.resumed).toBe(false);
     expect((await env.trace.spans("run_atomic")).filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
+  });
+});
+
+describe("a trace that fails inside the run's commit (SQLite)", () => {
+  const REFUSE_CHANGES = "CREATE TRIGGER refuse_changes BEFORE INSERT ON spans WHEN NEW.kind = 'state_change' BEGIN SELECT RAISE(ABORT, 'span write refused'); END";
+
+  it("a span write refused inside the outcome's transaction leaves the outcome to commit alone and the trace to follow", async () => {
+    const env = setup();
+    const { run, recorder, lease } = await claimedWithTrace(env);
+    env.db.exec(REFUSE_CHANGES);
+    const traced = outcomeTrace(recorder);
+    const after = await lease.transition("SUCCEEDED", { result: 1, within: traced.within });
+    expect(after.status).toBe("SUCCEEDED");
+    // Not recorded: the caller records the transitions after the commit, as on PostgreSQL.
+    expect(traced.recorded).toBe(false);
+    expect((await stored(env.trace, run.runId)).root).toMatchObject({ status: "running", endMs: null });
+    env.db.exec("DROP TRIGGER refuse_changes");
+    await syncStateChanges(env.store, recorder, after);
+    await recorder.flush();
+    const { root, changes } = await stored(env.trace, run.runId);
+    expect(root).toMatchObject({ status: "ok" });
+    expect(changes).toEqual(["QUEUED → RUNNING", "RUNNING → SUCCEEDED"]);
+  });
+
+  it("a trace read that throws inside the outcome's transaction does not roll the outcome back", async () => {
+    const env = setup();
+    const { run, lease, recorder } = await claimedWithTrace(env);
+    env.db.exec("ALTER TABLE spans RENAME TO spans_gone");
+    const traced = outcomeTrace(recorder);
+    expect((await lease.transition("SUCCEEDED", { result: 1, within: traced.within })).status).toBe("SUCCEEDED");
+    expect(traced.recorded).toBe(false);
+    expect((await env.store.get(run.runId)).status).toBe("SUCCEEDED");
+    expect(env.db.inTransaction).toBe(false);
+  });
+
+  it("a trace start refused inside createAndClaim leaves the claim to commit and the trace to start after it", async () => {
+    const env = setup();
+    env.db.exec(REFUSE_CHANGES);
+    const start = startWithClaim(env.deps);
+    const { claimed } = await env.scheduler.createAndClaim({ graphId: "g", runId: "run_claimed" }, { workerId: "w1", leaseMs: 30_000 }, start.within);
+    expect(claimed?.run.status).toBe("RUNNING");
+    expect(await env.trace.hasRun("run_claimed")).toBe(false);
+    env.db.exec("DROP TRIGGER refuse_changes");
+    const recorder = await start.recorder(claimed!.run);
+    await recorder.flush();
+    const { root, changes } = await stored(env.trace, "run_claimed");
+    expect(root).toMatchObject({ status: "running", spanId: recorder.rootId });
+    expect(changes).toEqual(["QUEUED → RUNNING"]);
+    expect((await env.trace.spans("run_claimed")).filter((s) => s.kind === "invoke_agent")).toHaveLength(1);
   });
 });
