@@ -19,7 +19,8 @@ process.env.AGENTRT_SIM_LATENCY_MS = "0";
 const dir = mkdtempSync(join(tmpdir(), "agentrt-profile-history-"));
 const config = join(dir, "langgraph.json");
 writeFileSync(config, JSON.stringify({ graphs: { history_agent: `${fileURLToPath(new URL("./_history-graph.ts", import.meta.url))}:graph` } }));
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? 0;
+const median = (xs: number[]) => quantile(xs, 0.5);
 
 const path = mode === "build" ? db : join(dir, "copy.db");
 if (mode !== "build") {
@@ -81,6 +82,11 @@ if (mode === "build") {
   if (out !== undefined) writeFileSync(out, JSON.stringify(mergeProfiles(profiles)));
   console.log(`whole turn CPU: big ${(turnCpu.big / 1000 / repeats).toFixed(1)} ms vs small ${(turnCpu.small / 1000 / repeats).toFixed(1)} ms`);
   console.log(`approve CPU (median): big ${f(approveCpu.big)} ms vs small ${f(approveCpu.small)} ms; getState CPU: big ${f(stateCpu.big)} ms vs small ${f(stateCpu.small)} ms`);
+  // The spikes: a new snapshot of the messages channel every ~100 updates, revived on its first read.
+  const tail = (xs: number[]) => `p99 ${quantile(xs, 0.99).toFixed(1)} max ${Math.max(...xs).toFixed(1)}`;
+  const spikes = (xs: number[]) => xs.map((x, i) => [i, x] as const).filter(([, x]) => x > 3 * median(xs)).map(([i, x]) => `#${i} ${x.toFixed(0)}`).join(" ");
+  console.log(`spikes (over 3x the median), approve CPU: ${spikes(approveCpu.big)}; getState CPU: ${spikes(stateCpu.big)}`);
+  console.log(`long thread: approve CPU ${tail(approveCpu.big)} ms, resume wall ${tail(times.resumeBig)} ms, getState CPU ${tail(stateCpu.big)} ms, wall ${tail(times.stateBig)} ms`);
 }
 await runtime.close();
 

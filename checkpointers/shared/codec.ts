@@ -102,9 +102,12 @@ export class Codec {
     return this.plainJson && type === "json" && Buffer.isBuffer(data) ? data.toString("utf8") : data;
   }
 
-  /** Deserializes bytes (or text) that `dump` or `dumpPlain` produced. */
-  load(type: string, data: Uint8Array | string): unknown {
-    if (type.startsWith(DEFLATED)) return this.load(type.slice(DEFLATED.length), inflateRawSync(data));
+  /**
+   * Deserializes bytes (or text) that `dump` or `dumpPlain` produced; JSON the default serde must revive goes first
+   * to `snapshot` (see snapshot-items.ts), which answers undefined for a document it leaves to the serde.
+   */
+  load(type: string, data: Uint8Array | string, snapshot?: SnapshotReviver): unknown {
+    if (type.startsWith(DEFLATED)) return this.load(type.slice(DEFLATED.length), inflateRawSync(data), snapshot);
     if (this.plainJson && type === "json") {
       if (typeof data === "string") {
         if (!data.includes('"lc"')) return JSON.parse(data);
@@ -112,6 +115,7 @@ export class Codec {
         const buffer = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
         if (buffer.indexOf(LC_MARKER) === -1) return JSON.parse(buffer.toString("utf8"));
       }
+      if (snapshot !== undefined) return this.loadSnapshot(typeof data === "string" ? data : new TextDecoder().decode(data), snapshot);
     }
     if (type === "bytes" && Buffer.isBuffer(data)) {
       // Callers stored a Uint8Array; hand back one, not a Buffer view of SQLite's memory.
@@ -126,7 +130,16 @@ export class Codec {
     // A promise only when the serde itself has to revive objects; callers await the result either way.
     return this.serde.loadsTyped(type, data);
   }
+
+  /** Revives JSON `text` through `snapshot` when it takes it, else through the serde. */
+  private async loadSnapshot(text: string, snapshot: SnapshotReviver): Promise<unknown> {
+    const revived = await snapshot(text, (itemText) => this.serde.loadsTyped("json", itemText));
+    return revived !== undefined ? revived : this.serde.loadsTyped("json", text);
+  }
 }
+
+/** Revives a JSON document the default serde wrote, reviving parts through `reviveItem`; undefined: not its kind. */
+export type SnapshotReviver = (text: string, reviveItem: (itemText: string) => Promise<unknown>) => Promise<unknown>;
 
 /** Metadata goes to SQLite as JSON text when the serde made JSON, so `json_extract` can filter it. */
 export function metadataColumn(stored: StoredValue): string | Uint8Array {

@@ -7,7 +7,9 @@
  * `tool_calls` of an AIMessage from state; a frozen, shared tree made that run fail).
  * @module
  */
+import type { SnapshotReviver } from "./codec.js";
 import { freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
+import { SnapshotItems } from "./snapshot-items.js";
 
 /**
  * Values stored smaller than this decode fast enough; caching them would only cost memory and copies. Stored bytes
@@ -33,13 +35,16 @@ interface Entry {
 export class DecodedValues {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  /** The items of each channel's last DeltaSnapshot decoded here, so the next one revives only its new items. */
+  private readonly items = new SnapshotItems();
 
   /**
    * The value of blob (thread, ns, channel, version): from the cache, or `decode()`'s, cached when it is large,
    * its version one this saver minted and its tree only arrays, plain objects, messages and DeltaSnapshots. With
    * `share`, a cached value is the cache's own (for a read-only view's reader, which changes nothing it reads).
+   * `decode` is given a DeltaSnapshot reviver (for Codec.load) only when the value will be cached.
    */
-  load(key: { thread: string; ns: string; channel: string; version: unknown }, stored: Uint8Array | string | null, decode: () => unknown, share = false): unknown {
+  load(key: { thread: string; ns: string; channel: string; version: unknown }, stored: Uint8Array | string | null, decode: (snapshot?: SnapshotReviver) => unknown, share = false): unknown {
     const size = stored === null ? 0 : typeof stored === "string" ? stored.length : stored.byteLength;
     // Not cached: decoded as the caller would have, with no promise of its own (a getTuple reads several such values).
     if (size < MIN_BYTES || typeof key.version !== "string" || !MINTED_VERSION.test(key.version)) return decode();
@@ -51,11 +56,12 @@ export class DecodedValues {
       this.entries.set(id, hit);
       return share ? hit.value : freshCopy(hit.value, hit.plan);
     }
-    return this.decodeAndStore(id, size, decode, share);
+    return this.decodeAndStore(key, id, size, decode, share);
   }
 
-  private async decodeAndStore(id: string, size: number, decode: () => unknown, share: boolean): Promise<unknown> {
-    const value = await decode();
+  private async decodeAndStore(key: { thread: string; ns: string; channel: string }, id: string, size: number,
+    decode: (snapshot?: SnapshotReviver) => unknown, share: boolean): Promise<unknown> {
+    const value = await decode((text, reviveItem) => this.items.revive(key, text, reviveItem));
     const plan = planCopy(value);
     if (plan === undefined) return value;
     // The decoded tree stays private to the cache; this reader gets a copy like every later one.
@@ -65,6 +71,7 @@ export class DecodedValues {
 
   /** Forgets every value of a thread (after it was deleted, pruned or overwritten by a copy). */
   forgetThread(thread: string): void {
+    this.items.forgetThread(thread);
     const prefix = `${thread}\u0000`;
     for (const [id, entry] of this.entries) {
       if (!id.startsWith(prefix)) continue;

@@ -1,5 +1,5 @@
 import type { CheckpointPendingWrite, DeltaChannelHistory } from "@langchain/langgraph-checkpoint";
-import type { Codec } from "./codec.js";
+import type { Codec, SnapshotReviver } from "./codec.js";
 
 /** One row of a delta-history query, the same on both backends: a channel's seed value, or one write after it. */
 export interface DeltaHistoryRow {
@@ -13,7 +13,7 @@ export interface DeltaHistoryRow {
 }
 
 /** Decodes a seed's (or a write's) row value; `decode` is the plain decode, for a caller that caches. */
-export type SeedLoader = (row: DeltaHistoryRow, decode: () => unknown) => unknown;
+export type SeedLoader = (row: DeltaHistoryRow, decode: (snapshot?: SnapshotReviver) => unknown) => unknown;
 
 /** The history of each of `channels` from the query's rows (seeds first, then writes oldest first). */
 export async function foldDeltaHistory(
@@ -28,7 +28,7 @@ export async function foldDeltaHistory(
   for (const row of rows) {
     const entry = result[row.channel];
     if (entry === undefined) continue;
-    const decode = () => codec.load(row.type, row.value ?? new Uint8Array());
+    const decode = (snapshot?: SnapshotReviver) => codec.load(row.type, row.value ?? new Uint8Array(), snapshot);
     const loader = row.kind === "seed" ? loadSeed : loadWrite;
     const value = await (loader !== undefined ? loader(row, decode) : decode());
     if (row.kind === "seed") entry.seed = value;

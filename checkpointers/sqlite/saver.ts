@@ -1,9 +1,7 @@
-import { setImmediate as nextMacrotask } from "node:timers/promises";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
   WRITES_IDX_MAP,
-  getCheckpointId,
   type ChannelVersions,
   type Checkpoint,
   type CheckpointListOptions,
@@ -18,8 +16,8 @@ import { UserInputError } from "../../src/errors.js";
 import { Codec, metadataColumn } from "../shared/codec.js";
 import { DeltaHistoryQuery } from "./delta-history.js";
 import { storageError } from "./errors.js";
-import { pageReader, type PageReader } from "./list-parts.js";
-import { ListQueries, type ListCursor, type ListSelection } from "./list-query.js";
+import { pageReader } from "./list-parts.js";
+import { ListQueries } from "./list-query.js";
 import { CommitBatch, type WriteGuard } from "./commit-batch.js";
 import { GroupCommit } from "./group-commit.js";
 import type { PruneOptions, SqliteSaverBehaviour, SqliteSaverOptions } from "./options.js";
@@ -27,18 +25,14 @@ import { pruneThread } from "./prune.js";
 import { CHECKPOINT_SCHEMA } from "./schema.js";
 import { encodeSkeleton } from "../shared/skeleton-format.js";
 import { prepareStatements, type Statements } from "./statements.js";
-import { headOf, readTuple, splitParts } from "./tuple.js";
 import { checkpointConfig } from "../shared/checkpoint-config.js";
-import { TupleCache, tupleOf } from "./tuple-cache.js";
+import { TupleCache } from "./tuple-cache.js";
+import { CheckpointReads } from "./checkpoint-reads.js";
 import { DecodedValues } from "../shared/decoded-values.js";
 import { ReadOnlyCheckpoints, type ReadOnlyViewOptions } from "../shared/read-only-checkpoints.js";
 import { nextChannelVersion } from "../shared/versions.js";
 import { CheckpointWrites, type CheckpointInsert, type WriteKey, type WriteRecord } from "./writes.js";
 import { putValues } from "./put-values.js";
-
-/** list() reads this many rows first (so the first tuple comes fast), then pages grow to MAX_PAGE. */
-const FIRST_PAGE = 16;
-const MAX_PAGE = 256;
 
 /**
  * A LangGraph checkpoint saver on better-sqlite3, a drop-in for
@@ -55,10 +49,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private ownsConnection = false;
   private readonly codec: Codec;
   private readonly statements: Statements;
-  private readonly lists: ListQueries;
-  private readonly readPage: PageReader;
   private readonly deltas: DeltaHistoryQuery;
-  private readonly tupleCache: TupleCache;
+  /** getTuple and getDeltaChannelHistory, with their caches. */
+  private readonly reads: CheckpointReads;
   /** Large decoded values (a long thread's message history) by blob key, so a read does not revive them again. */
   private readonly decoded = new DecodedValues();
   /** Its write paths, each plain (for group commit) and as a transaction. */
@@ -92,12 +85,14 @@ export class SqliteSaver extends BaseCheckpointSaver {
       throw storageError(db.name, "opening the checkpoint tables", error);
     }
     this.codec = new Codec(this.serde);
-    this.lists = new ListQueries(db);
-    this.readPage = pageReader(db, this.lists, this.statements);
     this.deltas = new DeltaHistoryQuery(db);
-    this.tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
+    const tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
     this.writes = new CheckpointWrites(db, this.statements);
     this.batch = new CommitBatch(db);
+    this.reads = new CheckpointReads({
+      statements: this.statements, codec: this.codec, deltas: this.deltas, readPage: pageReader(db, new ListQueries(db), this.statements), tupleCache, decoded: this.decoded,
+      flushPending: (thread) => this.flushPending(thread),
+    });
   }
 
   /** Opens (or creates) a database file, or `":memory:"`; same signature as the official saver. */
@@ -145,7 +140,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   }
 
   override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    return this.tupleRead(config);
+    return this.reads.tuple(config);
   }
 
   /**
@@ -155,66 +150,14 @@ export class SqliteSaver extends BaseCheckpointSaver {
   readOnlyView(options: ReadOnlyViewOptions): ReadOnlyCheckpoints {
     return new ReadOnlyCheckpoints({
       saver: this,
-      readTuple: (config, shared) => this.tupleRead(config, shared),
-      readHistory: (config, channels, shared) => this.historyRead(config, channels, shared),
+      readTuple: (config, shared) => this.reads.tuple(config, shared),
+      readHistory: (config, channels, shared) => this.reads.history(config, channels, shared),
     }, options);
   }
 
-  /** getTuple; the kept values of `shared` channels uncopied. */
-  private async tupleRead(config: RunnableConfig, shared?: ReadonlySet<string>): Promise<CheckpointTuple | undefined> {
-    const configurable = config.configurable ?? {};
-    if (configurable.thread_id === undefined || configurable.thread_id === null) return undefined;
-    const thread = String(configurable.thread_id);
-    const ns = String(configurable.checkpoint_ns ?? "");
-    const id = getCheckpointId(config);
-    this.flushPending(thread);
-    const entry = this.tupleCache.read(`${thread}\u0000${ns}\u0000${id ?? ""}`, () =>
-      splitParts(id ? this.statements.tupleById.all({ thread, ns, id }) : this.statements.tupleLatest.all({ thread, ns })) ?? null,
-    );
-    if (entry === null) return undefined;
-    const requested = id ? config : undefined;
-    return tupleOf(entry, { thread, ns }, requested, (rows) => readTuple(this.statements, this.codec, { thread, ns }, rows.head, rows.parts, requested, this.decoded), shared);
-  }
-
-  /**
-   * Newest first. Rows are read a page at a time (keyset pagination) and the
-   * event loop gets a turn between pages, so a 10,000-checkpoint thread
-   * streams instead of stalling the process.
-   */
+  /** Newest first, a page at a time; see CheckpointReads.list. */
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
-    const configurable = config.configurable ?? {};
-    const selection: ListSelection = {
-      threadId: configurable.thread_id === undefined || configurable.thread_id === null ? undefined : String(configurable.thread_id),
-      checkpointNs: configurable.checkpoint_ns === undefined ? undefined : String(configurable.checkpoint_ns),
-      checkpointId: configurable.checkpoint_id || undefined,
-      before: options.before?.configurable?.checkpoint_id || undefined,
-      filter: options.filter,
-    };
-    // Before the namespace lookup: a queued write may add the thread's second namespace.
-    this.flushPending(selection.threadId);
-    if (selection.threadId !== undefined && selection.checkpointNs === undefined) {
-      // The usual thread has one namespace; pinning it lets SQLite walk the primary key in order instead of sorting.
-      const namespaces = this.statements.namespacesOf.all(selection.threadId, 2);
-      if (namespaces.length === 1) selection.checkpointNs = namespaces[0];
-    }
-    let remaining = options.limit ?? Number.POSITIVE_INFINITY;
-    let cursor: ListCursor | undefined;
-    let pageSize = FIRST_PAGE;
-    while (remaining > 0) {
-      const requested = Math.min(pageSize, remaining);
-      const { rows, parsed, parts } = this.readPage(selection, cursor, requested);
-      for (const [index, row] of rows.entries()) {
-        remaining -= 1;
-        const key = { thread: row.thread_id, ns: row.checkpoint_ns };
-        yield await readTuple(this.statements, this.codec, key, headOf(row, parsed[index]), parts[index] ?? [], undefined, this.decoded);
-      }
-      const last = rows.at(-1);
-      if (last === undefined || rows.length < requested) return;
-      cursor = { checkpointId: last.checkpoint_id, threadId: last.thread_id, checkpointNs: last.checkpoint_ns };
-      pageSize = Math.min(pageSize * 4, MAX_PAGE);
-      await nextMacrotask();
-      this.flushPending(selection.threadId);
-    }
+    yield* this.reads.list(config, options);
   }
 
   /** Stores the checkpoint skeleton plus only the channels in `newVersions`, in one transaction. */
@@ -310,19 +253,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   /** One recursive query over the ancestor chain; see the base class for the contract. */
   override async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<Record<string, DeltaChannelHistory>> {
-    return this.historyRead(options.config, options.channels);
-  }
-
-  /** getDeltaChannelHistory; the cached seeds of `shared` channels uncopied. */
-  private async historyRead(config: RunnableConfig, channels: string[], shared?: ReadonlySet<string>): Promise<Record<string, DeltaChannelHistory>> {
-    if (channels.length === 0) return {};
-    const configurable = config.configurable ?? {};
-    const thread = configurable.thread_id === undefined || configurable.thread_id === null ? undefined : String(configurable.thread_id);
-    this.flushPending(thread);
-    const ns = String(configurable.checkpoint_ns ?? "");
-    const id = thread === undefined ? undefined : getCheckpointId(config) || this.statements.latestId.get(thread, ns)?.checkpoint_id;
-    if (thread === undefined || id === undefined) return Object.fromEntries(channels.map((channel) => [channel, { writes: [] }]));
-    return this.deltas.read(this.codec, thread, ns, id, channels, this.decoded, shared);
+    return this.reads.history(options.config, options.channels);
   }
 
   /**

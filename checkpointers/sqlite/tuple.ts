@@ -89,7 +89,7 @@ export async function readTuple(
   for (const part of parts) {
     let value =
       part.part === 1 && cache !== undefined
-        ? cache.load({ thread, ns, channel: part.a, version: part.b }, part.value, () => codec.load(part.type, part.value ?? EMPTY))
+        ? cache.load({ thread, ns, channel: part.a, version: part.b }, part.value, (snapshot) => codec.load(part.type, part.value ?? EMPTY, snapshot))
         : codec.load(part.type, part.value ?? EMPTY);
     if (isPromise(value)) value = await value;
     if (part.part === 1) values[part.a] = value;

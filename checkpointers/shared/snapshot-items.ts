@@ -1,0 +1,78 @@
+/**
+ * A long thread's message history is stored as a DeltaSnapshot of every message, and every ~100 updates the saver
+ * writes a new one: the first read of each new snapshot revived all of them again (~100 µs a message, 0.5–1 s on a
+ * 1,000-turn thread) though all but the last few were in the previous snapshot. {@link SnapshotItems} keeps, per
+ * channel, the items of the last snapshot it revived by their JSON text, so the next snapshot revives only new text.
+ * The default serde revives a snapshot item by item (`_reviver` maps an array item by item, and an item's result
+ * depends on its own JSON alone), so an item of equal JSON text revives to an equal value; each snapshot gets its
+ * own copies, and what the memo keeps is never handed out.
+ * @module
+ */
+import { DeltaSnapshot } from "@langchain/langgraph-checkpoint";
+import { freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
+
+/** Channels whose last snapshot's items are kept (least recently used first out). */
+const MAX_CHANNELS = 8;
+/**
+ * A number token that parses to -0 (a value after `:`, `,` or `[`), which JSON.stringify writes as 0: an item holding
+ * one would not revive from its re-stringified text as from the stored one. Such a snapshot (or one with a string that
+ * merely looks like one) is revived whole.
+ */
+const NEGATIVE_ZERO = /[:,[]\s*-0(?:\.0+)?(?:[eE][+-]?\d+)?\s*[,}\]]/;
+
+/** One revived item: private, with its copy plan. */
+interface Item {
+  value: unknown;
+  plan: CopyPlan;
+}
+
+/** A stored DeltaSnapshot document as the default serde writes it. */
+const isSnapshotDocument = (doc: unknown): doc is { lc: 2; type: "delta_snapshot"; value: unknown[] } =>
+  typeof doc === "object" && doc !== null && !Array.isArray(doc) &&
+  (doc as { lc?: unknown }).lc === 2 && (doc as { type?: unknown }).type === "delta_snapshot" &&
+  Object.prototype.hasOwnProperty.call(doc, "value") && Array.isArray((doc as { value?: unknown }).value);
+
+/** Per (thread, ns, channel): the items of the last DeltaSnapshot revived, by JSON text. */
+export class SnapshotItems {
+  private readonly channels = new Map<string, Map<string, Item>>();
+
+  /**
+   * The default serde's revival of JSON `text` when it is a DeltaSnapshot document (else undefined: the caller
+   * revives it whole), reviving through `reviveItem` only the items the channel's previous snapshot did not hold.
+   */
+  async revive(key: { thread: string; ns: string; channel: string }, text: string, reviveItem: (itemText: string) => Promise<unknown>): Promise<unknown> {
+    if (!text.includes('"delta_snapshot"') || NEGATIVE_ZERO.test(text)) return undefined;
+    const doc: unknown = JSON.parse(text);
+    if (!isSnapshotDocument(doc)) return undefined;
+    const id = `${key.thread}\u0000${key.ns}\u0000${key.channel}`;
+    const previous = this.channels.get(id);
+    const next = new Map<string, Item>();
+    const items = await Promise.all(doc.value.map(async (item) => {
+      const itemText = JSON.stringify(item);
+      const known = previous?.get(itemText) ?? next.get(itemText);
+      if (known !== undefined) {
+        next.set(itemText, known);
+        return freshCopy(known.value, known.plan);
+      }
+      const value = await reviveItem(itemText);
+      const plan = planCopy(value);
+      if (plan === undefined) return value;
+      // The revived item stays the memo's; the snapshot gets a copy, so nothing handed out reaches the memo.
+      next.set(itemText, { value, plan });
+      return freshCopy(value, plan);
+    }));
+    this.channels.delete(id);
+    this.channels.set(id, next);
+    for (const oldest of this.channels.keys()) {
+      if (this.channels.size <= MAX_CHANNELS) break;
+      this.channels.delete(oldest);
+    }
+    return new DeltaSnapshot(items);
+  }
+
+  /** Forgets every channel of a thread (deleted, pruned or overwritten by a copy). */
+  forgetThread(thread: string): void {
+    const prefix = `${thread}\u0000`;
+    for (const id of this.channels.keys()) if (id.startsWith(prefix)) this.channels.delete(id);
+  }
+}
