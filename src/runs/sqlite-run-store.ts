@@ -52,7 +52,7 @@ export class SqliteRunStore implements RunStore {
 
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
     return settleHooks((keep) => this.sync.transaction(() => {
-      const run = this.sync.create(input);
+      const run = this.sync.createNow(input);
       const claimed = claimRunNow(this.sync, run.runId, claim, run);
       if (claimed !== undefined && within !== undefined) keep(within(claimed, () => this.sync.events(run.runId)));
       return { run, claimed };
