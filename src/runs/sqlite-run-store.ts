@@ -113,8 +113,10 @@ export class SqliteRunStore implements RunStore {
   /** Inside the caller's (the checkpoint's, the ledger's) transaction on this store's connection: the fence, then the usage. */
   fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): void {
     if (tx.backend !== "sqlite") throw new SystemError("INTERNAL", "a SQLite run store cannot fence inside a PostgreSQL transaction");
-    this.assertHeldNow(runId, fence);
+    // With usage, its UPDATE is the fence (it changes the row only while this lease is held, else assertFence refuses):
+    // no SELECT before it.
     if (usage !== undefined) this.sync.addUsage(runId, fence, usage);
+    else this.assertHeldNow(runId, fence);
   }
 
   async renewLease(runId: string, fence: number, expiresAt: number): Promise<void> {
