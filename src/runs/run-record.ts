@@ -4,9 +4,8 @@
  * @module
  */
 import type { RunGraphConfig } from "./graph-config.js";
-import { z } from "zod";
-import { StorageError } from "../errors.js";
 import { RUN_STATUSES, type RunStatus } from "./lifecycle.js";
+import { rawRow, RowFields } from "./row-fields.js";
 import { decodeDocuments } from "./stored-documents.js";
 
 /** Counters of what a run has consumed so far. */
@@ -90,125 +89,83 @@ export interface RunEvent {
   reason: string | null;
 }
 
-const status = z.enum(RUN_STATUSES);
-const int = z.number().int();
-const nullableInt = int.nullable();
-const nullableText = z.string().nullable();
-
-const runRow = z.object({
-  run_id: z.string(),
-  thread_id: z.string(),
-  graph_id: z.string(),
-  user_id: z.string(),
-  status,
-  priority: int,
-  attempts: int,
-  max_attempts: int,
-  deadline_at: nullableInt,
-  available_at: int,
-  steps: int,
-  model_calls: int,
-  tokens: int,
-  cost_usd: z.number(),
-  budget_json: z.string(),
-  lease_owner: nullableText,
-  lease_expires_at: nullableInt,
-  fencing_token: int,
-  error_code: nullableText,
-  error_message: nullableText,
-  input_json: nullableText,
-  result_json: nullableText,
-  pending_json: nullableText,
-  resume_json: nullableText,
-  metadata_json: z.string(),
-  created_at: int,
-  updated_at: int,
-  started_at: nullableInt,
-  finished_at: nullableInt,
-  // Added by runs schema v2; absent in rows selected from an older file.
-  wait_ttl_ms: nullableInt.optional(),
-  wait_expires_at: nullableInt.optional(),
-  // Added by runs schema v3.
-  config_json: nullableText.optional(),
-});
-
-const eventRow = z.object({
-  event_id: int,
-  run_id: z.string(),
-  from_status: status.nullable(),
-  to_status: status,
-  at: int,
-  actor: nullableText,
-  fencing_token: nullableInt,
-  error_code: nullableText,
-  reason: nullableText,
-});
-
 /** JSON text for a column; `undefined` is stored as NULL. */
 export function toJson(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
 }
 
-function fromJson(text: string | null): unknown {
-  return text === null ? null : JSON.parse(text);
-}
-
-function parse<T>(schema: z.ZodType<T>, row: unknown, what: string): T {
-  const parsed = schema.safeParse(row);
-  if (!parsed.success) {
-    throw new StorageError("DB_CORRUPT", `unreadable ${what} row: ${parsed.error.message}`, { cause: parsed.error });
-  }
-  return parsed.data;
-}
-
-/** Converts a `runs` row to a {@link RunRecord}, refusing malformed rows. */
+/**
+ * Converts a `runs` row to a {@link RunRecord}, refusing malformed rows (DB_CORRUPT naming the column). Each column
+ * is type-checked by hand, not by a zod object: this runs on every read and transition of a run.
+ */
 export function rowToRun(row: unknown): RunRecord {
-  const r = parse(runRow, row, "runs");
-  const documents = decodeDocuments(r.run_id, r);
+  const raw = rawRow("runs", row);
+  const r = new RowFields("runs", raw, "run_id");
+  const runId = r.text("run_id");
+  const leaseOwner = r.textOrNull("lease_owner");
+  const leaseExpiresAt = r.intOrNull("lease_expires_at");
+  const documents = decodeDocuments(runId, {
+    budget_json: r.text("budget_json"),
+    // Added by runs schema v3; absent in rows selected from an older file.
+    config_json: r.textOrNull("config_json", true),
+    pending_json: r.textOrNull("pending_json"),
+    resume_json: r.textOrNull("resume_json"),
+  });
   return {
-    runId: r.run_id,
-    threadId: r.thread_id,
-    graphId: r.graph_id,
-    userId: r.user_id,
-    status: r.status,
-    priority: r.priority,
-    attempts: r.attempts,
-    maxAttempts: r.max_attempts,
-    deadlineAt: r.deadline_at,
-    waitTtlMs: r.wait_ttl_ms ?? null,
-    waitExpiresAt: r.wait_expires_at ?? null,
-    availableAt: r.available_at,
-    usage: { steps: r.steps, modelCalls: r.model_calls, tokens: r.tokens, costUsd: r.cost_usd },
+    runId,
+    threadId: r.text("thread_id"),
+    graphId: r.text("graph_id"),
+    userId: r.text("user_id"),
+    status: r.oneOf("status", RUN_STATUSES),
+    priority: r.int("priority"),
+    attempts: r.int("attempts"),
+    maxAttempts: r.int("max_attempts"),
+    deadlineAt: r.intOrNull("deadline_at"),
+    // Added by runs schema v2.
+    waitTtlMs: r.intOrNull("wait_ttl_ms", true),
+    waitExpiresAt: r.intOrNull("wait_expires_at", true),
+    availableAt: r.int("available_at"),
+    usage: { steps: r.int("steps"), modelCalls: r.int("model_calls"), tokens: r.int("tokens"), costUsd: r.number("cost_usd") },
     budget: documents.budget,
-    lease: r.lease_owner === null || r.lease_expires_at === null ? null : { owner: r.lease_owner, expiresAt: r.lease_expires_at },
-    fencingToken: r.fencing_token,
-    errorCode: r.error_code,
-    errorMessage: r.error_message,
-    input: fromJson(r.input_json),
-    result: fromJson(r.result_json),
+    lease: leaseOwner === null || leaseExpiresAt === null ? null : { owner: leaseOwner, expiresAt: leaseExpiresAt },
+    fencingToken: r.int("fencing_token"),
+    errorCode: r.textOrNull("error_code"),
+    errorMessage: r.textOrNull("error_message"),
+    input: fromJson(r, "input_json", r.textOrNull("input_json")),
+    result: fromJson(r, "result_json", r.textOrNull("result_json")),
     pending: documents.pending,
     resume: documents.resume,
-    metadata: JSON.parse(r.metadata_json) as Record<string, unknown>,
+    metadata: fromJson(r, "metadata_json", r.text("metadata_json")) as Record<string, unknown>,
     config: documents.config,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    startedAt: r.started_at,
-    finishedAt: r.finished_at,
+    createdAt: r.int("created_at"),
+    updatedAt: r.int("updated_at"),
+    startedAt: r.intOrNull("started_at"),
+    finishedAt: r.intOrNull("finished_at"),
   };
 }
 
-/** Converts a `run_events` row to a {@link RunEvent}. */
+function fromJson(r: RowFields, column: string, text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return r.refuse(column, "JSON text");
+  }
+}
+
+/** Converts a `run_events` row to a {@link RunEvent}, refusing malformed rows (DB_CORRUPT naming the column). */
 export function rowToEvent(row: unknown): RunEvent {
-  const r = parse(eventRow, row, "run_events");
+  const r = new RowFields("run_events", rawRow("run_events", row), "event_id");
+  const from = r.textOrNull("from_status");
   return {
-    eventId: r.event_id,
-    runId: r.run_id,
-    from: r.from_status,
-    to: r.to_status,
-    at: r.at,
-    actor: r.actor,
-    fencingToken: r.fencing_token,
-    errorCode: r.error_code,
-    reason: r.reason,
+    eventId: r.int("event_id"),
+    runId: r.text("run_id"),
+    from: from === null ? null : r.oneOf("from_status", RUN_STATUSES),
+    to: r.oneOf("to_status", RUN_STATUSES),
+    at: r.int("at"),
+    actor: r.textOrNull("actor"),
+    fencingToken: r.intOrNull("fencing_token"),
+    errorCode: r.textOrNull("error_code"),
+    reason: r.textOrNull("reason"),
   };
 }

@@ -52,7 +52,7 @@ export class SqliteRunStore implements RunStore {
 
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
     return settleHooks((keep) => this.sync.transaction(() => {
-      const run = this.sync.create(input);
+      const run = this.sync.createNow(input);
       const claimed = claimRunNow(this.sync, run.runId, claim, run);
       if (claimed !== undefined && within !== undefined) keep(callWithin(this.sync.db, within, claimed, () => this.sync.events(run.runId)));
       return { run, claimed };
@@ -113,8 +113,10 @@ export class SqliteRunStore implements RunStore {
   /** Inside the caller's (the checkpoint's, the ledger's) transaction on this store's connection: the fence, then the usage. */
   fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): void {
     if (tx.backend !== "sqlite") throw new SystemError("INTERNAL", "a SQLite run store cannot fence inside a PostgreSQL transaction");
-    this.assertHeldNow(runId, fence);
+    // With usage, its UPDATE is the fence (it changes the row only while this lease is held, else assertFence refuses):
+    // no SELECT before it.
     if (usage !== undefined) this.sync.addUsage(runId, fence, usage);
+    else this.assertHeldNow(runId, fence);
   }
 
   async renewLease(runId: string, fence: number, expiresAt: number): Promise<void> {

@@ -5,7 +5,8 @@
  * @module
  */
 import type Database from "better-sqlite3";
-import { immediateTransaction, migrate, readVersion, type SqliteDatabase } from "../db/index.js";
+import { migrate, readVersion, type SqliteDatabase } from "../db/index.js";
+import { atomically } from "../db/in-transaction.js";
 import { StorageError, SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { assertFence } from "./fence.js";
@@ -50,27 +51,43 @@ export class SqliteRuns {
 
   /** Runs `fn` in a BEGIN IMMEDIATE transaction (a savepoint when nested). */
   transaction<T>(fn: () => T): T {
-    return immediateTransaction(this.db, fn)();
+    return atomically(this.db, fn);
   }
 
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
   create(input: CreateRunInput): RunRecord {
+    const values = this.newValues(input);
+    return this.transaction(() => this.insertRun(values));
+  }
+
+  /**
+   * Internal: {@link create} inside the caller's transaction, which rolls back whole if this throws (so no
+   * savepoint of its own): createAndClaim's.
+   */
+  createNow(input: CreateRunInput): RunRecord {
+    return this.insertRun(this.newValues(input));
+  }
+
+  /** The new row's values; BAD_INPUT for a taken run id (an existence check, not a read: the INSERT returns the row as written). */
+  private newValues(input: CreateRunInput): ReturnType<typeof newRunValues> {
     const values = newRunValues(input, this.clock());
-    const [runId, , , , , , , , , , , now] = values;
-    // An existence check, not a read of the record: the INSERT returns the row as written.
+    const runId = values[0];
     if (this.stmt("SELECT 1 FROM runs WHERE run_id = ?").get(runId) !== undefined) {
       throw new UserInputError("BAD_INPUT", `a run with id ${runId} already exists`, { details: { runId } });
     }
-    return this.transaction(() => {
-      const row = this.stmt(
-        `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
-           available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
-         VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         RETURNING *`,
-      ).get(...values.slice(0, 12), now, ...values.slice(12));
-      appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
-      return rowToRun(row);
-    });
+    return values;
+  }
+
+  private insertRun(values: ReturnType<typeof newRunValues>): RunRecord {
+    const [runId, , , , , , , , , , , now] = values;
+    const row = this.stmt(
+      `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
+         available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
+       VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       RETURNING *`,
+    ).get(...values.slice(0, 12), now, ...values.slice(12));
+    appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
+    return rowToRun(row);
   }
 
   /** The run, or a UnknownRunError. */

@@ -21,6 +21,55 @@ interface DocumentFormat<T> {
   /** versions[v] parses a document of version v and returns today's in-memory form. */
   versions: readonly z.ZodType<T>[];
   encode(value: T): Record<string, unknown>;
+  /**
+   * A hand-written read of a document of the versions written today (the hot path: every read of a run decodes its
+   * documents), or {@link UNSURE}: then the version's zod schema decides, so it alone defines what is accepted.
+   */
+  fast(doc: Record<string, unknown>, version: number): T | typeof UNSURE;
+}
+
+/** A fast read that cannot vouch for a document: its version's zod schema reads it instead. */
+const UNSURE: unique symbol = Symbol("unsure");
+
+const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Today's budget document (`$v` 1) with nothing but valid limits, without its version; else UNSURE. */
+function fastBudget(doc: Record<string, unknown>, version: number): RunBudget | typeof UNSURE {
+  if (version !== 1) return UNSURE;
+  const budget: RunBudget = {};
+  for (const key in doc) {
+    const value = doc[key];
+    if (key === "$v") continue;
+    if (key === "maxCostUsd") {
+      if (!(Number.isFinite(value) && (value as number) >= 0)) return UNSURE;
+    } else if (!(key === "maxSteps" || key === "maxModelCalls" || key === "maxTokens" || key === "deadlineMs") || !isCount(value)) {
+      return UNSURE;
+    }
+    budget[key] = value as number;
+  }
+  return budget;
+}
+
+/** Today's config document (`$v` 1 or 2) without its version; else UNSURE. */
+function fastConfig(doc: Record<string, unknown>, version: number): RunGraphConfig | typeof UNSURE {
+  if (version !== 1 && version !== 2) return UNSURE;
+  const config: RunGraphConfig = {};
+  for (const key in doc) {
+    const value = doc[key];
+    if (key === "$v") continue;
+    if (key === "configurable" && isPlainObject(value)) config.configurable = value;
+    else if (key === "recursionLimit" && Number.isSafeInteger(value) && (value as number) > 0) config.recursionLimit = value as number;
+    else if (key === "stream" && version === 2 && isStream(value)) config.stream = { modes: [...value.modes] };
+    else return UNSURE;
+  }
+  return config;
+}
+
+function isStream(value: unknown): value is { modes: string[] } {
+  if (!isPlainObject(value) || Object.keys(value).length !== 1) return false;
+  const modes = value.modes;
+  return Array.isArray(modes) && modes.every((mode) => typeof mode === "string");
 }
 
 const budgetFields = {
@@ -43,6 +92,7 @@ const BUDGET: DocumentFormat<RunBudget> = {
     z.strictObject({ $v: z.literal(1), ...budgetFields }).transform(withoutVersion),
   ],
   encode: (budget) => ({ $v: 1, ...budget }),
+  fast: fastBudget,
 };
 
 const configFields = {
@@ -61,6 +111,7 @@ const CONFIG: DocumentFormat<RunGraphConfig> = {
     z.strictObject({ $v: z.literal(2), ...configFields, stream: z.strictObject({ modes: z.array(z.string()) }).optional() }).transform(withoutVersion),
   ],
   encode: (config) => ({ $v: config.stream === undefined ? 1 : 2, ...config }),
+  fast: fastConfig,
 };
 
 /**
@@ -76,6 +127,8 @@ function opaque(column: string): DocumentFormat<unknown> {
       z.strictObject({ $v: z.literal(1), value: z.unknown() }).transform((doc) => doc.value),
     ],
     encode: (value) => ({ $v: 1, value }),
+    // `{"$v":1,"value":…}` and nothing else: the value, whatever it is (the runtime reads it).
+    fast: (doc, version) => (version === 1 && "value" in doc && Object.keys(doc).length === 2 ? doc.value : UNSURE),
   };
 }
 
@@ -105,6 +158,10 @@ function decode<T>(format: DocumentFormat<T>, runId: string, text: string): T {
       });
     }
     throw new StorageError("DB_CORRUPT", `run ${runId}: ${format.column} has an unreadable document version ${JSON.stringify(version)}`, { details: { runId, column: format.column } });
+  }
+  if (isPlainObject(doc)) {
+    const read = format.fast(doc, version as number);
+    if (read !== UNSURE) return read;
   }
   const parsed = schema.safeParse(doc);
   if (!parsed.success) {

@@ -5,7 +5,8 @@
  * @module
  */
 import type Database from "better-sqlite3";
-import { assertSchemaCurrent, immediateTransaction, migrate, type SqliteDatabase } from "../db/index.js";
+import { assertSchemaCurrent, migrate, type SqliteDatabase } from "../db/index.js";
+import { atomically } from "../db/in-transaction.js";
 import { randomBytes } from "node:crypto";
 import type { OtelBridge } from "./otel.js";
 import { startRootOtel } from "./root-otel.js";
@@ -63,12 +64,12 @@ export class SqliteTraceStore implements TraceStore {
     if (init === undefined) return this.#attach(runId, options, writer);
     const scope = inCallers ? writer.only(runId) : undefined;
     try {
-      const recorder = immediateTransaction(this.#db, () => {
+      const recorder = atomically(this.#db, () => {
         const attached = this.#attach(runId, options, writer, false);
         init(attached);
         void writer.flush();
         return attached;
-      })();
+      });
       this.#live.set(runId, recorder);
       return recorder;
     } finally {

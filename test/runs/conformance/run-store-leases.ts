@@ -77,6 +77,9 @@ export function leaseConformance(open: OpenRunStore): void {
     expect(await rejection((async () => store.fenceIn(opened.foreignTransaction, run.runId, lease.token))())).toMatchObject({ code: "INTERNAL" });
     await store.cancel(run.runId, { actor: "ops" });
     expect(await rejection(opened.transaction((tx) => store.fenceIn(tx, run.runId, lease.token)))).toMatchObject({ code: "LEASE_LOST", reason: "canceled" });
+    // With usage, the usage update is the fence: still refused, nothing added.
+    expect(await rejection(opened.transaction((tx) => store.fenceIn(tx, run.runId, lease.token, { steps: 1 })))).toMatchObject({ code: "LEASE_LOST", reason: "canceled" });
+    expect((await store.get(run.runId)).usage).toMatchObject({ steps: 2 });
   }));
 
   it("counts usage under a held backoff and checks the lease with its totals", storeTest(open, async ({ store }) => {
