@@ -5,8 +5,8 @@
  * never stops the run's write: it is rolled back alone (see callWithin) and its work is done after the commit.
  * @module
  */
-import type { Statement } from "better-sqlite3";
 import type { SqliteDatabase } from "../db/index.js";
+import { atomically } from "../db/in-transaction.js";
 import type { RunEvent, RunRecord } from "./run-record.js";
 
 /** What a {@link WithinTransaction} callback leaves to do once its transaction has ended. */
@@ -50,35 +50,11 @@ export function settleHooks<T>(transaction: (keep: (hooks: TransactionHooks | vo
  * back everything on a full disk or an I/O error) is the write's own, thrown as it is.
  */
 export function callWithin(db: SqliteDatabase, within: WithinTransaction, run: RunRecord, events: () => readonly RunEvent[]): TransactionHooks | void {
-  const savepoint = savepointsOf(db);
-  savepoint.begin.run();
   try {
-    const hooks = within(run, events);
-    savepoint.release.run();
-    return hooks;
+    return atomically(db, () => within(run, events));
   } catch (error) {
     if (!db.inTransaction) throw error;
-    savepoint.rollback.run();
-    savepoint.release.run();
     process.emitWarning(`agentrt: work done inside a run's commit failed and is left to after it: ${String(error)}`, "AgentrtTraceWarning");
     return undefined;
   }
-}
-
-interface Savepoint {
-  begin: Statement;
-  release: Statement;
-  rollback: Statement;
-}
-
-// Prepared once per connection: a better-sqlite3 transaction wrapper built per call costs ~35 µs.
-const savepoints = new WeakMap<SqliteDatabase, Savepoint>();
-
-function savepointsOf(db: SqliteDatabase): Savepoint {
-  let savepoint = savepoints.get(db);
-  if (savepoint === undefined) {
-    savepoint = { begin: db.prepare("SAVEPOINT agentrt_within"), release: db.prepare("RELEASE agentrt_within"), rollback: db.prepare("ROLLBACK TO agentrt_within") };
-    savepoints.set(db, savepoint);
-  }
-  return savepoint;
 }
