@@ -49,7 +49,12 @@ const FLAG_BITS = 3;
 /** Per prototype: whether assigning an own property of that name defines a plain data property (no setter, not read-only). */
 const assignable = new WeakMap<object, Map<PropertyKey, boolean>>();
 
+/** Names remembered per prototype: plain objects' keys are data (ids, tool arguments), unbounded in number. */
+const MAX_KNOWN_KEYS = 1024;
+
 function assignsPlainly(prototype: object, key: PropertyKey): boolean {
+  // A plain object's own key that Object.prototype lacks is always plain: no need to remember every key ever seen.
+  if (prototype === Object.prototype && !(key in Object.prototype)) return true;
   let known = assignable.get(prototype);
   if (known === undefined) assignable.set(prototype, (known = new Map()));
   let plain = known.get(key);
@@ -61,7 +66,7 @@ function assignsPlainly(prototype: object, key: PropertyKey): boolean {
       plain = "value" in inherited && inherited.writable === true;
       break;
     }
-    known.set(key, plain);
+    if (known.size < MAX_KNOWN_KEYS) known.set(key, plain);
   }
   return plain;
 }

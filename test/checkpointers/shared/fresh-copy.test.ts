@@ -45,6 +45,14 @@ describe("fresh copies of decoded values", () => {
     expect(planCopy(new Array<number>(3))).toBeUndefined();
   });
 
+  it("copies own keys named like Object.prototype's methods as data", () => {
+    const value = JSON.parse('{"toString":"t","constructor":{"name":"c"},"hasOwnProperty":1,"plain":2}') as Record<string, unknown>;
+    const copy = copyOf(value);
+    expect(Object.getOwnPropertyNames(copy)).toEqual(["toString", "constructor", "hasOwnProperty", "plain"]);
+    expect(copy).toEqual(value);
+    expect(copy.constructor).not.toBe(value.constructor);
+  });
+
   it("keeps an own __proto__ key, a null prototype and a cycle as they were", () => {
     const parsed = JSON.parse('{"__proto__":{"x":1}}') as Record<string, unknown>;
     const copy = copyOf(parsed);
