@@ -135,6 +135,30 @@ describe("SqliteSaver: a new snapshot revives only the items the previous one di
     expect((revived as DeltaSnapshot).value).toEqual([{ id: "e549f560-0abc", n: -0.5 }]);
   });
 
+  it("keeps at most its budget of item text, oldest channel out first, and a snapshot over it not at all", async () => {
+    const items = new SnapshotItems(100);
+    let revived = 0;
+    const revive = async (text: string) => {
+      revived += 1;
+      return new JsonPlusSerializer().loadsTyped("json", text);
+    };
+    const snapshot = (...texts: string[]) => JSON.stringify({ lc: 2, type: "delta_snapshot", value: texts.map((text) => ({ text })) });
+    const at = (channel: string) => ({ thread: "t", ns: "", channel });
+    await items.revive(at("a"), snapshot("a".repeat(40)), revive);
+    expect(items.keptChars).toBe(51);
+    await items.revive(at("a"), snapshot("a".repeat(40), "b"), revive);
+    expect(revived).toBe(2);
+    await items.revive(at("c"), snapshot("c".repeat(40)), revive);
+    // 63 + 51 chars is over 100: channel a, the oldest, goes.
+    expect(items.keptChars).toBe(51);
+    await items.revive(at("a"), snapshot("a".repeat(40)), revive);
+    expect(revived).toBe(4);
+    await items.revive(at("big"), snapshot("x".repeat(200)), revive);
+    await items.revive(at("big"), snapshot("x".repeat(200)), revive);
+    expect(revived).toBe(6);
+    expect(items.keptChars).toBeLessThanOrEqual(100);
+  });
+
   it("a put whose transaction rolls back leaves the previous snapshot's reads as a fresh decode gives them", async () => {
     const path = file();
     let refuse = false;
