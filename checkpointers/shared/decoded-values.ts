@@ -8,7 +8,7 @@
  * @module
  */
 import type { SnapshotReviver } from "./codec.js";
-import { freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
+import { CHANGED, copyOrForget, freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
 import { SnapshotItems } from "./snapshot-items.js";
 
 /**
@@ -54,7 +54,10 @@ export class DecodedValues {
       // Re-inserted: the Map's order is the recency order.
       this.entries.delete(id);
       this.entries.set(id, hit);
-      return share ? hit.value : freshCopy(hit.value, hit.plan);
+      if (share) return hit.value;
+      const copy = copyOrForget(hit.value, hit.plan);
+      if (copy !== CHANGED) return copy;
+      // A shared reader changed the kept tree (see CachedValueChangedError): decoded again and stored over it.
     }
     return this.decodeAndStore(key, id, size, decode, share);
   }

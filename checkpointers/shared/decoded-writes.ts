@@ -6,7 +6,7 @@
  * deleted, pruned or copied. Readers get copies ({@link freshCopy}) unless the caller shares (a read-only view).
  * @module
  */
-import { freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
+import { CHANGED, copyOrForget, freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
 
 /** Smaller values are plain JSON parsed fast enough (a message written is several hundred bytes). */
 const MIN_BYTES = 128;
@@ -40,7 +40,10 @@ export class DecodedWrites {
     if (hit !== undefined) {
       this.entries.delete(key);
       this.entries.set(key, hit);
-      return share ? hit.value : freshCopy(hit.value, hit.plan);
+      if (share) return hit.value;
+      const copy = copyOrForget(hit.value, hit.plan);
+      if (copy !== CHANGED) return copy;
+      // A shared reader changed the kept tree (see CachedValueChangedError): decoded again and stored over it.
     }
     return this.decodeAndStore(key, size, decode, share);
   }

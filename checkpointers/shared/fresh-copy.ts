@@ -229,3 +229,16 @@ function copyByDescriptors(value: object, copier: Copier, number: number): unkno
   }
   return copy;
 }
+
+/** What {@link copyOrForget} returns for a tree changed since it was planned. */
+export const CHANGED: unique symbol = Symbol("changed since planned");
+
+/** {@link freshCopy}, or {@link CHANGED} when the tree no longer matches its plan (its cache entry is then dropped). */
+export function copyOrForget(value: unknown, plan: CopyPlan): unknown {
+  try {
+    return freshCopy(value, plan);
+  } catch (error) {
+    if (error instanceof CachedValueChangedError) return CHANGED;
+    throw error;
+  }
+}

@@ -31,6 +31,21 @@ describe("DecodedWrites", () => {
     expect(copy).toEqual(a);
   });
 
+  it("decodes again, and keeps the new decode, when a shared reader changed the kept tree's shape", async () => {
+    const cache = new DecodedWrites();
+    await cache.load("json", text, () => ({ items: [{ n: 1 }] }));
+    const shared = (await cache.load("json", text, fails, true)) as { items: unknown[] };
+    shared.items.push({ added: true });
+    let decoded = 0;
+    const decode = () => {
+      decoded += 1;
+      return { items: [{ n: 1 }] };
+    };
+    expect(await cache.load("json", text, decode)).toEqual({ items: [{ n: 1 }] });
+    expect(await cache.load("json", text, fails)).toEqual({ items: [{ n: 1 }] });
+    expect(decoded).toBe(1);
+  });
+
   it("tells values apart by type, by bytes and by text versus bytes", async () => {
     const cache = new DecodedWrites();
     const bytes = Buffer.from(text, "utf8");
