@@ -30,7 +30,16 @@ function unrecorded(recorder: TraceRecorder, transitions: readonly RunEvent[]): 
 
 /** The approval wait's span name when `events` enter one (the run's pending tools; a read of the run), else undefined. */
 async function waitNameOf(runs: RunStore, run: RunRecord, events: readonly RunEvent[]): Promise<string | undefined> {
-  return events.some((e) => e.to === "WAITING_APPROVAL") ? `approval_wait ${pendingTools((await runs.get(run.runId)).pending)}` : undefined;
+  return events.some((e) => e.to === "WAITING_APPROVAL") ? approvalWaitName((await runs.get(run.runId)).pending) : undefined;
+}
+
+/**
+ * {@link StateChanges} from an event log read inside the transaction that wrote `run` (as written, so its pending
+ * tools name an approval wait without another read): what {@link readStateChanges} reads through the store.
+ */
+export function stateChangesOf(run: RunRecord, events: readonly RunEvent[]): StateChanges {
+  const transitions = events.filter((e) => e.from !== null);
+  return { transitions, waitName: transitions.some((e) => e.to === "WAITING_APPROVAL") ? approvalWaitName(run.pending) : undefined };
 }
 
 /** The transitions of a run as its event log has them, for {@link recordStateChanges}. */
@@ -66,6 +75,7 @@ function record(recorder: TraceRecorder, event: RunEvent, waitName: string | und
   });
 }
 
-function pendingTools(pending: unknown): string {
-  return Array.isArray(pending) ? pending.map((p: { tool?: string }) => p.tool ?? "?").join(", ") : "";
+function approvalWaitName(pending: unknown): string {
+  const tools = Array.isArray(pending) ? pending.map((p: { tool?: string }) => p.tool ?? "?").join(", ") : "";
+  return `approval_wait ${tools}`;
 }

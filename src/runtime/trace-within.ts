@@ -4,10 +4,10 @@
  * PostgreSQL the store does not call `within`, and each is written after the run's commit, as before.
  * @module
  */
-import type { RunEvent, RunRecord, WithinTransaction } from "../runs/index.js";
+import type { RunRecord, WithinTransaction } from "../runs/index.js";
 import type { TraceRecorder } from "../trace/index.js";
 import type { ClaimDeps } from "./execute-and-record.js";
-import { readStateChanges, recordStateChanges, type StateChanges } from "./state-changes.js";
+import { readStateChanges, recordStateChanges, stateChangesOf } from "./state-changes.js";
 
 /** What starting a run's trace needs: the run store (its event log) and the recorder factory. */
 export type TraceDeps = Pick<ClaimDeps, "runs" | "recorder">;
@@ -62,17 +62,6 @@ export function startWithClaim(deps: TraceDeps): ClaimStart {
     },
     recorder: async (run) => (await started) ?? startRecording(deps, run),
   };
-}
-
-/**
- * The transitions of `run` for the trace, from its event log read inside the transaction that wrote it: what
- * readStateChanges reads through the store (an approval wait is named after the run's pending tools).
- */
-function stateChangesOf(run: RunRecord, events: readonly RunEvent[]): StateChanges {
-  const transitions = events.filter((e) => e.from !== null);
-  const waits = transitions.some((e) => e.to === "WAITING_APPROVAL");
-  const tools = Array.isArray(run.pending) ? run.pending.map((p: { tool?: string }) => p.tool ?? "?").join(", ") : "";
-  return { transitions, waitName: waits ? `approval_wait ${tools}` : undefined };
 }
 
 /** An outcome's trace written in its own commit: pass `within` to the outcome's write. */
