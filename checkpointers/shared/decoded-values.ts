@@ -8,7 +8,7 @@
  * @module
  */
 import type { SnapshotReviver } from "./codec.js";
-import { CHANGED, copyOrForget, freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
+import { CopiedCache, MISS } from "./copied-cache.js";
 import { SnapshotItems } from "./snapshot-items.js";
 
 /**
@@ -25,16 +25,9 @@ const MAX_BYTES = 64 * 1024 * 1024;
  */
 const MINTED_VERSION = /^\d{16}\.[0-9a-z]{7}$/;
 
-interface Entry {
-  value: unknown;
-  bytes: number;
-  plan: CopyPlan;
-}
-
 /** Decoded blob values, kept private and handed out as deep copies. */
 export class DecodedValues {
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly entries = new CopiedCache(MAX_ENTRIES, MAX_BYTES);
   /** The items of each channel's last DeltaSnapshot decoded here, so the next one revives only its new items. */
   private readonly items = new SnapshotItems();
 
@@ -49,54 +42,21 @@ export class DecodedValues {
     // Not cached: decoded as the caller would have, with no promise of its own (a getTuple reads several such values).
     if (size < MIN_BYTES || typeof key.version !== "string" || !MINTED_VERSION.test(key.version)) return decode();
     const id = `${key.thread}\u0000${key.ns}\u0000${key.channel}\u0000${key.version}`;
-    const hit = this.entries.get(id);
-    if (hit !== undefined) {
-      // Re-inserted: the Map's order is the recency order.
-      this.entries.delete(id);
-      this.entries.set(id, hit);
-      if (share) return hit.value;
-      const copy = copyOrForget(hit.value, hit.plan);
-      if (copy !== CHANGED) return copy;
-      // A shared reader changed the kept tree (see CachedValueChangedError): decoded again and stored over it.
-    }
+    const kept = this.entries.read(id, share);
+    if (kept !== MISS) return kept;
     return this.decodeAndStore(key, id, size, decode, share);
   }
 
   private async decodeAndStore(key: { thread: string; ns: string; channel: string }, id: string, size: number,
     decode: (snapshot?: SnapshotReviver) => unknown, share: boolean): Promise<unknown> {
     const value = await decode((text, reviveItem) => this.items.revive(key, text, reviveItem));
-    const plan = planCopy(value);
-    if (plan === undefined) return value;
     // The decoded tree stays private to the cache; this reader gets a copy like every later one.
-    this.store(id, { value, bytes: size, plan });
-    return share ? value : freshCopy(value, plan);
+    return this.entries.keep(id, value, size, share);
   }
 
   /** Forgets every value of a thread (after it was deleted, pruned or overwritten by a copy). */
   forgetThread(thread: string): void {
     this.items.forgetThread(thread);
-    const prefix = `${thread}\u0000`;
-    for (const [id, entry] of this.entries) {
-      if (!id.startsWith(prefix)) continue;
-      this.entries.delete(id);
-      this.bytes -= entry.bytes;
-    }
-  }
-
-  private store(id: string, entry: Entry): void {
-    // Two overlapping misses of one value both store it: the first entry's bytes must go before the second's count.
-    const previous = this.entries.get(id);
-    if (previous !== undefined) {
-      this.entries.delete(id);
-      this.bytes -= previous.bytes;
-    }
-    if (entry.bytes > MAX_BYTES) return;
-    for (const [oldest, old] of this.entries) {
-      if (this.entries.size < MAX_ENTRIES && this.bytes + entry.bytes <= MAX_BYTES) break;
-      this.entries.delete(oldest);
-      this.bytes -= old.bytes;
-    }
-    this.entries.set(id, entry);
-    this.bytes += entry.bytes;
+    this.entries.forgetPrefix(`${thread}\u0000`);
   }
 }

@@ -6,7 +6,7 @@
  * deleted, pruned or copied. Readers get copies ({@link freshCopy}) unless the caller shares (a read-only view).
  * @module
  */
-import { CHANGED, copyOrForget, freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
+import { CopiedCache, MISS } from "./copied-cache.js";
 
 /** Smaller values are plain JSON parsed fast enough (a message written is several hundred bytes). */
 const MIN_BYTES = 128;
@@ -16,16 +16,9 @@ const MAX_VALUE_BYTES = 256 * 1024;
 const MAX_ENTRIES = 4096;
 const MAX_BYTES = 16 * 1024 * 1024;
 
-interface Entry {
-  value: unknown;
-  plan: CopyPlan;
-  bytes: number;
-}
-
 /** Decoded writes by their stored type and bytes, handed out as copies. */
 export class DecodedWrites {
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly entries = new CopiedCache(MAX_ENTRIES, MAX_BYTES);
 
   /**
    * The value of a write stored as (`type`, `stored`): from the cache, or `decode()`'s (cached when its size is in
@@ -36,39 +29,14 @@ export class DecodedWrites {
     if (stored === null || size < MIN_BYTES || size > MAX_VALUE_BYTES) return decode();
     // Bytes as latin1 text: one character per byte, so two keys are equal exactly when the bytes are.
     const key = `${typeof stored === "string" ? "s" : "b"}${type}\u0000${typeof stored === "string" ? stored : Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).toString("latin1")}`;
-    const hit = this.entries.get(key);
-    if (hit !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      if (share) return hit.value;
-      const copy = copyOrForget(hit.value, hit.plan);
-      if (copy !== CHANGED) return copy;
-      // A shared reader changed the kept tree (see CachedValueChangedError): decoded again and stored over it.
-    }
+    const kept = this.entries.read(key, share);
+    if (kept !== MISS) return kept;
     return this.decodeAndStore(key, size, decode, share);
   }
 
   private async decodeAndStore(key: string, size: number, decode: () => unknown, share: boolean): Promise<unknown> {
     const value = await decode();
-    const plan = planCopy(value);
-    if (plan === undefined) return value;
-    this.store(key, { value, plan, bytes: size });
     // The decoded tree is the cache's now: this reader gets a copy like every later one.
-    return share ? value : freshCopy(value, plan);
-  }
-
-  private store(key: string, entry: Entry): void {
-    const previous = this.entries.get(key);
-    if (previous !== undefined) {
-      this.entries.delete(key);
-      this.bytes -= previous.bytes;
-    }
-    for (const [oldest, old] of this.entries) {
-      if (this.entries.size < MAX_ENTRIES && this.bytes + entry.bytes <= MAX_BYTES) break;
-      this.entries.delete(oldest);
-      this.bytes -= old.bytes;
-    }
-    this.entries.set(key, entry);
-    this.bytes += entry.bytes;
+    return this.entries.keep(key, value, size, share);
   }
 }
