@@ -25,9 +25,12 @@ export class GuardRefused extends Error {
   }
 }
 
+/** A write run inside a batch; what it returns runs once its transaction has committed at the top level. */
+export type BatchWrite = () => void | (() => void);
+
 interface Queued {
   thread: string;
-  write: () => void;
+  write: BatchWrite;
   /** Turns a raw failure of this write (not a guard's refusal) into the error its caller gets. */
   describe: (error: unknown) => unknown;
   guard: { hook: WriteGuard; config: RunnableConfig } | undefined;
@@ -35,6 +38,8 @@ interface Queued {
   reject: (error: unknown) => void;
   /** What the guard returned, called if the write ends up not committed. */
   undo?: () => void;
+  /** What the write returned, called once it is committed. */
+  committed?: () => void;
   /** Set when the write failed inside its savepoint: the rest of the batch goes on without it. */
   failed?: unknown;
 }
@@ -62,11 +67,13 @@ export class CommitBatch {
   private readonly release: Statement<[]>;
   private readonly rollbackTo: Statement<[]>;
 
-  constructor(private readonly db: SqliteDatabase) {
+  /** `begin` runs first inside every batch transaction (the refs memo's check, refs-memo.ts). */
+  constructor(private readonly db: SqliteDatabase, begin: () => void = () => undefined) {
     this.savepoint = db.prepare("SAVEPOINT agentrt_write");
     this.release = db.prepare("RELEASE agentrt_write");
     this.rollbackTo = db.prepare("ROLLBACK TO agentrt_write");
     this.runBatch = immediateTransaction(db, (batch: Queued[], isolated: boolean) => {
+      begin();
       if (batch.length === 1) {
         const [only] = batch;
         if (only !== undefined) this.apply(only);
@@ -75,7 +82,7 @@ export class CommitBatch {
       if (!isolated) {
         for (const queued of batch) {
           try {
-            queued.write();
+            queued.committed = queued.write() ?? undefined;
           } catch (error) {
             throw new OptimisticBatchFailed(error);
           }
@@ -90,7 +97,7 @@ export class CommitBatch {
    * Queues `write` (and `guard`, run just before it inside the same transaction);
    * the promise settles once the batch holding it is committed or has failed.
    */
-  submit(thread: string, write: () => void, describe: (error: unknown) => unknown, guard?: { hook: WriteGuard; config: RunnableConfig }): Promise<void> {
+  submit(thread: string, write: BatchWrite, describe: (error: unknown) => unknown, guard?: { hook: WriteGuard; config: RunnableConfig }): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ thread, write, describe, guard, resolve, reject });
       this.threads.add(thread);
@@ -129,6 +136,8 @@ export class CommitBatch {
     this.queue = [];
     this.threads = new Set();
     this.lastBatch = batch.length;
+    // Inside a caller's transaction the batch is a savepoint: its writes are not committed when it ends.
+    const topLevel = !this.db.inTransaction;
     try {
       try {
         this.runBatch(batch, batch.length === 1 || batch.some((queued) => queued.guard !== undefined));
@@ -146,8 +155,10 @@ export class CommitBatch {
       return;
     }
     for (const queued of batch) {
-      if (queued.failed === undefined) queued.resolve();
-      else queued.reject(queued.failed);
+      if (queued.failed === undefined) {
+        if (topLevel) queued.committed?.();
+        queued.resolve();
+      } else queued.reject(queued.failed);
     }
   }
 
@@ -155,7 +166,7 @@ export class CommitBatch {
   private apply(queued: Queued): void {
     try {
       this.guarded(queued);
-      queued.write();
+      queued.committed = queued.write() ?? undefined;
     } catch (error) {
       queued.failed = reason(queued, error);
       throw error;
@@ -167,7 +178,7 @@ export class CommitBatch {
     this.savepoint.run();
     try {
       this.guarded(queued);
-      queued.write();
+      queued.committed = queued.write() ?? undefined;
       this.release.run();
     } catch (error) {
       queued.failed = reason(queued, error);

@@ -1,5 +1,6 @@
 import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js";
 import type { StorageError } from "../../src/errors.js";
+import type { BatchWrite } from "./commit-batch.js";
 import { storageError } from "./errors.js";
 
 /** A batch commits at the end of the event-loop turn, or as soon as it holds this many writes. */
@@ -20,7 +21,7 @@ const MAX_BATCH = 256;
  * queued: awaiting the commit would cost a sequential writer a turn per put.)
  */
 export class GroupCommit {
-  private queue: (() => void)[] = [];
+  private queue: BatchWrite[] = [];
   /** Threads with queued writes: a read of another thread needs no flush. */
   private threads = new Set<string>();
   private scheduled = false;
@@ -28,7 +29,8 @@ export class GroupCommit {
   private readonly threadFailures = new Map<string, StorageError>();
   /** The first failed batch's error not yet thrown by a whole-saver flush. */
   private failure: StorageError | undefined;
-  private readonly commit: (batch: (() => void)[]) => void;
+  /** Runs a batch; returns what its writes want run once it has committed. */
+  private readonly commit: (batch: BatchWrite[]) => (() => void)[];
   /**
    * Registered on `process` "exit" while writes are queued: `process.exit()` right after
    * an awaited put runs no further event-loop turn, and the batch would be lost.
@@ -38,14 +40,21 @@ export class GroupCommit {
     if (this.db.open) this.commitQueued();
   };
 
-  constructor(private readonly db: SqliteDatabase) {
-    this.commit = immediateTransaction(db, (batch: (() => void)[]) => {
-      for (const write of batch) write();
+  /** `begin` runs first inside every batch transaction (the refs memo's check, refs-memo.ts). */
+  constructor(private readonly db: SqliteDatabase, begin: () => void = () => undefined) {
+    this.commit = immediateTransaction(db, (batch: BatchWrite[]) => {
+      begin();
+      const committed: (() => void)[] = [];
+      for (const write of batch) {
+        const done = write();
+        if (done !== undefined) committed.push(done);
+      }
+      return committed;
     });
   }
 
   /** Queues one write to `thread` (run later inside the batch transaction); first throws a failed earlier batch's error if it held `thread`. */
-  add(thread: string, write: () => void): void {
+  add(thread: string, write: BatchWrite): void {
     this.throwFailure(thread);
     if (this.queue.length === 0) process.once("exit", this.onExit);
     this.queue.push(write);
@@ -85,8 +94,11 @@ export class GroupCommit {
     this.queue = [];
     this.threads = new Set();
     process.off("exit", this.onExit);
+    // Inside a caller's transaction the batch is a savepoint: its writes are not committed when it ends.
+    const topLevel = !this.db.inTransaction;
     try {
-      this.commit(batch);
+      const committed = this.commit(batch);
+      if (topLevel) for (const done of committed) done();
     } catch (error) {
       const named = [...threads].slice(0, 5).join(", ") + (threads.size > 5 ? ", …" : "");
       const failure = storageError(this.db.name, `group commit of ${batch.length} writes (threads ${named})`, error);

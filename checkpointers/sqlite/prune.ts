@@ -2,11 +2,14 @@ import type { SqliteDatabase } from "../../src/db/index.js";
 import type { DeltaHistoryQuery } from "./delta-history.js";
 import { evictInline } from "./inline-eviction.js";
 import type { PruneOptions } from "./options.js";
+import { refsMemoOf } from "./refs-memo.js";
 import type { Statements } from "./statements.js";
 
 /** Deletes all but the newest `keepLast` checkpoints of a thread, in one transaction; returns the count deleted. */
 export function pruneThread(db: SqliteDatabase, st: Statements, deltas: DeltaHistoryQuery, options: PruneOptions): number {
   const run = db.transaction(() => {
+    // Kept rows that name a pruned one's inline values get new refs (see refs-memo.ts).
+    refsMemoOf(db).forgetThread(options.threadId);
     const namespaces =
       options.checkpointNs !== undefined
         ? [options.checkpointNs]

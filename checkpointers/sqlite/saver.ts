@@ -75,7 +75,6 @@ export class SqliteSaver extends BaseCheckpointSaver {
     if (behaviour.beforeWrite !== undefined && behaviour.durability === "group") {
       throw new UserInputError("BAD_INPUT", "SqliteSaver: beforeWrite runs inside each write's own transaction; it cannot be combined with durability \"group\"");
     }
-    this.group = behaviour.durability === "group" ? new GroupCommit(db) : undefined;
     this.beforeWrite = behaviour.beforeWrite;
     try {
       if (!db.memory && !db.readonly) db.pragma("journal_mode = WAL");
@@ -88,7 +87,9 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.deltas = new DeltaHistoryQuery(db);
     const tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
     this.writes = new CheckpointWrites(db, this.statements);
-    this.batch = new CommitBatch(db);
+    const memo = this.writes.memo;
+    this.batch = new CommitBatch(db, () => memo.begin());
+    this.group = behaviour.durability === "group" ? new GroupCommit(db, () => memo.begin()) : undefined;
     this.reads = new CheckpointReads({
       statements: this.statements, codec: this.codec, deltas: this.deltas, readPage: pageReader(db, new ListQueries(db), this.statements), tupleCache, decoded: this.decoded,
       flushPending: (thread) => this.flushPending(thread),

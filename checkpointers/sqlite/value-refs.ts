@@ -53,6 +53,8 @@ export interface RefsInput {
   changed: Set<string>;
   /** The refs of the values this put stored (a value row, or its own `vals`), by channel. */
   stored: Map<string, Ref>;
+  /** The parent row's stored refs when already known (refs-memo.ts): then its row is not read. */
+  parentRefs?: Refs;
 }
 
 /**
@@ -64,7 +66,7 @@ export interface RefsInput {
  * all of them.
  */
 export function resolveRefs(st: Statements, input: RefsInput): Refs {
-  const { thread, ns, parentId, versions, changed, stored } = input;
+  const { thread, ns, parentId, versions, changed, stored, parentRefs: known } = input;
   const refs: Refs = {};
   /** null: no parent row. */
   let parentRefs: Refs | null | undefined;
@@ -75,7 +77,7 @@ export function resolveRefs(st: Statements, input: RefsInput): Refs {
       refs[channel] = stored.get(channel) ?? [null, version];
       continue;
     }
-    parentRefs ??= parentId === null ? null : parseRefs(st.refsOf.get(thread, ns, parentId), null);
+    parentRefs ??= parentId === null ? null : (known ?? parseRefs(st.refsOf.get(thread, ns, parentId), null));
     if (parentRefs === null || parentId === null) {
       const found = st.refByVersion.get({ thread, ns, channel, version });
       refs[channel] = found === undefined ? [null, version] : rebased(JSON.parse(found.ref) as Ref, found.holder);

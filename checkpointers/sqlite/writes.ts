@@ -8,6 +8,7 @@ import { immediateTransaction, type SqliteDatabase } from "../../src/db/index.js
 import type { StoredValue } from "../shared/codec.js";
 import { prepareWriteInsert, type Statements } from "./statements.js";
 import { evictInline } from "./inline-eviction.js";
+import { refsMemoOf, type RefsMemo } from "./refs-memo.js";
 import { SELF, parseRefs, resolveRefs, valueRowIds, type Ref } from "./value-refs.js";
 
 /** Rows per multi-row write insert (9 parameters each). */
@@ -33,8 +34,11 @@ export class CheckpointWrites {
   /**
    * Inserts a checkpoint and its changed values (no transaction of its own: a commit batch or group commit
    * wraps it); `versions` is the checkpoint's channel_versions, whose unchanged channels keep the parent's refs.
+   * Returns what to run once that transaction has committed (it remembers the row's refs for its child's put).
    */
-  readonly writePut: (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Set<string>) => void;
+  readonly writePut: (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Set<string>) => () => void;
+  /** The connection's memo of each thread's last refs (refs-memo.ts): every write transaction begins with its check. */
+  readonly memo: RefsMemo;
   /** Inserts or upserts a task's writes (no transaction of its own). */
   readonly writeWrites: (key: WriteKey, records: WriteRecord[]) => void;
   /** Deletes a thread's writes, blobs and checkpoints in a transaction. */
@@ -47,6 +51,8 @@ export class CheckpointWrites {
   /** Wraps the saver's prepared statements; multi-row write inserts are prepared on first use. */
   constructor(db: SqliteDatabase, st: Statements) {
     this.db = db;
+    const memo = refsMemoOf(db);
+    this.memo = memo;
     this.writePut = (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Set<string>) => {
       const [thread, ns, id, parentId] = row;
       const stored = new Map<string, Ref>();
@@ -61,7 +67,8 @@ export class CheckpointWrites {
           stored.set(channel, [Number(lastInsertRowid), version]);
         }
       }
-      const refs = resolveRefs(st, { thread, ns, parentId, versions, changed, stored });
+      const parentRefs = parentId === null ? undefined : memo.get(thread, ns, parentId);
+      const refs = resolveRefs(st, { thread, ns, parentId, versions, changed, stored, parentRefs });
       const refsText = JSON.stringify(refs);
       // Each text is JSON.stringify output: joined, they are a JSON array whose elements SQLite's `->` gives back as is.
       const vals = inline.length === 0 ? null : `[${inline.join(",")}]`;
@@ -69,6 +76,8 @@ export class CheckpointWrites {
         st.insertCheckpoint.run(...row, refsText, vals);
       } catch (error) {
         if ((error as { code?: unknown }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY") throw error;
+        // Rows of the thread that name this one's inline values get new refs: what the memo holds of them goes.
+        memo.forgetThread(thread);
         // The same checkpoint put again: other checkpoints that name its inline values get them as value rows first
         // (its vals change), then it is replaced and the value rows only the replaced row referenced go.
         // The new refs too: with no parent row they may have found a value of the row they replace.
@@ -78,6 +87,8 @@ export class CheckpointWrites {
         st.replaceCheckpoint.run(parentId, skeleton, metadataType, metadata, JSON.stringify(refs), vals, thread, ns, id);
         st.deleteUnreferenced.run({ thread, ns, ids: JSON.stringify(replaced) });
       }
+      const stamp = memo.stamp();
+      return () => memo.committed(thread, ns, id, refs, stamp);
     };
     this.writeWrites = ([thread, ns, id, taskId, taskPath]: WriteKey, records: WriteRecord[]) => {
       // Special channels replace what is stored; the rest keep the first write, in one multi-row statement.
@@ -93,6 +104,7 @@ export class CheckpointWrites {
       }
     };
     this.copyTransaction = immediateTransaction(db, (to: string, from: string) => {
+      memo.forgetThread(to);
       // The copy's values are its own rows (a deletion of either thread must not take the other's), so refs are renumbered.
       const renumbered: Record<string, number> = {};
       for (const blob of st.blobsOfThread.all(from)) {
@@ -103,6 +115,7 @@ export class CheckpointWrites {
       st.copyWrites.run(to, from);
     });
     this.deleteTransaction = immediateTransaction(db, (threadId: string) => {
+      memo.forgetThread(threadId);
       st.deleteWrites.run(threadId);
       st.deleteBlobs.run(threadId);
       st.deleteCheckpoints.run(threadId);
