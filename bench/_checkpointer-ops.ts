@@ -37,7 +37,11 @@ export async function interleaved<K extends string>(
  */
 export function agentCheckpoint(step: number): { checkpoint: Checkpoint; newVersions: Record<string, number> } {
   const versions = { __start__: 1, messages: step + 1, counter: step + 1, "branch:to:agent": step + 1, context: 1 };
-  const messages = Array.from({ length: 4 }, (_, i) => ({ role: i % 2 ? "ai" : "user", content: `message ${i} of step ${step}: ${"lorem ipsum ".repeat(8)}` }));
+  // Through JSON, as messages from a model's API arrive: a template literal's result is a rope that the first
+  // JSON.stringify flattens, and in interleaved rounds that cost fell on whichever saver went first with the input.
+  const messages = JSON.parse(
+    JSON.stringify(Array.from({ length: 4 }, (_, i) => ({ role: i % 2 ? "ai" : "user", content: `message ${i} of step ${step}: ${"lorem ipsum ".repeat(8)}` }))),
+  ) as { role: string; content: string }[];
   return {
     checkpoint: {
       v: 4,
