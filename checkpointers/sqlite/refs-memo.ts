@@ -27,7 +27,7 @@ interface Entry {
 
 /** The refs of each (thread, namespace)'s last committed put on one connection; see the module doc. */
 export class RefsMemo {
-  /** thread → namespace → entry; the map's order is least recently written thread first. */
+  /** thread → namespace → entry, in the order threads were first remembered. */
   private readonly threads = new Map<string, Map<string, Entry>>();
   private readonly dataVersion: Statement<[], number>;
   private lastDataVersion: number | undefined;
@@ -67,17 +67,21 @@ export class RefsMemo {
     if (stamp !== this.epoch) return;
     let namespaces = this.threads.get(thread);
     if (namespaces === undefined) {
-      namespaces = new Map();
+      // Oldest thread out first (by first write, not last: moving a thread to the end on every put cost more than its misses).
       if (this.threads.size >= MAX_THREADS) {
         const oldest = this.threads.keys().next();
         if (oldest.done !== true) this.threads.delete(oldest.value);
       }
-    } else {
-      // Re-inserted below: the thread becomes the most recently written.
-      this.threads.delete(thread);
+      namespaces = new Map();
+      this.threads.set(thread, namespaces);
     }
-    this.threads.set(thread, namespaces);
-    namespaces.set(ns, { id, refs });
+    const entry = namespaces.get(ns);
+    if (entry === undefined) namespaces.set(ns, { id, refs });
+    else {
+      // The entry is the memo's own: updated in place, a put allocates nothing here.
+      entry.id = id;
+      entry.refs = refs;
+    }
   }
 
   /** Forgets every namespace of a thread whose stored refs this connection is about to rewrite. */

@@ -176,8 +176,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const meta = this.codec.dumpPlainNow(metadata) ?? (await this.codec.dumpPlain(metadata));
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, encodeSkeleton(skeleton), meta.type, metadataColumn(meta)];
     const describe = (error: unknown) => storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
-    const changed = new Set(Object.keys(newVersions ?? {}));
-    const write = () => this.writes.writePut(row, stored, skeleton.channel_versions, changed);
+    const write = () => this.writes.writePut(row, stored, skeleton.channel_versions, newVersions);
     if (this.group === undefined) await this.batch.submit(thread, write, describe, this.guardFor(config));
     else {
       try {

@@ -49,8 +49,8 @@ export interface RefsInput {
   parentId: string | null;
   /** The checkpoint's channel_versions. */
   versions: Record<string, string | number>;
-  /** Channels in newVersions. */
-  changed: Set<string>;
+  /** The put's newVersions: its own keys are the channels it changed. */
+  changed: Readonly<Record<string, unknown>> | undefined;
   /** The refs of the values this put stored (a value row, or its own `vals`), by channel. */
   stored: Map<string, Ref>;
   /** The parent row's stored refs when already known (refs-memo.ts): then its row is not read. */
@@ -73,7 +73,7 @@ export function resolveRefs(st: Statements, input: RefsInput): Refs {
   for (const channel in versions) {
     const version = versions[channel];
     if (version === undefined) continue;
-    if (changed.has(channel)) {
+    if (changed !== undefined && Object.prototype.hasOwnProperty.call(changed, channel)) {
       refs[channel] = stored.get(channel) ?? [null, version];
       continue;
     }

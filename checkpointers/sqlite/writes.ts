@@ -36,7 +36,7 @@ export class CheckpointWrites {
    * wraps it); `versions` is the checkpoint's channel_versions, whose unchanged channels keep the parent's refs.
    * Returns what to run once that transaction has committed (it remembers the row's refs for its child's put).
    */
-  readonly writePut: (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Set<string>) => () => void;
+  readonly writePut: (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Readonly<Record<string, unknown>> | undefined) => () => void;
   /** The connection's memo of each thread's last refs (refs-memo.ts): every write transaction begins with its check. */
   readonly memo: RefsMemo;
   /** Inserts or upserts a task's writes (no transaction of its own). */
@@ -53,7 +53,7 @@ export class CheckpointWrites {
     this.db = db;
     const memo = refsMemoOf(db);
     this.memo = memo;
-    this.writePut = (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Set<string>) => {
+    this.writePut = (row: CheckpointInsert, values: PutValue[], versions: Record<string, string | number>, changed: Readonly<Record<string, unknown>> | undefined) => {
       const [thread, ns, id, parentId] = row;
       const stored = new Map<string, Ref>();
       const inline: string[] = [];
