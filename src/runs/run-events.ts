@@ -36,18 +36,17 @@ function insertStatement(db: SqliteDatabase): Database.Statement<unknown[]> {
   return statement;
 }
 
-/** Appends one event; call inside the transaction that changed the status. */
-export function appendRunEvent(db: SqliteDatabase, event: NewRunEvent): void {
-  insertStatement(db).run(
-    event.runId,
-    event.from,
-    event.to,
-    event.at,
-    event.actor ?? null,
-    event.fencingToken ?? null,
-    event.errorCode ?? null,
-    event.reason ?? null,
+/** Appends one event; call inside the transaction that changed the status. Returns the event as stored. */
+export function appendRunEvent(db: SqliteDatabase, event: NewRunEvent): RunEvent {
+  const stored: RunEvent = {
+    eventId: 0, runId: event.runId, from: event.from, to: event.to, at: event.at, actor: event.actor ?? null,
+    fencingToken: event.fencingToken ?? null, errorCode: event.errorCode ?? null, reason: event.reason ?? null,
+  };
+  const { lastInsertRowid } = insertStatement(db).run(
+    stored.runId, stored.from, stored.to, stored.at, stored.actor, stored.fencingToken, stored.errorCode, stored.reason,
   );
+  stored.eventId = Number(lastInsertRowid);
+  return stored;
 }
 
 /** Every event of a run, oldest first. */

@@ -11,8 +11,8 @@
 import { isHeldRetrying } from "./backoff.js";
 import { expireOverdueRuns, recoverExpiredLeases } from "./lease.js";
 import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
-import type { RunRecord } from "./run-record.js";
-import type { ClaimCaps, ClaimRequest, ClaimRunRequest } from "./run-store.js";
+import type { RunEvent, RunRecord } from "./run-record.js";
+import type { ClaimCaps, ClaimRequest, ClaimRunRequest, CreateRunInput } from "./run-store.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
 import { countsAsAttempt } from "./transition-write.js";
 import { assertUnchanged } from "./unchanged.js";
@@ -51,7 +51,7 @@ export function sweepRuns(runs: SqliteRuns, now: number): RunRecord[] {
 export function claimNextNow(runs: SqliteRuns, request: ClaimRequest): RunRecord | undefined {
   const now = runs.clock();
   sweepRuns(runs, now);
-  const running = countRunning(runs);
+  const running = countRunning(runs, request.caps);
   if (running.total >= request.caps.maxRunning) return undefined;
   // One index-ordered scan per claimable status (an IN over both would sort every queued run), then the better head wins.
   const heads = CLAIMABLE_STATUSES.map((status) => firstEligible(runs, request.caps, status, now, running.byUser));
@@ -59,21 +59,50 @@ export function claimNextNow(runs: SqliteRuns, request: ClaimRequest): RunRecord
   return chosen === undefined ? undefined : claim(runs, runs.get(chosen.run_id), request, undefined);
 }
 
-/** Claims one given run; call inside a transaction. See `RunStore.claimRun`; `known` is its record as this transaction just wrote it. */
-export function claimRunNow(runs: SqliteRuns, runId: string, request: ClaimRunRequest, known?: RunRecord): RunRecord | undefined {
-  const swept = sweepRuns(runs, runs.clock());
-  // `known`: the record as this transaction wrote it (just created); read again only if a sweep changed it.
-  const run = known !== undefined && known.runId === runId && !swept.some((r) => r.runId === runId) ? known : runs.get(runId);
+/** Claims one given run; call inside a transaction. See `RunStore.claimRun`. */
+export function claimRunNow(runs: SqliteRuns, runId: string, request: ClaimRunRequest): RunRecord | undefined {
+  sweepRuns(runs, runs.clock());
+  const run = runs.get(runId);
   assertUnchanged(run, request.expect);
   // A RETRYING run whose holder still backs off in-process is running elsewhere too.
   if (run.status === "RUNNING" || isHeldRetrying(run)) return undefined;
   assertTransition(run.status, "RUNNING", runId);
-  const running = countRunning(runs);
+  const running = countRunning(runs, request.caps);
   if (running.total >= request.caps.maxRunning) return undefined;
   if ((running.byUser.get(run.userId) ?? 0) >= userCap(request.caps, run.userId)) return undefined;
   if (runs.stmt(`SELECT 1 FROM runs r WHERE r.run_id = ? AND ${EARLIER_ON_THREAD}`).get(runId) !== undefined) return undefined;
   return claim(runs, run, request, request.resume);
 }
+
+/**
+ * Creates a run and claims it when it may be claimed; call inside a transaction. The same checks, in the same order,
+ * as a create then {@link claimRunNow} — sweeps, caps, an older unfinished run of its thread — made before the row
+ * exists, so a claimable run is written once, already claimed (SqliteRuns.createClaimedNow), and a held-back one QUEUED.
+ */
+export function createAndClaimNow(
+  runs: SqliteRuns, input: CreateRunInput, request: ClaimRequest,
+): { run: RunRecord; claimed: RunRecord | undefined; events?: RunEvent[] } {
+  const values = runs.newValues(input);
+  const [runId, threadId, , userId, , , deadlineAt, , , , , createdAt] = values;
+  const sweptAt = runs.clock();
+  if (deadlineAt !== null && deadlineAt <= sweptAt) {
+    // Due at once: the claim's sweep expires it (and the claim refuses it) as it always did.
+    const run = runs.createNow(values);
+    return { run, claimed: claimRunNow(runs, runId, request) };
+  }
+  sweepRuns(runs, sweptAt);
+  const running = countRunning(runs, request.caps);
+  const held = running.total >= request.caps.maxRunning || (running.byUser.get(userId) ?? 0) >= userCap(request.caps, userId)
+    || runs.stmt(EARLIER_THAN_NEW).get(threadId, createdAt, createdAt, runId) !== undefined;
+  if (held) return { run: runs.createNow(values), claimed: undefined };
+  const expiresAt = runs.clock() + request.leaseMs;
+  return runs.createClaimedNow(values, { owner: request.workerId, expiresAt }, runs.clock());
+}
+
+/** {@link EARLIER_ON_THREAD} for a run not written yet: (thread, created_at, run_id) as parameters. */
+const EARLIER_THAN_NEW = `SELECT 1 FROM runs o WHERE o.thread_id = ?
+  AND o.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')
+  AND (o.created_at < ? OR (o.created_at = ? AND o.run_id < ?)) LIMIT 1`;
 
 /** True while any run is RUNNING, or QUEUED or RETRYING and not held back by a waiting run of its thread. */
 export function hasPendingWorkNow(runs: SqliteRuns): boolean {
@@ -107,7 +136,15 @@ function firstEligible(runs: SqliteRuns, caps: ClaimCaps, status: RunStatus, now
   return undefined;
 }
 
-function countRunning(runs: SqliteRuns): { total: number; byUser: Map<string, number> } {
+/** No run counted: what every comparison with an infinite cap needs. */
+const UNCOUNTED: { total: number; byUser: Map<string, number> } = { total: 0, byUser: new Map() };
+
+/**
+ * Runs that occupy a slot, in all and per user. Without a finite cap (the default) nothing is compared with them, so
+ * nothing is counted: the GROUP BY reads every running run on each claim.
+ */
+function countRunning(runs: SqliteRuns, caps: ClaimCaps): { total: number; byUser: Map<string, number> } {
+  if (caps.maxRunning === Infinity && caps.maxRunningPerUser === Infinity && Object.keys(caps.userLimits).length === 0) return UNCOUNTED;
   const rows = runs
     // A held RETRYING run (in-process backoff) still occupies its slot.
     .stmt("SELECT user_id, COUNT(*) AS n FROM runs WHERE status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL GROUP BY user_id")

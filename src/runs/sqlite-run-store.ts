@@ -14,7 +14,7 @@ import type {
   ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
 import { RUNS_SCHEMA } from "./schema.js";
-import { claimNextNow, claimRunNow, hasPendingWorkNow, sweepRuns } from "./sqlite-claims.js";
+import { claimNextNow, claimRunNow, createAndClaimNow, hasPendingWorkNow, sweepRuns } from "./sqlite-claims.js";
 import { SqliteRuns } from "./sqlite-runs.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
@@ -52,9 +52,9 @@ export class SqliteRunStore implements RunStore {
 
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
     return settleHooks((keep) => this.sync.transaction(() => {
-      const run = this.sync.createNow(input);
-      const claimed = claimRunNow(this.sync, run.runId, claim, run);
-      if (claimed !== undefined && within !== undefined) keep(callWithin(this.sync.db, within, claimed, () => this.sync.events(run.runId)));
+      const { run, claimed, events } = createAndClaimNow(this.sync, input, claim);
+      // The events this transaction wrote are the run's whole log: no read of it for the trace's start.
+      if (claimed !== undefined && within !== undefined) keep(callWithin(this.sync.db, within, claimed, () => events ?? this.sync.events(run.runId)));
       return { run, claimed };
     }));
   }

@@ -12,7 +12,7 @@ import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { assertFence } from "./fence.js";
 import { setBackoff } from "./backoff.js";
 import { assertTransition, isRunStatus, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
-import { newRunValues } from "./new-run.js";
+import { newRunValues, type NewRunValues } from "./new-run.js";
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
 import { rowToRun, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import { RUNS_SCHEMA } from "./schema.js";
@@ -62,14 +62,42 @@ export class SqliteRuns {
 
   /**
    * Internal: {@link create} inside the caller's transaction, which rolls back whole if this throws (so no
-   * savepoint of its own): createAndClaim's.
+   * savepoint of its own): createAndClaim's, with the values {@link newValues} checked.
    */
-  createNow(input: CreateRunInput): RunRecord {
-    return this.insertRun(this.newValues(input));
+  createNow(values: NewRunValues): RunRecord {
+    return this.insertRun(values);
   }
 
-  /** The new row's values; BAD_INPUT for a taken run id (an existence check, not a read: the INSERT returns the row as written). */
-  private newValues(input: CreateRunInput): ReturnType<typeof newRunValues> {
+  /**
+   * Internal: a new run written claimed by `claim` at `at` — the row and both events ("created", then "claimed") as
+   * a create then a claim leave them — in one INSERT instead of an INSERT and the claim's UPDATE of the same row and
+   * indexes. Inside the caller's transaction, which has checked that the run may be claimed (createAndClaim's).
+   * Returns the run as created (QUEUED) and as claimed, and the events written (no read needed for the trace's start).
+   */
+  createClaimedNow(values: NewRunValues, claim: ClaimFields, at: number): { run: RunRecord; claimed: RunRecord; events: RunEvent[] } {
+    const [runId, , , , , , , , , , , now] = values;
+    const row = this.stmt(
+      `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
+         available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json,
+         lease_owner, lease_expires_at, fencing_token, attempts, started_at)
+       VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?)
+       RETURNING *`,
+    ).get(...values.slice(0, 12), at, ...values.slice(12), claim.owner, claim.expiresAt, at);
+    const events = [
+      appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now }),
+      appendRunEvent(this.db, { runId, from: "QUEUED", to: "RUNNING", at, actor: claim.owner, fencingToken: 1, reason: "claimed" }),
+    ];
+    const claimed = rowToRun(row);
+    // The record the create alone would have returned: the claim's columns as a new row has them.
+    const run: RunRecord = { ...claimed, status: "QUEUED", attempts: 0, fencingToken: 0, lease: null, updatedAt: now, startedAt: null };
+    return { run, claimed, events };
+  }
+
+  /**
+   * Internal: the new row's values; BAD_INPUT for a taken run id (an existence check, not a read: the INSERT returns
+   * the row as written).
+   */
+  newValues(input: CreateRunInput): NewRunValues {
     const values = newRunValues(input, this.clock());
     const runId = values[0];
     if (this.stmt("SELECT 1 FROM runs WHERE run_id = ?").get(runId) !== undefined) {
@@ -78,7 +106,7 @@ export class SqliteRuns {
     return values;
   }
 
-  private insertRun(values: ReturnType<typeof newRunValues>): RunRecord {
+  private insertRun(values: NewRunValues): RunRecord {
     const [runId, , , , , , , , , , , now] = values;
     const row = this.stmt(
       `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,

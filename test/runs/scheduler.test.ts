@@ -172,3 +172,22 @@ describe("runs of one thread", () => {
     expect((await scheduler.claimNext(claim))?.run.runId).toBe(later);
   });
 });
+
+describe("claims without caps", () => {
+  it("count no running runs when no cap is finite, and do when one is", async () => {
+    const { store } = freshStore();
+    const counts: string[] = [];
+    const stmt = store.sync.stmt.bind(store.sync);
+    store.sync.stmt = (sql: string) => {
+      if (sql.includes("COUNT(*) AS n FROM runs")) counts.push(sql);
+      return stmt(sql);
+    };
+    await store.create({ graphId: "g" });
+    expect(await new Scheduler(store).claimNext(claim)).toBeDefined();
+    await new Scheduler(store).createAndClaim({ graphId: "g" }, claim);
+    expect(counts).toHaveLength(0);
+    // A cap needs the count: the second run is held back by the first's slot.
+    expect((await new Scheduler(store, { maxRunning: 2 }).createAndClaim({ graphId: "g" }, claim)).claimed).toBeUndefined();
+    expect(counts).toHaveLength(1);
+  });
+});

@@ -3,7 +3,7 @@
 // that cannot be written or read never stops the run's write: it commits alone and the trace follows after it.
 import { describe, expect, it } from "vitest";
 import type { SqliteDatabase } from "../../src/db/index.js";
-import { LeaseLostError, Scheduler, type RunLease, type RunRecord, type WithinTransaction } from "../../src/runs/index.js";
+import { LeaseLostError, Scheduler, type RunEvent, type RunLease, type RunRecord, type WithinTransaction } from "../../src/runs/index.js";
 import { openTraceStore, type SqliteTraceStore, type TraceRecorder } from "../../src/trace/index.js";
 import { outcomeTrace, startRecording, startWithClaim, type TraceDeps } from "../../src/runtime/trace-within.js";
 import { syncStateChanges } from "../../src/runtime/state-changes.js";
@@ -110,6 +110,16 @@ describe("createAndClaim and the trace's start in one commit (SQLite)", () => {
     const { root, changes } = await stored(env.trace, claimed!.run.runId);
     expect(root).toMatchObject({ status: "running", spanId: recorder.rootId });
     expect(changes).toEqual(["QUEUED → RUNNING"]);
+  });
+
+  it("hands its callback the run's event log as stored (the events it wrote, ids included)", async () => {
+    const env = setup();
+    let seen: readonly RunEvent[] = [];
+    const { claimed } = await env.scheduler.createAndClaim({ graphId: "g" }, { workerId: "w1", leaseMs: 30_000 }, (_run, events) => {
+      seen = events();
+    });
+    expect(seen).toEqual(await env.store.events(claimed!.run.runId));
+    expect(seen.map((e) => `${e.from ?? ""}→${e.to}`)).toEqual(["→QUEUED", "QUEUED→RUNNING"]);
   });
 
   it("a commit that fails leaves no run and no trace, and the recorder is discarded", async () => {

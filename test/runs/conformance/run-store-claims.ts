@@ -88,4 +88,22 @@ export function claimConformance(open: OpenRunStore): void {
     expect(await rejection(store.createAndClaim({ graphId: "g", runId: "run_held" }, { ...claim, caps: noCaps }))).toMatchObject({ code: "BAD_INPUT" });
     expect(await store.list({ status: "QUEUED" })).toHaveLength(1);
   }));
+
+  it("stores a run created and claimed in one commit as a create then a claim leave it, record and events", storeTest(open, async ({ store, clock }) => {
+    const input = { graphId: "g", userId: "ann", priority: 2, input: { messages: ["hi"] }, metadata: { m: 1 }, budget: { maxSteps: 9 }, deadlineAt: clock.now + 60_000, waitTtlMs: 500 };
+    const both = await store.createAndClaim({ ...input, runId: "run_both", threadId: "t_both" }, { ...claim, caps: noCaps });
+    const created = await store.create({ ...input, runId: "run_apart", threadId: "t_apart" });
+    const apart = (await new Scheduler(store).claimRun(created.runId, claim))!.run;
+    const same = (run: Record<string, unknown>) => ({ ...run, runId: "", threadId: "" });
+    expect(same({ ...both.claimed })).toEqual(same({ ...apart }));
+    expect(same({ ...both.run })).toEqual(same({ ...created }));
+    expect(same({ ...(await store.get("run_both")) })).toEqual(same({ ...(await store.get("run_apart")) }));
+    const events = async (runId: string) => (await store.events(runId)).map(({ eventId: _, runId: __, ...e }) => e);
+    expect(await events("run_both")).toEqual(await events("run_apart"));
+    // Held back by an older unfinished run of its thread, or by a deadline already due (expired by the claim's sweep).
+    clock.advance(1);
+    expect(await store.createAndClaim({ graphId: "g", threadId: "t_both", runId: "run_behind" }, { ...claim, caps: noCaps })).toMatchObject({ claimed: undefined, run: { status: "QUEUED" } });
+    expect(await rejection(store.createAndClaim({ graphId: "g", runId: "run_due", deadlineAt: clock.now }, { ...claim, caps: noCaps }))).toMatchObject({ code: "ILLEGAL_TRANSITION" });
+    expect(await store.find("run_due")).toBeUndefined();
+  }));
 }
