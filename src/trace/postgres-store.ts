@@ -4,7 +4,6 @@
  * stored spans (root, running spans, state-change count) in one round trip.
  * @module
  */
-import { randomBytes } from "node:crypto";
 import { assertPostgresSchemaCurrent, migrateOnce, type PostgresDatabase } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
 import type { OtelBridge } from "./otel.js";
@@ -20,6 +19,7 @@ import { emptyStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
 import type { SpanKind, TraceSpan } from "./types.js";
 import { SpanWriter } from "./writer.js";
+import { randomHex } from "./random-hex.js";
 
 const defaultClock = () => performance.timeOrigin + performance.now();
 
@@ -169,7 +169,7 @@ export class PostgresTraceStore implements TraceStore {
   }
 
   async #attachRoot(runId: string, options: RecorderOptions): Promise<{ root: SpanRow; resumed: boolean; state: StoredRunState }> {
-    const spanId = randomBytes(8).toString("hex");
+    const spanId = randomHex(8);
     const row = emptyRow({ span_id: spanId, run_id: runId, kind: "invoke_agent", name: `invoke_agent ${runId}`, start_ms: options.startTime ?? this.#clock() });
     row.graph = options.graph ?? null;
     row.agent = options.agent ?? options.graph ?? "agent";

@@ -3,7 +3,6 @@
  * touches memory only; the shared {@link SpanWriter} writes rows in batches.
  * @module
  */
-import { randomBytes } from "node:crypto";
 import { applyAttributes, errorText, type ApplyOptions } from "./apply-attributes.js";
 import type { OtelBridge } from "./otel.js";
 import { HeldWrites } from "./held-writes.js";
@@ -13,6 +12,7 @@ import { modelCallStart, toolCallStart, type CallSpanStart } from "./call-spans.
 import { emptyRow, type SpanRow } from "./rows.js";
 import { isInstantKind, type ModelCallRecord, type SpanKind, type SpanAttributes, type ToolCallRecord, type TraceSpan } from "./types.js";
 import { OpenSpan, type EndSpanOptions, type SpanHandle, type SpanOps } from "./span-handle.js";
+import { randomHex } from "./random-hex.js";
 
 export type { RecorderParts, StartSpanOptions, StateChangeOptions } from "./recorder-parts.js";
 
@@ -26,7 +26,7 @@ export class TraceRecorder {
   readonly resumed: boolean;
   readonly #parts: RecorderParts;
   readonly #open = new Map<string, SpanRow>();
-  readonly #idPrefix = randomBytes(6).toString("hex");
+  readonly #idPrefix = randomHex(6);
   #seq = 0;
   readonly #applyOptions: ApplyOptions;
   #otel: OtelBridge | undefined;

@@ -7,7 +7,6 @@
 import type Database from "better-sqlite3";
 import { assertSchemaCurrent, migrate, type SqliteDatabase } from "../db/index.js";
 import { atomically } from "../db/in-transaction.js";
-import { randomBytes } from "node:crypto";
 import type { OtelBridge } from "./otel.js";
 import { startRootOtel } from "./root-otel.js";
 import { resolvePricing, type PricingTable } from "./pricing.js";
@@ -18,6 +17,7 @@ import { computeStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
 import type { SpanKind, TraceSpan } from "./types.js";
 import { sqliteSpanWriter, type SpanWriter } from "./writer.js";
+import { randomHex } from "./random-hex.js";
 
 type Statement = Database.Statement<unknown[]>;
 
@@ -159,7 +159,7 @@ export class SqliteTraceStore implements TraceStore {
     const select = this.#stmt("SELECT * FROM spans WHERE run_id = ? AND kind = 'invoke_agent' AND parent_id IS NULL");
     const existing = select.get(runId) as SpanRow | undefined;
     if (existing !== undefined) return { row: existing, resumed: true };
-    const spanId = randomBytes(8).toString("hex");
+    const spanId = randomHex(8);
     const row = emptyRow({ span_id: spanId, run_id: runId, kind: "invoke_agent", name: `invoke_agent ${runId}`, start_ms: options.startTime ?? this.#clock() });
     row.graph = options.graph ?? null;
     row.agent = options.agent ?? options.graph ?? "agent";
