@@ -92,12 +92,12 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
       // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
       callbacks: foreignCallbacks(graph, hooks, snapshot !== undefined && "values" in snapshot ? (snapshot.values as Record<string, unknown>) : undefined),
     };
-    // With a sink its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always,
-    // so a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
+    // With a sink its listeners pick the modes (and streamEvents for "events"); "values" and "updates" always; without
+    // one "values" alone. Either way a run that ends without an interrupt is decided from its stream, not from a checkpoint read.
     const published = deps.streams?.open(run);
     const watched = new StreamOutcome(graph);
     try {
-      const stream = published === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.MODES] }) : await published.stream(graph, input, options);
+      const stream = published === undefined ? await graph.stream(input, { ...options, streamMode: [...StreamOutcome.SETTLING_MODES] }) : await published.stream(graph, input, options);
       // Every checkpoint write checks the lease (checkpoint-fence.ts); a lost one aborts the signal too.
       for await (const chunk of stream) {
         watched.observe(chunk);

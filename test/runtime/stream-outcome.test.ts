@@ -38,3 +38,21 @@ describe("StreamOutcome", () => {
     expect(watched.settled()?.values).toEqual({ n: 1 });
   });
 });
+
+describe("StreamOutcome on LangGraph's values mode alone (what a run without a stream sink streams)", () => {
+  it("sees an interrupt raised in a node, and settles a graph that runs to its end", async () => {
+    const { Annotation, END, MemorySaver, START, StateGraph, interrupt } = await import("@langchain/langgraph");
+    const State = Annotation.Root({ n: Annotation<number>(), answer: Annotation<string>() });
+    const build = (asks: boolean) => new StateGraph(State)
+      .addNode("ask", (s: typeof State.State) => (asks ? { answer: String(interrupt({ question: "?" })) } : { n: s.n + 1 }))
+      .addEdge(START, "ask").addEdge("ask", END)
+      .compile({ checkpointer: new MemorySaver() });
+    for (const asks of [true, false]) {
+      const graph = build(asks);
+      const watched = new StreamOutcome(graph);
+      const stream = await graph.stream({ n: 1 }, { configurable: { thread_id: `t${String(asks)}` }, streamMode: [...StreamOutcome.SETTLING_MODES] });
+      for await (const chunk of stream) watched.observe(chunk);
+      expect(watched.settled()).toEqual(asks ? undefined : { values: { n: 2 }, tasks: [], next: [] });
+    }
+  });
+});
