@@ -15,11 +15,12 @@ process.env.AGENTRT_SIM_LATENCY_MS ??= "50";
 const clients = Number(process.argv[2] ?? 200);
 const total = Number(process.argv[3] ?? 2000);
 const workers = Number(process.env.PROFILE_WORKERS ?? 2);
+const workerConcurrency = process.env.PROFILE_CONCURRENCY === undefined ? undefined : Number(process.env.PROFILE_CONCURRENCY);
 const dir = mkdtempSync(join(tmpdir(), "agentrt-profile-server-"));
 const config = join(dir, "langgraph.json");
 writeFileSync(config, JSON.stringify({ graphs: { city_weather: `${fileURLToPath(new URL("../graphs/city_weather.ts", import.meta.url))}:graph` } }));
 const input = { messages: [{ role: "user", content: "Weather for Beijing, Shanghai and Shenzhen" }] };
-const server = await startServer({ port: 0, db: join(dir, "server.db"), config, apiKey: "", workers, log: (line) => console.error(line) });
+const server = await startServer({ port: 0, db: join(dir, "server.db"), config, apiKey: "", workers, workerConcurrency, log: (line) => console.error(line) });
 while (workers > 0 && (server.workers.length < workers || !server.workers.every((w) => w.ready))) await new Promise((r) => setTimeout(r, 20));
 const sdk = Array.from({ length: clients }, () => new Client({ apiUrl: server.url }));
 
