@@ -1,0 +1,89 @@
+/** The copied cache's copies made ahead for a large tree read again and again: each reader's own, taken without a copy on the read. */
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { CopiedCache, MISS } from "../../../checkpointers/shared/copied-cache.js";
+
+/** A history large enough to get copies made ahead (over 4,096 objects). */
+const history = (): BaseMessage[] =>
+  Array.from({ length: 800 }, (_, i) => (i % 2 === 0
+    ? new HumanMessage({ content: `q${i}`, id: `h${i}` })
+    : new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ name: "restart", args: { service: `s${i}` }, id: `c${i}`, type: "tool_call" }] })));
+const idle = () => new Promise((resolve) => setImmediate(resolve));
+/** Counts the copies the cache makes, by the messages' own arrays it reads (a read of the kept tree's items). */
+const read = (cache: CopiedCache, key = "k") => cache.read(key, false) as BaseMessage[];
+
+describe("CopiedCache: copies made ahead", () => {
+  it("hands the next reader a copy made once the loop was idle, its own: what one reader changes no other sees", async () => {
+    const cache = new CopiedCache(8, 1024 * 1024);
+    const kept = history();
+    const first = cache.keep("k", kept, 1000, false) as BaseMessage[];
+    const second = read(cache);
+    await idle();
+    // The third read takes the copy made ahead: a new tree, not the kept one nor an earlier reader's.
+    const third = read(cache);
+    for (const copy of [first, second, third]) {
+      expect(copy).not.toBe(kept);
+      expect(copy[1]).not.toBe(kept[1]);
+    }
+    expect(third).not.toBe(second);
+    expect(third[1]).not.toBe(second[1]);
+    // Readers change what they read (the HITL middleware assigns tool_calls): no one else sees it.
+    (second[1] as AIMessage).tool_calls = [];
+    ((third[3] as AIMessage).tool_calls?.[0]?.args as Record<string, string>).service = "changed";
+    third.pop();
+    await idle();
+    const fourth = read(cache);
+    expect(fourth).toHaveLength(800);
+    expect((fourth[1] as AIMessage).tool_calls).toHaveLength(1);
+    expect((fourth[3] as AIMessage).tool_calls?.[0]?.args).toEqual({ service: "s3" });
+    expect(fourth).toEqual(history());
+    expect(kept).toEqual(history());
+  });
+
+  it("makes the copy ahead off the read: a read after it takes it with no copy of the kept tree", async () => {
+    const cache = new CopiedCache(8, 1024 * 1024);
+    const kept = history();
+    cache.keep("k", kept, 1000, false);
+    read(cache);
+    await idle();
+    // A kept tree changed (only a sharing reader could) fails the next copy of it; the copy made ahead was made before.
+    kept.pop();
+    expect(read(cache)).toHaveLength(800);
+    expect(cache.read("k", false)).toBe(MISS);
+  });
+
+  it("makes a copy ahead only for a tree read more than once, and it counts in the byte budget", async () => {
+    const cache = new CopiedCache(8, 2500);
+    cache.keep("a", history(), 1000, false);
+    await idle();
+    // Read once (by its decoder): nothing made ahead, so a second entry of 1,000 bytes and a third fit.
+    cache.keep("b", history(), 1000, false);
+    expect(cache.read("a", false)).not.toBe(MISS);
+    await idle();
+    // "a" read twice: its copy ahead would take 1,000 more, over the 2,500: not made, and "b" stays.
+    expect(cache.read("b", false)).not.toBe(MISS);
+    expect(cache.read("a", false)).not.toBe(MISS);
+    cache.forgetPrefix("b");
+    // With room again, "a" (read three times) gets one; a new 1,000-byte entry then pushes the oldest out.
+    expect(cache.read("a", false)).not.toBe(MISS);
+    await idle();
+    cache.keep("c", history(), 1000, false);
+    expect(cache.read("c", false)).not.toBe(MISS);
+    expect(cache.read("a", false)).toBe(MISS);
+  });
+
+  it("drops a copy made ahead with its entry, and hands a forgotten key no stale copy", async () => {
+    const cache = new CopiedCache(8, 1024 * 1024);
+    cache.keep("t\u0000k", history(), 1000, false);
+    read(cache, "t\u0000k");
+    await idle();
+    cache.forgetPrefix("t\u0000");
+    expect(cache.read("t\u0000k", false)).toBe(MISS);
+    // Kept again with other content: its readers get that, never the copy of the forgotten tree.
+    const other = history().slice(0, 700);
+    cache.keep("t\u0000k", other, 1000, false);
+    read(cache, "t\u0000k");
+    await idle();
+    expect(read(cache, "t\u0000k")).toHaveLength(700);
+  });
+});
