@@ -7,7 +7,7 @@
  * copy, on every getState and every run's start) gets its next reader's copy made ahead, once the event loop is
  * idle after a read: that reader then takes it without waiting for the copy (the copies made are the same in
  * number, one more at most per entry; they move off the read's path). A prepared copy is nobody's until it is handed
- * out, and counts in the byte budget like its entry.
+ * out, and counts in the byte budget like its entry (pushing the least recently used entries out).
  * @module
  */
 import { CHANGED, copyOrForget, freshCopy, planCopy, type CopyPlan } from "./fresh-copy.js";
@@ -69,8 +69,8 @@ export class CopiedCache {
     entry.preparing = true;
     setImmediate(() => {
       entry.preparing = false;
-      // Gone (forgotten, aged out, replaced), already prepared, or no room for a second tree in the budget.
-      if (this.entries.get(key) !== entry || entry.prepared || this.bytes + entry.bytes > this.maxBytes) return;
+      // Gone (forgotten, aged out, replaced) or already prepared; else room is made as for a new entry.
+      if (this.entries.get(key) !== entry || entry.prepared || !this.makeRoom(key, entry.bytes)) return;
       let copy: unknown = CHANGED;
       try {
         copy = copyOrForget(entry.value, entry.plan);
@@ -101,6 +101,18 @@ export class CopiedCache {
   /** Forgets every key that starts with `prefix`. */
   forgetPrefix(prefix: string): void {
     for (const [key, entry] of this.entries) if (key.startsWith(prefix)) this.drop(key, entry);
+  }
+
+  /**
+   * Pushes the least recently used entries other than `key`'s out until `bytes` more fit in the budget (a thread's
+   * older history snapshots, read no more, would otherwise fill it and leave no room); whether they fit.
+   */
+  private makeRoom(key: string, bytes: number): boolean {
+    for (const [oldest, old] of this.entries) {
+      if (this.bytes + bytes <= this.maxBytes) break;
+      if (oldest !== key) this.drop(oldest, old);
+    }
+    return this.bytes + bytes <= this.maxBytes;
   }
 
   /** Forgets `entry` (under `key`) and its prepared copy. */
