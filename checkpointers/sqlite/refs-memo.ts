@@ -19,6 +19,12 @@ import type { Refs } from "./value-refs.js";
 
 /** Threads remembered; a put on a thread not among them reads its parent's row, as before. */
 const MAX_THREADS = 4096;
+/**
+ * Namespaces remembered per thread besides the root's: each subgraph call puts under a namespace of its own
+ * (`node:<task id>`) that is rarely written again once its task ended, so a long-lived thread would otherwise
+ * keep an entry per call for ever.
+ */
+const MAX_NAMESPACES = 8;
 
 interface Entry {
   id: string;
@@ -76,7 +82,10 @@ export class RefsMemo {
       this.threads.set(thread, namespaces);
     }
     const entry = namespaces.get(ns);
-    if (entry === undefined) namespaces.set(ns, { id, refs });
+    if (entry === undefined) {
+      if (namespaces.size > MAX_NAMESPACES) forgetOldestSubgraph(namespaces);
+      namespaces.set(ns, { id, refs });
+    }
     else {
       // The entry is the memo's own: updated in place, a put allocates nothing here.
       entry.id = id;
@@ -93,6 +102,23 @@ export class RefsMemo {
   /** Threads remembered (for tests). */
   get size(): number {
     return this.threads.size;
+  }
+
+  /** (thread, namespace) entries remembered (for tests). */
+  get entries(): number {
+    let count = 0;
+    for (const namespaces of this.threads.values()) count += namespaces.size;
+    return count;
+  }
+}
+
+/** Drops the first remembered namespace other than the root's (the root's is the one every run writes). */
+function forgetOldestSubgraph(namespaces: Map<string, Entry>): void {
+  for (const ns of namespaces.keys()) {
+    if (ns !== "") {
+      namespaces.delete(ns);
+      return;
+    }
   }
 }
 

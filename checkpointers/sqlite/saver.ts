@@ -64,7 +64,8 @@ export class SqliteSaver extends BaseCheckpointSaver {
 
   /**
    * Wraps an open better-sqlite3 connection (as the official saver does) and
-   * creates or migrates the tables; `behaviour.durability` picks per-call or group commit.
+   * creates or migrates the tables; `behaviour.durability` picks per-call or group commit. Other connections may
+   * write the tables; this one only through savers (they remember per connection what they last wrote).
    */
   constructor(db: SqliteDatabase, serde?: SerializerProtocol, behaviour: SqliteSaverBehaviour = {}) {
     super(serde);

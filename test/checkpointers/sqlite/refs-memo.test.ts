@@ -108,3 +108,18 @@ describe("SqliteSaver refs memo", () => {
     saver.close();
   });
 });
+
+describe("SqliteSaver refs memo bounds and inputs", () => {
+  it("remembers a bounded number of namespaces per thread, the root's always", async () => {
+    const saver = SqliteSaver.create({ path: ":memory:" });
+    const root = await saver.put({ configurable: { thread_id: "t" } }, checkpoint({ a: "A" }, { a: 1 }), meta(0), { a: 1 });
+    // Each subgraph call puts under a namespace of its own.
+    for (let call = 0; call < 200; call++) {
+      await saver.put({ configurable: { thread_id: "t", checkpoint_ns: `tools:${call}` } }, checkpoint({ a: call }, { a: 1 }), meta(0), { a: 1 });
+    }
+    const memo = refsMemoOf(saver.db);
+    expect(memo.entries).toBeLessThanOrEqual(9);
+    expect(memo.get("t", "", idOf(root))).toEqual(storedRefs(saver, idOf(root)));
+    saver.close();
+  });
+});
