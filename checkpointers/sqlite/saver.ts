@@ -177,7 +177,11 @@ export class SqliteSaver extends BaseCheckpointSaver {
     const meta = this.codec.dumpPlainNow(metadata) ?? (await this.codec.dumpPlain(metadata));
     const row: CheckpointInsert = [thread, ns, checkpoint.id, parentId, encodeSkeleton(skeleton), meta.type, metadataColumn(meta)];
     const describe = (error: unknown) => storageError(this.db.name, `put of checkpoint ${checkpoint.id} (thread ${thread})`, error);
-    const write = () => this.writes.writePut(row, stored, skeleton.channel_versions, newVersions);
+    // The write may run after put() returned (a batch of concurrent writers, group durability): it must not read
+    // the caller's objects then, which the caller may have changed.
+    const versions = { ...skeleton.channel_versions };
+    const changed = newVersions === undefined ? undefined : { ...newVersions };
+    const write = () => this.writes.writePut(row, stored, versions, changed);
     if (this.group === undefined) await this.batch.submit(thread, write, describe, this.guardFor(config));
     else {
       try {

@@ -122,4 +122,26 @@ describe("SqliteSaver refs memo bounds and inputs", () => {
     expect(memo.get("t", "", idOf(root))).toEqual(storedRefs(saver, idOf(root)));
     saver.close();
   });
+
+  for (const durability of ["commit", "group"] as const) {
+    it(`stores what the call was given, though the caller changes its version maps after put() (${durability})`, async () => {
+      const saver = SqliteSaver.create({ path: ":memory:", durability });
+      const newVersions: Record<string, number> = { a: 1 };
+      const given = checkpoint({ a: "A1" }, { a: 1 });
+      // Concurrent writers: the second put's write is queued behind the first one's batch.
+      const [, config] = await Promise.all([
+        saver.put({ configurable: { thread_id: "other" } }, checkpoint({ a: "X" }, { a: 1 }), meta(0), { a: 1 }),
+        (async () => {
+          const put = saver.put({ configurable: { thread_id: "t" } }, given, meta(0), newVersions);
+          newVersions.b = 1;
+          delete newVersions.a;
+          given.channel_versions.a = 7;
+          return put;
+        })(),
+      ]);
+      if (durability === "group") await saver.flush();
+      expect((await saver.getTuple(config))?.checkpoint.channel_values).toEqual({ a: "A1" });
+      saver.close();
+    });
+  }
 });
