@@ -65,7 +65,8 @@ export class CopiedCache {
 
   /** Schedules the copy of `entry`'s tree its next reader will take, when it is large and read more than once. */
   private prepareNext(key: string, entry: Entry): void {
-    if (entry.preparing || entry.reads < 2 || entry.plan.slots.length < MIN_PREPARED_OBJECTS) return;
+    // A tree over half the budget never fits beside its own copy: making room would only empty the cache.
+    if (entry.preparing || entry.reads < 2 || entry.plan.slots.length < MIN_PREPARED_OBJECTS || 2 * entry.bytes > this.maxBytes) return;
     entry.preparing = true;
     setImmediate(() => {
       entry.preparing = false;
@@ -94,7 +95,8 @@ export class CopiedCache {
   keep(key: string, value: unknown, bytes: number, share: boolean): unknown {
     const plan = planCopy(value);
     if (plan === undefined) return value;
-    this.store(key, { value, plan, bytes, reads: 1, next: undefined, prepared: false, preparing: false });
+    // A sharing reader takes no copy: only copies handed out count as reads (a run's shared check then its read is one).
+    this.store(key, { value, plan, bytes, reads: share ? 0 : 1, next: undefined, prepared: false, preparing: false });
     return share ? value : freshCopy(value, plan);
   }
 

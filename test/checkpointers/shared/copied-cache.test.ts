@@ -83,4 +83,24 @@ describe("CopiedCache: copies made ahead", () => {
     await idle();
     expect(read(cache, "t\u0000k")).toHaveLength(700);
   });
+
+  it("makes no copy ahead for a tree over half the budget: the other entries stay", async () => {
+    const cache = new CopiedCache(8, 2500);
+    for (const key of ["s1", "s2", "s3"]) cache.keep(key, { small: key }, 100, false);
+    cache.keep("big", history(), 1500, false);
+    expect(read(cache, "big")).toHaveLength(800);
+    await idle();
+    for (const key of ["s1", "s2", "s3"]) expect(cache.read(key, false)).toEqual({ small: key });
+  });
+
+  it("counts a sharing reader's read as none: a tree kept by a shared check, then read once, gets no copy ahead", async () => {
+    const cache = new CopiedCache(8, 2500);
+    cache.keep("other", history(), 1000, false);
+    // A run's shared check keeps the history; the run's own read copies it once.
+    cache.keep("k", history(), 1000, true);
+    expect(read(cache)).toHaveLength(800);
+    await idle();
+    // No copy ahead of "k" (1,000 more) pushed "other" out of the 2,500.
+    expect(cache.read("other", false)).not.toBe(MISS);
+  });
 });
