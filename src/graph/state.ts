@@ -5,7 +5,6 @@
  */
 import { DeltaValue, MessagesDeltaValue, ReducedValue, StateSchema } from "@langchain/langgraph";
 import { z } from "zod";
-import { messagesReducer } from "./messages-reducer.js";
 
 const stepSchema = z.object({
   turn: z.number(),
@@ -37,21 +36,11 @@ const errorSchema = z.object({ code: z.string(), message: z.string() });
 export type AgentStopError = z.infer<typeof errorSchema>;
 
 /**
- * LangGraph's MessagesDeltaValue (same schemas, snapshots and JSON schema) with {@link messagesReducer}, which gives
- * the same lists at a cost proportional to the messages written, not to the whole history.
- */
-const messagesValue = new DeltaValue(MessagesDeltaValue.valueSchema, {
-  inputSchema: MessagesDeltaValue.inputSchema,
-  reducer: messagesReducer,
-  jsonSchemaExtra: MessagesDeltaValue.jsonSchemaExtra,
-});
-
-/**
  * The agent state schema; reuse it (or its fields) in your own StateGraph.
  * `result` holds the final answer, `error` why the agent stopped without one.
  */
 export const AgentState = new StateSchema({
-  messages: messagesValue,
+  messages: MessagesDeltaValue,
   turns: z.number().default(0),
   usage: new ReducedValue(usageSchema.default({ inputTokens: 0, outputTokens: 0, modelCalls: 0 }), {
     reducer: (a: Usage, b: Usage) => ({

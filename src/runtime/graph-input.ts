@@ -7,7 +7,6 @@
  */
 import { coerceMessageLikeToMessage } from "@langchain/core/messages";
 import { messagesDeltaReducer, messagesStateReducer } from "@langchain/langgraph";
-import { messagesReducer } from "../graph/messages-reducer.js";
 import { UserInputError } from "../errors.js";
 import { stateKeys, type RegisteredGraph } from "./graph-registry.js";
 
@@ -66,7 +65,7 @@ function describeKind(value: unknown): string {
 /** For a messages channel, the first item LangChain cannot read as a message, as a one-line reason. */
 function badMessage(channel: DryRunChannel, key: string, value: unknown, label: string): string | undefined {
   const reducer = channel.operator ?? channel.reducer;
-  if (reducer !== messagesStateReducer && reducer !== messagesDeltaReducer && reducer !== messagesReducer) return undefined;
+  if (reducer !== messagesStateReducer && reducer !== messagesDeltaReducer) return undefined;
   const items = Array.isArray(value) ? value : [value];
   for (const [index, item] of items.entries()) {
     try {

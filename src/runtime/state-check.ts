@@ -8,7 +8,6 @@
  */
 import { DeltaChannel, messagesDeltaReducer, type StateSnapshot } from "@langchain/langgraph";
 import type { ReadOnlyViewOptions } from "../../checkpointers/shared/read-only-checkpoints.js";
-import { messagesReducer } from "../graph/messages-reducer.js";
 
 /** A graph as the checks read it. */
 export interface CheckedGraph {
@@ -45,13 +44,12 @@ function channelsOf(graph: CheckedGraph, known: WeakMap<object, ReadonlySet<stri
 }
 
 /**
- * The channels of `graph` whose cached values a check may share: DeltaChannels reduced by messagesDeltaReducer (or
- * the agent state's messagesReducer, its faster twin), which build a new list and never change the list or the
- * messages they are given. Any other reducer (a user's may change
+ * The channels of `graph` whose cached values a check may share: DeltaChannels reduced by messagesDeltaReducer, which
+ * builds a new list and never changes the list or the messages it is given. Any other reducer (a user's may change
  * its accumulator in place when a pending write is applied) gets copies.
  */
 export function appendOnlyChannels(graph: CheckedGraph): ReadonlySet<string> {
-  return channelsOf(graph, appendOnly, (channel) => channel instanceof DeltaChannel && (channel.reducer === messagesDeltaReducer || channel.reducer === messagesReducer));
+  return channelsOf(graph, appendOnly, (channel) => channel instanceof DeltaChannel && channel.reducer === messagesDeltaReducer);
 }
 
 /**
