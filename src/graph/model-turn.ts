@@ -77,25 +77,45 @@ function resendable(message: BaseMessage): BaseMessage {
 /** What the model is told of a call new input superseded before it ran (its approval was never given). */
 const NOT_PERFORMED = "not performed: the user sent a new message instead of answering its approval";
 
+/** Whether every call of the AI message at `at` is answered by the tool results right after it (the usual case). */
+function answeredRightAfter(thread: readonly BaseMessage[], at: number, calls: readonly { id?: string }[]): boolean {
+  for (const call of calls) {
+    let found = false;
+    for (let i = at + 1; i < thread.length && !found; i++) {
+      const next = thread[i]!;
+      if (!isToolMessage(next)) break;
+      found = next.tool_call_id === call.id;
+    }
+    if (!found) return false;
+  }
+  return true;
+}
+
 /**
  * The thread with a result for every call that later input superseded (the waiting run was canceled, its call
  * never ran): providers refuse an assistant message whose calls have no results (OpenAI), and the model must
- * not think it ran. The stored messages are left as they are.
+ * not think it ran. The stored messages are left as they are. A call counts as answered by a result anywhere in
+ * the thread; the set of every answered id is only made once some call's results are not right after it, so a
+ * long thread whose calls all were answered costs one pass and no copy (it is returned as it is).
  */
-function answerSuperseded(thread: readonly BaseMessage[]): BaseMessage[] {
-  const answered = new Set(thread.flatMap((m) => (isToolMessage(m) ? [m.tool_call_id] : [])));
-  const out: BaseMessage[] = [];
+function answerSuperseded(thread: BaseMessage[]): BaseMessage[] {
+  let answered: Set<string> | undefined;
+  let out: BaseMessage[] | undefined;
   for (let i = 0; i < thread.length; i++) {
     const message = thread[i]!;
-    out.push(message);
-    const missing = isAIMessage(message) ? (message.tool_calls ?? []).filter((c) => c.id !== undefined && !answered.has(c.id)) : [];
+    out?.push(message);
+    const calls = isAIMessage(message) ? message.tool_calls : undefined;
+    if (calls === undefined || calls.length === 0 || answeredRightAfter(thread, i, calls)) continue;
+    answered ??= new Set(thread.flatMap((m) => (isToolMessage(m) ? [m.tool_call_id] : [])));
+    const missing = calls.filter((c) => c.id !== undefined && !answered!.has(c.id));
     if (missing.length === 0) continue;
+    out ??= thread.slice(0, i + 1);
     // Its results, if any, come first; calls of the last turn still running are not superseded.
     while (i + 1 < thread.length && isToolMessage(thread[i + 1])) out.push(thread[++i]!);
     if (i + 1 >= thread.length) continue;
     for (const call of missing) out.push(new ToolMessage({ tool_call_id: call.id!, name: call.name, content: NOT_PERFORMED, status: "error" }));
   }
-  return out;
+  return out ?? thread;
 }
 
 /**
@@ -103,8 +123,10 @@ function answerSuperseded(thread: readonly BaseMessage[]): BaseMessage[] {
  * superseded by later input gets a result saying it was not performed.
  */
 export function buildContext(messages: readonly BaseMessage[], instructions: string | undefined): BaseMessage[] {
-  const thread = answerSuperseded(messages.filter((m) => m.getType() !== "system").map(resendable));
-  return instructions ? [new SystemMessage(instructions), ...thread] : thread;
+  const thread: BaseMessage[] = instructions ? [new SystemMessage(instructions)] : [];
+  for (const m of messages) if (m.getType() !== "system") thread.push(resendable(m));
+  // The instructions go in first, one copy fewer: a system message before the thread changes nothing answerSuperseded finds.
+  return answerSuperseded(thread);
 }
 
 /**
