@@ -5,7 +5,7 @@
  * ids (and therefore the same idempotency keys).
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import {
   BaseChatModel,
   type BaseChatModelCallOptions,
@@ -72,12 +72,28 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function messageText(message: BaseMessage): string {
-  const content = typeof message.content === "string" ? message.content : JSON.stringify(message.content);
-  const calls = "tool_calls" in message && Array.isArray(message.tool_calls) && message.tool_calls.length > 0
+const contentText = (message: BaseMessage): string =>
+  typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+
+function callsText(message: BaseMessage): string {
+  return "tool_calls" in message && Array.isArray(message.tool_calls) && message.tool_calls.length > 0
     ? JSON.stringify(message.tool_calls.map((c: ToolCall) => [c.id, c.name, c.args]))
     : "";
-  return `${message.getType()}:${content}${calls}`;
+}
+
+/** A message's line in the transcript (the lines joined by "\n" are what call ids and input tokens derive from). */
+function messageText(message: BaseMessage): string {
+  return `${message.getType()}:${contentText(message)}${callsText(message)}`;
+}
+
+/**
+ * The transcript's length, counted without building it: a reply without calls needs only this (its input tokens), and
+ * on a long thread the joined transcript (4,000 messages: ~430,000 characters) was most of a call's time.
+ */
+function transcriptLength(messages: readonly BaseMessage[]): number {
+  let length = Math.max(0, messages.length - 1);
+  for (const message of messages) length += message.getType().length + 1 + contentText(message).length + callsText(message).length;
+  return length;
 }
 
 function toolName(tool: BindToolsInput): string {
@@ -169,25 +185,33 @@ export class ScriptedChatModel extends BaseChatModel {
   async #reply(messages: BaseMessage[]): Promise<AIMessage> {
     if (this.#latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#latencyMs));
     const tools = [...this.boundToolNames];
-    const turn = messages.filter((m) => m.getType() === "ai").length + 1;
+    let turn = 1;
+    for (const m of messages) if (m.getType() === "ai") turn++;
     const reply = await this.#script({ messages, tools, turn });
-    const transcript = messages.map(messageText).join("\n");
-    const message = this.#buildMessage(reply, transcript);
+    const message = this.#buildMessage(reply, messages);
     this.#shared.calls.push({ turn, tools, messageCount: messages.length, reply: message });
     return message;
   }
 
-  #buildMessage(reply: ScriptedReply, transcript: string): AIMessage {
+  #buildMessage(reply: ScriptedReply, messages: readonly BaseMessage[]): AIMessage {
     const toolCalls: ToolCall[] = [];
     const invalid: InvalidToolCall[] = [];
+    // The transcript is built and hashed once, and only when a call's id derives from it.
+    let transcript: Hash | undefined;
+    let length: number | undefined;
     (reply.toolCalls ?? []).forEach((call, index) => {
-      const id = call.id ?? `call_${createHash("sha256").update(`${transcript}\n#${index}:${call.name}`).digest("hex").slice(0, 24)}`;
+      if (call.id === undefined && transcript === undefined) {
+        const text = messages.map(messageText).join("\n");
+        length = text.length;
+        transcript = createHash("sha256").update(text);
+      }
+      const id = call.id ?? `call_${transcript!.copy().update(`\n#${index}:${call.name}`).digest("hex").slice(0, 24)}`;
       const parsed = parseArgs(call.args);
       if (parsed.ok) toolCalls.push({ id, name: call.name, args: parsed.value, type: "tool_call" });
       else invalid.push({ id, name: call.name, args: parsed.raw, error: parsed.error, type: "invalid_tool_call" });
     });
     const content = reply.content ?? "";
-    const inputTokens = estimateTokens(transcript);
+    const inputTokens = Math.ceil((length ?? transcriptLength(messages)) / 4);
     const outputTokens = estimateTokens(content + (reply.toolCalls?.length ? JSON.stringify(reply.toolCalls) : ""));
     const totalTokens = inputTokens + outputTokens;
     return new AIMessage({
