@@ -15,6 +15,7 @@ import {
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { AIMessage, AIMessageChunk, type BaseMessage, type InvalidToolCall, type ToolCall, type ToolCallChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { jsonLength } from "./json-length.js";
 
 /** One tool call a script asks for. `args` may be a raw string to simulate malformed JSON. */
 export interface ScriptedToolCall {
@@ -87,12 +88,19 @@ function messageText(message: BaseMessage): string {
 }
 
 /**
- * The transcript's length, counted without building it: a reply without calls needs only this (its input tokens), and
- * on a long thread the joined transcript (4,000 messages: ~430,000 characters) was most of a call's time.
+ * The transcript's length, counted without building it (nor stringifying the tool calls: {@link jsonLength}): a reply
+ * without calls needs only this (its input tokens), and on a long thread the joined transcript (4,000 messages:
+ * ~430,000 characters) and then stringifying each message's calls were most of a call's time.
  */
 function transcriptLength(messages: readonly BaseMessage[]): number {
   let length = Math.max(0, messages.length - 1);
-  for (const message of messages) length += message.getType().length + 1 + contentText(message).length + callsText(message).length;
+  for (const message of messages) {
+    const { content } = message;
+    length += message.getType().length + 1 + (typeof content === "string" ? content.length : jsonLength(content));
+    if ("tool_calls" in message && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
+      length += jsonLength(message.tool_calls.map((c: ToolCall) => [c.id, c.name, c.args]));
+    }
+  }
   return length;
 }
 
