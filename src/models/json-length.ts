@@ -1,8 +1,9 @@
 /**
  * The length of `JSON.stringify(value)` without building the string, for the scripted model's input tokens: on a
  * long thread, stringifying every tool call again was most of a reply's time. Plain objects, arrays, strings,
- * numbers, booleans and null are walked; anything else (a `toJSON`, a class instance, a bigint, a tree deeper than
- * {@link MAX_DEPTH}: a cycle) is handed to `JSON.stringify` itself, so the answer is always its length.
+ * numbers, booleans and null are walked; anywhere else (a `toJSON`, which `JSON.stringify` calls with the key, a
+ * class instance, a bigint, a tree deeper than {@link MAX_DEPTH}: a cycle) the whole value is handed to
+ * `JSON.stringify` itself, so the answer is always its length.
  * @module
  */
 
@@ -22,8 +23,15 @@ const isPlain = (value: object): boolean => {
   return prototype === Object.prototype || prototype === null;
 };
 
-/** Values an object's property is left out for (and an array writes `null` for). */
-const omitted = (value: unknown): boolean => value === undefined || typeof value === "function" || typeof value === "symbol";
+/** Thrown where the walk cannot give `JSON.stringify`'s length exactly: the whole value is stringified instead. */
+class Unwalkable extends Error {}
+const UNWALKABLE = new Unwalkable("not walkable: stringified whole");
+
+/** Values an object's property is left out for (and an array writes `null` for); a function with a `toJSON` is not. */
+function omitted(value: unknown): boolean {
+  if (typeof value === "function" && typeof (value as { toJSON?: unknown }).toJSON === "function") throw UNWALKABLE;
+  return value === undefined || typeof value === "function" || typeof value === "symbol";
+}
 
 function measure(value: unknown, depth: number): number {
   switch (typeof value) {
@@ -36,17 +44,17 @@ function measure(value: unknown, depth: number): number {
     case "object":
       break;
     default:
-      return (JSON.stringify(value) as string | undefined)?.length ?? 0;
+      throw UNWALKABLE;
   }
   if (value === null) return 4;
-  if (depth >= MAX_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(value).length;
+  if (depth >= MAX_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === "function") throw UNWALKABLE;
   if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) return JSON.stringify(value).length;
+    if (Object.getPrototypeOf(value) !== Array.prototype) throw UNWALKABLE;
     let length = 2 + Math.max(0, value.length - 1);
     for (let i = 0; i < value.length; i++) length += omitted(value[i]) ? 4 : measure(value[i], depth + 1);
     return length;
   }
-  if (!isPlain(value)) return JSON.stringify(value).length;
+  if (!isPlain(value)) throw UNWALKABLE;
   let length = 2;
   let fields = 0;
   for (const key of Object.keys(value)) {
@@ -60,5 +68,10 @@ function measure(value: unknown, depth: number): number {
 
 /** `JSON.stringify(value).length`, for a value that stringifies to a string (an object, an array, a primitive). */
 export function jsonLength(value: unknown): number {
-  return measure(value, 0);
+  try {
+    return measure(value, 0);
+  } catch (error) {
+    if (error !== UNWALKABLE) throw error;
+    return (JSON.stringify(value) as string | undefined)?.length ?? 0;
+  }
 }

@@ -59,4 +59,19 @@ describe("jsonLength", () => {
     expect(() => jsonLength(cycle)).toThrow(TypeError);
     expect(() => jsonLength({ n: 1n })).toThrow(TypeError);
   });
+
+  it("gives JSON.stringify's length where a toJSON depends on its key or drops the value, and for functions with a toJSON", () => {
+    const fn = Object.assign(() => 1, { toJSON: () => "f" });
+    const cases: unknown[] = [
+      { when: { toJSON: () => undefined } },
+      [{ toJSON: () => undefined }],
+      { abc: { toJSON: (key: string) => key } },
+      [{ toJSON: (key: string) => key }],
+      { fn },
+      [fn],
+      { nested: [{ deeper: { toJSON: () => Symbol("s") } }] },
+    ];
+    for (const value of cases) expect(jsonLength(value)).toBe(JSON.stringify(value).length);
+  });
 });
+
