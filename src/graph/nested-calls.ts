@@ -32,23 +32,5 @@ export function withNestedCallHooks<T>(config: LangGraphRunnableConfig | undefin
   // Pinned: a nested call's prompt (a summariser's, a sub-agent's) does not count the run's turns.
   const handler = new ForeignCallHooks(hooks, turn, true);
   const merged: Callbacks = callbacks === undefined ? [handler] : Array.isArray(callbacks) ? [...callbacks, handler] : callbacks.copy([handler]);
-  // LangGraph runs a node inside runWithConfig of the very config object it passes the node (a fresh one per task):
-  // then the handler goes on that object for the tool's execution, and nested calls, which read the config from
-  // AsyncLocalStorage, find it there, without a runWithConfig of our own (~40 µs each: a LangSmith RunTree, a
-  // CallbackManager, an AsyncLocalStorage scope). Any other config is scoped as before.
-  if (AsyncLocalStorageProviderSingleton.getRunnableConfig() === config) return withCallbacks(config, merged, fn);
   return AsyncLocalStorageProviderSingleton.runWithConfig({ ...config, callbacks: merged }, fn);
-}
-
-/** Runs `fn` with `config.callbacks` set to `callbacks`, and puts the config's own back once it has settled. */
-async function withCallbacks<T>(config: LangGraphRunnableConfig, callbacks: Callbacks, fn: () => Promise<T>): Promise<T> {
-  const own = Object.prototype.hasOwnProperty.call(config, "callbacks");
-  const previous = config.callbacks;
-  config.callbacks = callbacks;
-  try {
-    return await fn();
-  } finally {
-    if (own) config.callbacks = previous;
-    else delete config.callbacks;
-  }
 }
