@@ -1,6 +1,7 @@
 import { AIMessage, HumanMessage, isAIMessage, isToolMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { buildContext } from "agentrt/graph";
+import { seededRandom } from "../helpers/seeded-random.js";
 
 const NOT_PERFORMED = "not performed: the user sent a new message instead of answering its approval";
 
@@ -32,15 +33,6 @@ const shape = (m: BaseMessage, input: readonly BaseMessage[]) => input.includes(
   result: isToolMessage(m) ? [m.tool_call_id, m.name, m.status] : null,
 };
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomThread(next: () => number): BaseMessage[] {
   const pick = (n: number) => Math.floor(next() * n);
@@ -61,7 +53,7 @@ function randomThread(next: () => number): BaseMessage[] {
 
 describe("buildContext", () => {
   it("gives the context the first implementation gave, on 2,000 random threads", () => {
-    const next = random(21);
+    const next = seededRandom(21);
     for (let run = 0; run < 2000; run++) {
       const thread = randomThread(next);
       const instructions = next() < 0.5 ? "rules" : undefined;

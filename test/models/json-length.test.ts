@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { jsonLength } from "../../src/models/json-length.js";
+import { seededRandom } from "../helpers/seeded-random.js";
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ATOMS: unknown[] = [
   "", "plain", "quote\"", "back\\slash", "tab\tnew\nline", "\u0000\u001f", "é 👋", "\ud800 lone", "\udc00", "\u2028\u2029",
@@ -33,7 +25,7 @@ function randomValue(next: () => number, depth: number): unknown {
 
 describe("jsonLength", () => {
   it("is the length of JSON.stringify on 5,000 random values", () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let run = 0; run < 5000; run++) {
       const value = randomValue(next, 0);
       let expected: number;
