@@ -18,10 +18,15 @@ import { countsAsAttempt } from "./transition-write.js";
 import { assertUnchanged } from "./unchanged.js";
 import { expireOverdueWaits } from "./wait-expiry.js";
 
-/** Unfinished runs of the same thread created before run `r` (the outer query's alias). */
-export const EARLIER_ON_THREAD = `EXISTS (SELECT 1 FROM runs o WHERE o.thread_id = r.thread_id
+/** A query for an unfinished run of `thread` created before (`createdAt`, `runId`): each an SQL expression or `?`. */
+function earlierUnfinished(thread: string, createdAt: string, runId: string): string {
+  return `SELECT 1 FROM runs o WHERE o.thread_id = ${thread}
   AND o.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')
-  AND (o.created_at < r.created_at OR (o.created_at = r.created_at AND o.run_id < r.run_id)))`;
+  AND (o.created_at < ${createdAt} OR (o.created_at = ${createdAt} AND o.run_id < ${runId}))`;
+}
+
+/** Unfinished runs of the same thread created before run `r` (the outer query's alias). */
+export const EARLIER_ON_THREAD = `EXISTS (${earlierUnfinished("r.thread_id", "r.created_at", "r.run_id")})`;
 
 interface Candidate {
   run_id: string;
@@ -99,10 +104,8 @@ export function createAndClaimNow(
   return runs.createClaimedNow(values, { owner: request.workerId, expiresAt }, runs.clock());
 }
 
-/** {@link EARLIER_ON_THREAD} for a run not written yet: (thread, created_at, run_id) as parameters. */
-const EARLIER_THAN_NEW = `SELECT 1 FROM runs o WHERE o.thread_id = ?
-  AND o.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')
-  AND (o.created_at < ? OR (o.created_at = ? AND o.run_id < ?)) LIMIT 1`;
+/** {@link EARLIER_ON_THREAD} for a run not written yet: (thread, created_at, created_at, run_id) as parameters. */
+const EARLIER_THAN_NEW = `${earlierUnfinished("?", "?", "?")} LIMIT 1`;
 
 /** True while any run is RUNNING, or QUEUED or RETRYING and not held back by a waiting run of its thread. */
 export function hasPendingWorkNow(runs: SqliteRuns): boolean {

@@ -27,6 +27,21 @@ import type { CreateRunInput, RunFilter, RunStoreOptions } from "./run-store.js"
  * The synchronous SQLite engine behind {@link SqliteRunStore}: one better-sqlite3 connection, every
  * atomic unit one BEGIN IMMEDIATE transaction. Internal to src/runs.
  */
+/**
+ * The INSERT of a new run: newRunValues' columns in its order (with `status` and `updated_at`, the statement's own,
+ * in their places), then `extra` (a claimed run's lease columns). One list for both, so they cannot drift apart.
+ */
+function newRunInsert(status: "QUEUED" | "RUNNING", extra: { columns: string; values: string } | undefined): string {
+  return `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
+         available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json${extra === undefined ? "" : `,
+         ${extra.columns}`})
+       VALUES (?, ?, ?, ?, '${status}', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?${extra === undefined ? "" : `, ${extra.values}`})
+       RETURNING *`;
+}
+const INSERT_QUEUED = newRunInsert("QUEUED", undefined);
+/** Claimed by a lease owner until an expiry, token 1, its first attempt started at the claim. */
+const INSERT_CLAIMED = newRunInsert("RUNNING", { columns: "lease_owner, lease_expires_at, fencing_token, attempts, started_at", values: "?, ?, 1, 1, ?" });
+
 export class SqliteRuns {
   readonly db: SqliteDatabase;
   readonly clock: () => number;
@@ -76,13 +91,7 @@ export class SqliteRuns {
    */
   createClaimedNow(values: NewRunValues, claim: ClaimFields, at: number): { run: RunRecord; claimed: RunRecord; events: RunEvent[] } {
     const [runId, , , , , , , , , , , now] = values;
-    const row = this.stmt(
-      `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
-         available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json,
-         lease_owner, lease_expires_at, fencing_token, attempts, started_at)
-       VALUES (?, ?, ?, ?, 'RUNNING', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 1, ?)
-       RETURNING *`,
-    ).get(...values.slice(0, 12), at, ...values.slice(12), claim.owner, claim.expiresAt, at);
+    const row = this.stmt(INSERT_CLAIMED).get(...values.slice(0, 12), at, ...values.slice(12), claim.owner, claim.expiresAt, at);
     const events = [
       appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now }),
       appendRunEvent(this.db, { runId, from: "QUEUED", to: "RUNNING", at, actor: claim.owner, fencingToken: 1, reason: "claimed" }),
@@ -108,12 +117,7 @@ export class SqliteRuns {
 
   private insertRun(values: NewRunValues): RunRecord {
     const [runId, , , , , , , , , , , now] = values;
-    const row = this.stmt(
-      `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, priority, max_attempts, deadline_at,
-         available_at, budget_json, input_json, metadata_json, created_at, updated_at, wait_ttl_ms, config_json)
-       VALUES (?, ?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       RETURNING *`,
-    ).get(...values.slice(0, 12), now, ...values.slice(12));
+    const row = this.stmt(INSERT_QUEUED).get(...values.slice(0, 12), now, ...values.slice(12));
     appendRunEvent(this.db, { runId, from: null, to: "QUEUED", at: now });
     return rowToRun(row);
   }
