@@ -70,16 +70,25 @@ interface Shared {
 
 /** Rough and deterministic: about four characters per token. */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+  return tokensOfLength(text.length);
 }
+
+/** {@link estimateTokens} of a text known by its length alone. */
+const tokensOfLength = (length: number): number => Math.ceil(length / 4);
 
 const contentText = (message: BaseMessage): string =>
   typeof message.content === "string" ? message.content : JSON.stringify(message.content);
 
-function callsText(message: BaseMessage): string {
+/** A message's tool calls as the transcript writes them ([id, name, args] each), or undefined for none. */
+function callTuples(message: BaseMessage): unknown[] | undefined {
   return "tool_calls" in message && Array.isArray(message.tool_calls) && message.tool_calls.length > 0
-    ? JSON.stringify(message.tool_calls.map((c: ToolCall) => [c.id, c.name, c.args]))
-    : "";
+    ? message.tool_calls.map((c: ToolCall) => [c.id, c.name, c.args])
+    : undefined;
+}
+
+function callsText(message: BaseMessage): string {
+  const calls = callTuples(message);
+  return calls === undefined ? "" : JSON.stringify(calls);
 }
 
 /** A message's line in the transcript (the lines joined by "\n" are what call ids and input tokens derive from). */
@@ -97,9 +106,8 @@ function transcriptLength(messages: readonly BaseMessage[]): number {
   for (const message of messages) {
     const { content } = message;
     length += message.getType().length + 1 + (typeof content === "string" ? content.length : jsonLength(content));
-    if ("tool_calls" in message && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
-      length += jsonLength(message.tool_calls.map((c: ToolCall) => [c.id, c.name, c.args]));
-    }
+    const calls = callTuples(message);
+    if (calls !== undefined) length += jsonLength(calls);
   }
   return length;
 }
@@ -219,7 +227,7 @@ export class ScriptedChatModel extends BaseChatModel {
       else invalid.push({ id, name: call.name, args: parsed.raw, error: parsed.error, type: "invalid_tool_call" });
     });
     const content = reply.content ?? "";
-    const inputTokens = Math.ceil((length ?? transcriptLength(messages)) / 4);
+    const inputTokens = tokensOfLength(length ?? transcriptLength(messages));
     const outputTokens = estimateTokens(content + (reply.toolCalls?.length ? JSON.stringify(reply.toolCalls) : ""));
     const totalTokens = inputTokens + outputTokens;
     return new AIMessage({
