@@ -90,10 +90,11 @@ export class CopiedCache {
 
   /**
    * Keeps a freshly decoded `value` (stored in `bytes`) when its tree can be copied, and returns what its reader
-   * gets: a copy like every later reader, or the value itself with `share` (or when it is not kept).
+   * gets: a copy like every later reader, or the value itself with `share` (or when it is not kept). `planned`: the
+   * value's plan when the caller has it (a snapshot joined from its items' plans).
    */
-  keep(key: string, value: unknown, bytes: number, share: boolean): unknown {
-    const plan = planCopy(value);
+  keep(key: string, value: unknown, bytes: number, share: boolean, planned?: CopyPlan): unknown {
+    const plan = planned ?? planCopy(value);
     if (plan === undefined) return value;
     // A sharing reader takes no copy: only copies handed out count as reads (a run's shared check then its read is one).
     this.store(key, { value, plan, bytes, reads: share ? 0 : 1, next: undefined, prepared: false, preparing: false });

@@ -51,7 +51,8 @@ export class DecodedValues {
     decode: (snapshot?: SnapshotReviver) => unknown, share: boolean): Promise<unknown> {
     const value = await decode((text, reviveItem) => this.items.revive(key, text, reviveItem));
     // The decoded tree stays private to the cache; this reader gets a copy like every later one.
-    return this.entries.keep(id, value, size, share);
+    // A snapshot revived item by item comes with its plan (one walk of a 4,000-message tree less).
+    return this.entries.keep(id, value, size, share, this.items.takePlan(value));
   }
 
   /** Forgets every value of a thread (after it was deleted, pruned or overwritten by a copy). */

@@ -107,9 +107,9 @@ function copiesPlainly(value: object, prototype: object | null): boolean {
 /**
  * The {@link CopyPlan} of a tree, or undefined when {@link freshCopy} cannot copy it: only primitives, arrays, plain
  * objects, DeltaSnapshots and messages (plain data with a prototype; their own fields pass the same test) can be.
- * A Map, a typed array or a Date would lose its internal slots.
+ * A Map, a typed array or a Date would lose its internal slots. `depth`: where the tree sits in a larger one.
  */
-export function planCopy(root: unknown): CopyPlan | undefined {
+export function planCopy(root: unknown, depth = 0): CopyPlan | undefined {
   const slots: number[] = [];
   const shared: object[] = [];
   // The slot of each object's first reach, to mark it SHARED when it is reached again.
@@ -147,7 +147,29 @@ export function planCopy(root: unknown): CopyPlan | undefined {
     }
     return true;
   };
-  return walk(root, 0) ? { slots: Uint32Array.from(slots), shared } : undefined;
+  return walk(root, depth) ? { slots: Uint32Array.from(slots), shared } : undefined;
+}
+
+/**
+ * The plan of a tree whose walk is `prefix`'s, then each of `parts`' in order, without walking it again: for a new
+ * DeltaSnapshot built of items planned one by one (planCopy of a 4,000-message history is ~50 ms, a join ~0.1 ms).
+ * Only when no object is reached from two of them (each part its own tree, the prefix's objects in none); the parts
+ * planned at the depth they sit at in the tree.
+ */
+export function joinPlans(prefix: CopyPlan, parts: readonly CopyPlan[]): CopyPlan {
+  let length = prefix.slots.length;
+  for (const part of parts) length += part.slots.length;
+  const slots = new Uint32Array(length);
+  slots.set(prefix.slots);
+  const shared = [...prefix.shared];
+  let at = prefix.slots.length;
+  for (const part of parts) {
+    // A part's numbers of objects reached more than once follow those of the parts before it.
+    const offset = shared.length;
+    for (const flags of part.slots) slots[at++] = (flags & (SHARED | AGAIN)) === 0 ? flags : flags + (offset << FLAG_BITS);
+    for (const object of part.shared) shared.push(object);
+  }
+  return { slots, shared };
 }
 
 /** Thrown when a cached tree no longer has the shape its plan was made of: something changed a cached value. */
@@ -175,12 +197,17 @@ interface Copier {
  * objects reached twice are kept (by their number, an array slot), and only the odd one goes through property descriptors.
  */
 export function freshCopy(value: unknown, plan: CopyPlan): unknown {
-  if (value === null || typeof value !== "object") return value;
+  return copyWithPlan(value, plan).copy;
+}
+
+/** {@link freshCopy}, with the copy's own plan (the same slots, its own objects reached more than once). */
+export function copyWithPlan(value: unknown, plan: CopyPlan): { copy: unknown; plan: CopyPlan } {
+  if (value === null || typeof value !== "object") return { copy: value, plan };
   const copier: Copier = { slots: plan.slots, shared: plan.shared, at: 0, copies: new Array<unknown>(plan.shared.length) };
   const copy = copyObject(value, copier);
   // Every slot taken, no more: the tree still has the shape it was planned with.
   if (copier.at !== plan.slots.length) throw new CachedValueChangedError();
-  return copy;
+  return { copy, plan: { slots: plan.slots, shared: copier.copies as object[] } };
 }
 
 function copyObject(value: object, copier: Copier): unknown {

@@ -1,7 +1,8 @@
 /** Copies of cached decoded trees (fresh-copy.ts): deep, faithful, and refused where they could not be. */
 import { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { CachedValueChangedError, freshCopy, planCopy } from "../../../checkpointers/shared/fresh-copy.js";
+import { DeltaSnapshot } from "@langchain/langgraph-checkpoint";
+import { CachedValueChangedError, freshCopy, joinPlans, planCopy } from "../../../checkpointers/shared/fresh-copy.js";
 
 const copyOf = <T>(value: T): T => {
   const plan = planCopy(value);
@@ -112,5 +113,39 @@ describe("objects reached more than once", () => {
     if (plan === undefined) throw new Error("no plan");
     value.b = { k: 1 };
     expect(() => freshCopy(value, plan)).toThrow(CachedValueChangedError);
+  });
+});
+
+describe("plans joined from parts", () => {
+  it("are what planCopy makes of the whole, and copy it as faithfully", () => {
+    // Items with objects reached twice (a message's field and its lc_kwargs twin), a primitive, and plain data.
+    const items: unknown[] = [
+      new AIMessage({ content: "a", id: "a1", tool_calls: [{ id: "c1", name: "f", args: { n: 1 } }] }),
+      "just text",
+      { plain: [1, { deep: true }] },
+      new AIMessage({ content: "b", id: "a2", tool_calls: [{ id: "c2", name: "g", args: { n: 2 } }] }),
+    ];
+    const parts = items.map((item) => planCopy(item, 2));
+    if (parts.some((part) => part === undefined)) throw new Error("no plan");
+    const prefix = planCopy(new DeltaSnapshot([]));
+    if (prefix === undefined) throw new Error("no plan");
+    const snapshot = new DeltaSnapshot(items);
+    const joined = joinPlans(prefix, parts as NonNullable<(typeof parts)[number]>[]);
+    const whole = planCopy(snapshot);
+    expect(joined.slots).toEqual(whole?.slots);
+    expect(joined.shared).toEqual(whole?.shared);
+    joined.shared.forEach((object, i) => expect(object).toBe(whole?.shared[i]));
+    const copy = freshCopy(snapshot, joined) as DeltaSnapshot<AIMessage[]>;
+    expect(copy).toEqual(snapshot);
+    expect(copy.value[3]?.lc_kwargs.tool_calls).toBe(copy.value[3]?.tool_calls);
+    expect(copy.value[3]?.tool_calls).not.toBe((items[3] as AIMessage).tool_calls);
+  });
+
+  it("are planned at the depth the part sits at: a part too deep for the whole is refused as the whole is", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 63; i++) deep = { next: deep };
+    expect(planCopy(deep)).toBeDefined();
+    expect(planCopy(deep, 2)).toBeUndefined();
+    expect(planCopy(new DeltaSnapshot([deep]))).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { DeltaSnapshot, JsonPlusSerializer, uuid6, type Checkpoint } from "@lang
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteSaver } from "agentrt/checkpointers";
 import { SnapshotItems } from "../../../checkpointers/shared/snapshot-items.js";
+import { planCopy } from "../../../checkpointers/shared/fresh-copy.js";
 
 const meta = { source: "loop" as const, step: 0, parents: {} };
 const latest = { configurable: { thread_id: "t" } };
@@ -121,6 +122,24 @@ describe("SqliteSaver: a new snapshot revives only the items the previous one di
     expect((read?.seed as DeltaSnapshot).value).toHaveLength(64);
     other.close();
     saver.close();
+  });
+
+  it("hands the plan of the snapshot it revived, once: the one planCopy makes of it, for the old items and the new", async () => {
+    const items = new SnapshotItems();
+    const key = { thread: "t", ns: "", channel: "messages" };
+    const serde = new JsonPlusSerializer();
+    const revive = (text: string) => serde.loadsTyped("json", text);
+    const text = async (messages: BaseMessage[]) => new TextDecoder().decode((await serde.dumpsTyped(new DeltaSnapshot(messages)))[1]);
+    const first = Array.from({ length: 6 }, (_, i) => message(i));
+    for (const messages of [first, [...first, message(6), new AIMessage({ content: "x", id: "a7", tool_calls: [{ id: "c", name: "f", args: {} }] })]]) {
+      const snapshot = await items.revive(key, await text(messages), revive);
+      const plan = items.takePlan(snapshot);
+      const whole = planCopy(snapshot);
+      expect(plan?.slots).toEqual(whole?.slots);
+      plan?.shared.forEach((object, i) => expect(object).toBe(whole?.shared[i]));
+      expect(plan?.shared).toHaveLength(whole?.shared.length ?? -1);
+      expect(items.takePlan(snapshot)).toBeUndefined();
+    }
   });
 
   it("leaves a snapshot holding a -0 to the serde (its items' JSON.stringify would write 0)", async () => {
