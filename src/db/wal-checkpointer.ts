@@ -168,8 +168,14 @@ function holdWalLimit(db: SqliteDatabase, checkpointer: Checkpointer): void {
   if (Atomics.load(control, STATE) !== RUNNING) return;
   const header = walIndexHeader(shm);
   if (header === undefined || header.last < limit) return;
-  Atomics.wait(control, PASSING, 1, STOP_TIMEOUT_MS);
-  db.pragma("wal_checkpoint(PASSIVE)");
+  // The worker may start its next pass between its last one ending and this checkpoint, which then finds the
+  // checkpoint lock taken (busy) and copies nothing: wait for that pass too, until one here gets the lock.
+  const deadline = performance.now() + STOP_TIMEOUT_MS;
+  for (;;) {
+    Atomics.wait(control, PASSING, 1, Math.max(0, deadline - performance.now()));
+    const [result] = db.pragma("wal_checkpoint(PASSIVE)") as { busy: number }[];
+    if (result?.busy !== 1 || performance.now() >= deadline || Atomics.load(control, STATE) !== RUNNING) return;
+  }
 }
 
 /** The WAL index header's last frame (see WORKER_SOURCE), or undefined when it cannot be read. */
