@@ -10,8 +10,11 @@ import { runtimeSqlite } from "../src/runtime/internals.js";
 /** What the history benches drive. */
 export interface HistoryTurns {
   runtime: Runtime;
-  /** One turn on `threadId`: submitted, waits for approval, approved (inside `around`, when given); the resume latency (ms). */
-  turn(threadId: string, around?: <T>(approve: () => Promise<T>) => Promise<T>): Promise<number>;
+  /**
+   * One turn on `threadId`: submitted, waits for approval, approved (inside `around`, when given) after `thinkMs` of
+   * idle time (a person reading the pending action); the resume latency (ms).
+   */
+  turn(threadId: string, around?: <T>(approve: () => Promise<T>) => Promise<T>, thinkMs?: number): Promise<number>;
   /** The time (ms) of one getState of `threadId`. */
   getState(threadId: string): Promise<number>;
   /** CPU time (ms, user + system) of the last turn's approve call and of the last getState: less sensitive to load than wall time. */
@@ -36,11 +39,12 @@ export async function openHistoryTurns(db: string, config: string): Promise<Hist
   return {
     runtime,
     cpu,
-    async turn(threadId, around = (approve) => approve()) {
+    async turn(threadId, around = (approve) => approve(), thinkMs = 0) {
       const waiting = await runtime.submit({ graph: "history_agent", message: "restart payments", threadId });
       const action = waiting.pending?.[0];
       if (waiting.status !== "WAITING_APPROVAL" || action === undefined) throw new Error(`turn on ${threadId} ended ${waiting.status}`);
       modelCalls.delete(waiting.run_id);
+      if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, thinkMs));
       const start = performance.now();
       const used = process.cpuUsage();
       const done = await around(() => runtime.approve(waiting.run_id, { actionId: action.action_id, argsHash: action.args_hash }));
