@@ -124,6 +124,16 @@ const headerBuffer = Buffer.alloc(20);
 const checkpointers = new WeakMap<SqliteDatabase, Checkpointer>();
 /** Connections that never get a worker: it failed to start, or {@link keepCheckpointsOnCommits} asked so. */
 const withoutWorker = new WeakSet<SqliteDatabase>();
+/**
+ * Connections agentrt opened itself (openDatabase), the only ones commits start a worker on: a connection a caller
+ * passed in (to SqliteSaver, say) keeps its own `wal_autocheckpoint` and `close`, which the worker would change.
+ */
+const ownConnections = new WeakSet<SqliteDatabase>();
+
+/** Lets {@link afterCommits} start a worker on `db`, a connection agentrt opened and owns. */
+export function allowWalCheckpointer(db: SqliteDatabase): void {
+  ownConnections.add(db);
+}
 let driverPath: string | undefined;
 
 /**
@@ -143,7 +153,7 @@ export function startWalCheckpointer(db: SqliteDatabase): void {
 }
 
 /**
- * Called by every 16th write transaction of a connection: starts its worker once its WAL has reached
+ * Called by every 16th write transaction of a connection: starts its worker (on a connection agentrt opened) once its WAL has reached
  * {@link START_FRAMES} frames; then, if the WAL has reached twice the backstop's length (writes faster than a pass
  * can copy them back, while a pass holds the checkpoint lock that the backstop needs), waits for the worker's pass
  * and checkpoints here, so the WAL stays within that limit (plus 16 transactions).
@@ -151,7 +161,7 @@ export function startWalCheckpointer(db: SqliteDatabase): void {
 export function afterCommits(db: SqliteDatabase): void {
   const found = checkpointers.get(db);
   if (found !== undefined) return holdWalLimit(db, found);
-  if (db.memory || db.readonly || !db.open || withoutWorker.has(db)) return;
+  if (db.memory || db.readonly || !db.open || withoutWorker.has(db) || !ownConnections.has(db)) return;
   let bytes: number;
   try {
     bytes = statSync(`${db.name}-wal`).size;

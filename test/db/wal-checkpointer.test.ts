@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, openSync, closeSync, readSync, statSync, write
 import { endianness, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { immediateTransaction, openDatabase, walCheckpointerStats, type SqliteDatabase } from "../../src/db/index.js";
 import { BACKSTOP_FACTOR } from "../../src/db/wal-checkpointer.js";
@@ -99,6 +100,18 @@ describe("WAL checkpointer", () => {
     const bound = 2 * 1000 * BACKSTOP_FACTOR + 16 * 7;
     expect(largest).toBeLessThan(bound);
     expect(walIndex(path).last).toBeLessThan(bound);
+  });
+
+  it("a connection the caller opened and passed in gets no worker: its wal_autocheckpoint and close stay its own", () => {
+    const db = new Database(tempDb());
+    open.push(db);
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, v BLOB)");
+    const close = db.close;
+    write(db, 900);
+    expect(walCheckpointerStats(db)).toBeUndefined();
+    expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+    expect(db.close).toBe(close);
   });
 
   it("a connection with auto-checkpoints off (its owner checkpoints) gets no worker", () => {
