@@ -4,9 +4,7 @@
 // "ours" is the default `durability: "commit"` (each put/putWrites resolves after its commit; calls
 // arriving together share one); "ours, group" the opt-in `durability: "group"` (one commit per
 // event-loop turn, a put resolving before it; flushed inside every timed slice).
-// Both SQLite savers run WAL with synchronous=NORMAL (printed), the official one as it ships. Ours moves
-// SQLite's WAL checkpoints off its commits to a worker thread (src/db/wal-checkpointer.ts); the 32-writer row
-// also prints the official saver given that same worker, which it would gain from as well.
+// Both SQLite savers run WAL with synchronous=NORMAL (printed), the official one as it ships.
 // Last line: one JSON object with every figure.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +14,6 @@ import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { SqliteSaver as OfficialSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { loadavg } from "node:os";
 import { SqliteSaver } from "../checkpointers/index.js";
-import { startWalCheckpointer } from "../src/db/index.js";
 import { fanOutGraph, threeNodeGraph } from "./_checkpointer-graphs.js";
 import { commitFloor } from "./_commit-floor.js";
 import { NullSaver } from "./_checkpointer-null.js";
@@ -77,16 +74,8 @@ try {
   );
   process.stdout.write(`  ours put = ${ratio(ops.ours.put, floor).toFixed(2)}x that floor, official ${ratio(ops.official.put, floor).toFixed(2)}x\n`);
   // Fresh files: the writers' threads start empty on every saver.
-  const officialDb = new Database(join(dir, "official-checkpointer.db"));
-  closers.push(() => officialDb.close());
-  const officialWithWorker = new OfficialSaver(officialDb);
-  (officialWithWorker as unknown as { setup(): void }).setup();
-  startWalCheckpointer(officialDb);
-  const { officialWithWorker: officialWorkerPuts, ...concurrent } = await concurrentPuts({ ...openSavers(), officialWithWorker }, OPS * 4);
+  const concurrent = await concurrentPuts(openSavers(), OPS * 4);
   row(`put, ${WRITERS} writers at once`, concurrent, "puts/s", " (aggregate; ours and official resolve each put after its commit, ours,group flushes at the end of each slice)");
-  process.stdout.write(
-    `  the official saver given ours' WAL checkpoint worker (not as it ships): ${fmt(officialWorkerPuts)} puts/s = ${ratio(officialWorkerPuts, concurrent.official).toFixed(2)}x the official; ours ${ratio(concurrent.ours, officialWorkerPuts).toFixed(2)}x that\n`,
-  );
   row("putWrites", pick("putWrites"), "calls/s");
   row("getTuple (latest)", pick("getTuple"), "ops/s");
   row("getTuple (by id, cold)", pick("getTupleById"), "ops/s");
@@ -127,7 +116,6 @@ try {
         officialPutOverCommitFloor: ratio(ops.official.put, floor),
         concurrentPut: ratio(concurrent.ours, concurrent.official),
         concurrentPutGroup: ratio(concurrent.group, concurrent.official),
-        concurrentPutOverOfficialWithWorker: ratio(concurrent.ours, officialWorkerPuts),
         putWrites: ratio(ops.ours.putWrites, ops.official.putWrites),
         putWritesGroup: ratio(ops.group.putWrites, ops.official.putWrites),
         getTuple: ratio(ops.ours.getTuple, ops.official.getTuple),
@@ -141,7 +129,7 @@ try {
         chainMemoryVsNone: ratio(chain.memory, chain.none),
         chainNothingSaverVsNone: ratio(chain.null, chain.none),
       },
-      concurrentPuts: { writers: WRITERS, ...concurrent, officialWithWorker: officialWorkerPuts },
+      concurrentPuts: { writers: WRITERS, ...concurrent },
       chain,
       fanOut: fan,
       deltaStorageRatio: storage,

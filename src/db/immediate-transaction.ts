@@ -16,7 +16,6 @@
  */
 import { busyTimeoutOf, setBusyTimeoutQuietly } from "./busy-timeout.js";
 import type { SqliteDatabase } from "./open-database.js";
-import { afterCommits } from "./wal-checkpointer.js";
 
 interface LockStatements {
   begin: { run(): unknown };
@@ -25,8 +24,6 @@ interface LockStatements {
   dataVersion: { get(): unknown };
   /** `data_version` seen inside this connection's last write transaction; undefined before its first. */
   lastDataVersion?: unknown;
-  /** Write transactions committed: every 16th looks after the WAL (wal-checkpointer.ts). */
-  commits: number;
 }
 
 const statements = new WeakMap<SqliteDatabase, LockStatements>();
@@ -52,7 +49,6 @@ function lockStatements(db: SqliteDatabase): LockStatements {
       commit: db.prepare("COMMIT"),
       rollback: db.prepare("ROLLBACK"),
       dataVersion: db.prepare("PRAGMA data_version").pluck(),
-      commits: 0,
     };
     statements.set(db, found);
   }
@@ -139,8 +135,6 @@ export function immediateTransaction<A extends unknown[], R>(db: SqliteDatabase,
       if (db.inTransaction) st.rollback.run();
       throw error;
     }
-    // A busy connection's checkpoints move off its commits.
-    if ((++st.commits & 15) === 0) afterCommits(db);
     return result;
   };
 }

@@ -2,7 +2,6 @@
 export { openDatabase, databaseFile, MEMORY_PATH } from "./open-database.js";
 export type { SqliteDatabase, OpenDatabaseOptions } from "./open-database.js";
 export { immediateTransaction } from "./immediate-transaction.js";
-export { keepCheckpointsOnCommits, startWalCheckpointer, walCheckpointerStats } from "./wal-checkpointer.js";
 export { migrate, readVersion, assertSchemaCurrent } from "./migrate.js";
 export type { Migration, ModuleSchema } from "./migrate.js";
 export { MAX_JSON_DEPTH, nestedDeeperThan } from "./json-depth.js";

@@ -6,7 +6,6 @@ import { trackBusyTimeout } from "./busy-timeout.js";
 import { isPostgresUrl, parseDatabaseTarget } from "./database-target.js";
 import { readSnapshot } from "./read-snapshot.js";
 import { storageFailure } from "./storage-failure.js";
-import { allowWalCheckpointer } from "./wal-checkpointer.js";
 
 /** A better-sqlite3 connection, as every agentrt module receives it. */
 export type SqliteDatabase = Database.Database;
@@ -84,7 +83,6 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): S
     // NORMAL is durable against process crashes under WAL; only power loss can drop the last commit.
     if (!readonly) db.pragma("synchronous = NORMAL");
     trackBusyTimeout(db);
-    if (!readonly && !isMemory) allowWalCheckpointer(db);
   } catch (error) {
     db.close();
     throw wrapOpenError(shown, error, readonly);
