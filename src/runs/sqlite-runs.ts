@@ -24,10 +24,6 @@ export type { ClaimFields, TransitionOptions } from "./transition-write.js";
 import type { CreateRunInput, RunFilter, RunStoreOptions } from "./run-store.js";
 
 /**
- * The synchronous SQLite engine behind {@link SqliteRunStore}: one better-sqlite3 connection, every
- * atomic unit one BEGIN IMMEDIATE transaction. Internal to src/runs.
- */
-/**
  * The INSERT of a new run: newRunValues' columns in its order (with `status` and `updated_at`, the statement's own,
  * in their places), then `extra` (a claimed run's lease columns). One list for both, so they cannot drift apart.
  */
@@ -42,6 +38,10 @@ const INSERT_QUEUED = newRunInsert("QUEUED", undefined);
 /** Claimed by a lease owner until an expiry, token 1, its first attempt started at the claim. */
 const INSERT_CLAIMED = newRunInsert("RUNNING", { columns: "lease_owner, lease_expires_at, fencing_token, attempts, started_at", values: "?, ?, 1, 1, ?" });
 
+/**
+ * The synchronous SQLite engine behind {@link SqliteRunStore}: one better-sqlite3 connection, every
+ * atomic unit one BEGIN IMMEDIATE transaction. Internal to src/runs.
+ */
 export class SqliteRuns {
   readonly db: SqliteDatabase;
   readonly clock: () => number;
