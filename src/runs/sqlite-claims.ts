@@ -72,9 +72,7 @@ export function claimRunNow(runs: SqliteRuns, runId: string, request: ClaimRunRe
   // A RETRYING run whose holder still backs off in-process is running elsewhere too.
   if (run.status === "RUNNING" || isHeldRetrying(run)) return undefined;
   assertTransition(run.status, "RUNNING", runId);
-  const running = countRunning(runs, request.caps);
-  if (running.total >= request.caps.maxRunning) return undefined;
-  if ((running.byUser.get(run.userId) ?? 0) >= userCap(request.caps, run.userId)) return undefined;
+  if (atCap(countRunning(runs, request.caps), request.caps, run.userId)) return undefined;
   if (runs.stmt(`SELECT 1 FROM runs r WHERE r.run_id = ? AND ${EARLIER_ON_THREAD}`).get(runId) !== undefined) return undefined;
   return claim(runs, run, request, request.resume);
 }
@@ -96,8 +94,7 @@ export function createAndClaimNow(
     return { run, claimed: claimRunNow(runs, runId, request) };
   }
   sweepRuns(runs, sweptAt);
-  const running = countRunning(runs, request.caps);
-  const held = running.total >= request.caps.maxRunning || (running.byUser.get(userId) ?? 0) >= userCap(request.caps, userId)
+  const held = atCap(countRunning(runs, request.caps), request.caps, userId)
     || runs.stmt(EARLIER_THAN_NEW).get(threadId, createdAt, createdAt, runId) !== undefined;
   if (held) return { run: runs.createNow(values), claimed: undefined };
   const expiresAt = runs.clock() + request.leaseMs;
@@ -137,6 +134,11 @@ function firstEligible(runs: SqliteRuns, caps: ClaimCaps, status: RunStatus, now
     if ((runningByUser.get(row.user_id) ?? 0) < userCap(caps, row.user_id)) return row;
   }
   return undefined;
+}
+
+/** Whether a run of `userId` would exceed the total or its user's cap, given the runs `running`. */
+function atCap(running: { total: number; byUser: Map<string, number> }, caps: ClaimCaps, userId: string): boolean {
+  return running.total >= caps.maxRunning || (running.byUser.get(userId) ?? 0) >= userCap(caps, userId);
 }
 
 /** No run counted: what every comparison with an infinite cap needs. */
