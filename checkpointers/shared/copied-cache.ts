@@ -108,11 +108,12 @@ export class CopiedCache {
 
   /**
    * Pushes the least recently used entries other than `key`'s out until `bytes` more fit in the budget (a thread's
-   * older history snapshots, read no more, would otherwise fill it and leave no room); whether they fit.
+   * older history snapshots, read no more, would otherwise fill it and leave no room), and with `newEntry` until one
+   * more entry fits in the count too; whether the bytes fit.
    */
-  private makeRoom(key: string, bytes: number): boolean {
+  private makeRoom(key: string, bytes: number, newEntry = false): boolean {
     for (const [oldest, old] of this.entries) {
-      if (this.bytes + bytes <= this.maxBytes) break;
+      if ((!newEntry || this.entries.size < this.maxEntries) && this.bytes + bytes <= this.maxBytes) break;
       if (oldest !== key) this.drop(oldest, old);
     }
     return this.bytes + bytes <= this.maxBytes;
@@ -131,10 +132,8 @@ export class CopiedCache {
     const previous = this.entries.get(key);
     if (previous !== undefined) this.drop(key, previous);
     if (entry.bytes > this.maxBytes) return;
-    for (const [oldest, old] of this.entries) {
-      if (this.entries.size < this.maxEntries && this.bytes + entry.bytes <= this.maxBytes) break;
-      this.drop(oldest, old);
-    }
+    // `key` is no longer kept (dropped above): nothing is spared.
+    this.makeRoom(key, entry.bytes, true);
     this.entries.set(key, entry);
     this.bytes += entry.bytes;
   }
