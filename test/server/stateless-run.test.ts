@@ -1,7 +1,6 @@
 // A stateless run (runs.wait / runs.create without a thread) gets a thread made for it, and the server does not
 // look for that new thread's unfinished runs first (a per-call query that can only find none).
-import { onTestFinished } from "vitest";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { runtimeInternals } from "../../src/runtime/internals.js";
 import { fixtureEntry, startTestServer } from "./harness.js";
 
