@@ -4,8 +4,8 @@
  * @module
  */
 import { ToolError } from "../errors.js";
-import { isAbortError } from "./abort.js";
 import { type Clock, systemClock } from "./clock.js";
+import { countsAgainstTool } from "./counts-against-tool.js";
 
 /** closed: calls flow; open: calls are refused; half-open: one probe is in charge. */
 export type CircuitState = "closed" | "open" | "half-open";
@@ -16,7 +16,7 @@ export interface CircuitBreakerOptions {
   failureThreshold?: number;
   /** How long the circuit stays open before a probe is allowed. @default 30000 */
   cooldownMs?: number;
-  /** Which errors count as the tool failing. @default every error except cancellation */
+  /** Which errors count as the tool failing. @default every error except cancellation and the runtime's database going away (`countsAgainstTool`) */
   isFailure?: (error: unknown) => boolean;
   /** Time source. @default systemClock */
   clock?: Clock;
@@ -45,7 +45,7 @@ export class CircuitBreaker {
     this.name = name;
     this.#threshold = Math.max(1, Math.floor(options.failureThreshold ?? 5));
     this.#cooldownMs = Math.max(0, options.cooldownMs ?? 30_000);
-    this.#isFailure = options.isFailure ?? ((error) => !isAbortError(error));
+    this.#isFailure = options.isFailure ?? countsAgainstTool;
     this.#clock = options.clock ?? systemClock;
   }
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { ToolError } from "../errors.js";
-import { isAbortError } from "./abort.js";
+import { countsAgainstTool } from "./counts-against-tool.js";
 import type { SharedLimitStore } from "./shared-limits.js";
 
 /** Anything a call can pass through as its breaker. */
@@ -51,9 +51,10 @@ export class SharedCircuitBreaker implements CallBreaker {
     try {
       result = await fn();
     } catch (error) {
-      // A canceled call, or one cut short by its run's lost lease (a database restart), proves nothing about the
-      // tool: counted, it would open the circuit in every process. A canceled probe lets the next call probe.
-      await this.#record(isAbortError(error) || signal?.aborted === true ? "neutral" : "failure", admission);
+      // A canceled call, one cut short by its run's lost lease, or one that lost agentrt's own database (a restart)
+      // proves nothing about the tool: counted, it would open the circuit in every process. A canceled probe lets
+      // the next call probe.
+      await this.#record(countsAgainstTool(error) && signal?.aborted !== true ? "failure" : "neutral", admission);
       throw error;
     }
     await this.#record("success", admission);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolError } from "../../src/errors.js";
+import { StorageError, ToolError } from "../../src/errors.js";
 import { CircuitBreaker, CircuitBreakerRegistry, circuitBreakers } from "../../src/resilience/circuit-breaker.js";
 import { ManualClock } from "../../src/resilience/clock.js";
 
@@ -90,6 +90,20 @@ describe("CircuitBreaker", () => {
     expect(breaker.state).toBe("closed");
     // The same error from a caller that did not give up is the tool failing.
     await expect(breaker.run(() => Promise.reject(lost), new AbortController().signal)).rejects.toBe(lost);
+    expect(breaker.state).toBe("open");
+  });
+  it("agentrt's own database going away (a restart) is no failure of the tool, however deep the cause", async () => {
+    const breaker = new CircuitBreaker("t", { failureThreshold: 1 });
+    const lost = new StorageError("DB_CONNECTION_LOST", "connection to PostgreSQL lost (terminating connection due to administrator command)");
+    const unreachable = new StorageError("DB_UNREACHABLE", "cannot connect to PostgreSQL (connect ECONNREFUSED)");
+    const wrapped = new ToolError("TOOL_FAILED", "get_weather failed", { cause: new Error("world", { cause: lost }) });
+    for (const error of [lost, unreachable, wrapped]) {
+      await expect(breaker.run(() => Promise.reject(error))).rejects.toBe(error);
+      expect(breaker.state).toBe("closed");
+    }
+    // Any other storage failure is the tool's: the circuit opens.
+    const full = new StorageError("STORAGE_FULL", "disk full");
+    await expect(breaker.run(() => Promise.reject(full))).rejects.toBe(full);
     expect(breaker.state).toBe("open");
   });
 });

@@ -4,6 +4,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
 import { PostgresDatabase } from "../../src/db/postgres/index.js";
+import { StorageError } from "../../src/errors.js";
 import { PostgresLimitStore } from "../../src/resilience/postgres-limits.js";
 import { SharedToolLimits } from "../../src/resilience/shared-tool-limits.js";
 import { useTestSchema, withClient } from "../helpers/postgres.js";
@@ -168,6 +169,17 @@ describe("PostgresLimitStore", () => {
     // The same failure without the aborted signal is the tool failing: the circuit opens in the other process.
     await expect(breaker.run(() => Promise.reject(leaseLost))).rejects.toBe(leaseLost);
     await expect(new SharedToolLimits(b).breaker("t_lease", { failureThreshold: 1 }).run(async () => "x")).rejects.toMatchObject({ code: "CIRCUIT_OPEN" });
+  });
+
+  it("a call that lost agentrt's own database (a restart) does not count, in any process", async () => {
+    const [a, b] = twoProcesses();
+    const breaker = new SharedToolLimits(a).breaker("t_restart", { failureThreshold: 1 });
+    const lost = new StorageError("DB_CONNECTION_LOST", "connection to PostgreSQL lost (terminating connection due to administrator command)");
+    await expect(breaker.run(() => Promise.reject(new Error("world", { cause: lost })))).rejects.toThrow("world");
+    expect(await new SharedToolLimits(b).breaker("t_restart", { failureThreshold: 1 }).run(async () => "still closed")).toBe("still closed");
+    // Another failure is the tool's: the circuit opens in the other process.
+    await expect(breaker.run(() => Promise.reject(new Error("down")))).rejects.toThrow("down");
+    await expect(new SharedToolLimits(b).breaker("t_restart", { failureThreshold: 1 }).run(async () => "x")).rejects.toMatchObject({ code: "CIRCUIT_OPEN" });
   });
 });
 
