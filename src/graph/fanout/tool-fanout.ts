@@ -2,14 +2,17 @@
  * Tool fan-out: every tool call of a model turn runs in its own branch
  * (`Send`), concurrently. A branch never throws for a bad call: unknown tool,
  * bad JSON, schema violation, denial, rejection and tool failure all become an
- * error ToolMessage plus a failed step, so siblings and the run go on.
+ * error ToolMessage plus a failed step, so siblings and the run go on. A call that
+ * failed because agentrt's own database went away throws instead (see `runWithFallback`).
  * Calls linked by `$ref` arguments run together in one branch, each as soon as
  * the calls it refers to have finished (see `tool-dag.ts`).
  * @module
  */
 import { isAIMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, Send, type LangGraphRunnableConfig } from "@langchain/langgraph";
+import { connectionFailure } from "../../db/connection-failure.js";
 import type { AgentrtError } from "../../errors.js";
+import { isUnknownOutcome } from "../../ledger/index.js";
 import { evaluatePolicy, defaultPolicy, whenTainted, type Policy } from "../../policy/policy.js";
 import type { AgentTool } from "../../tools/define-tool.js";
 import { idempotencyKey, type ToolExecutor, type ToolOutcome } from "../../tools/execute-tool.js";
@@ -135,6 +138,10 @@ async function decideAndRun(task: ToolTask, options: Resolved, config: LangGraph
  * Executes the call; when it fails for good and the tool names a `fallback`
  * that policy allows outright and that accepts the same arguments, runs that
  * instead (under its own call id suffix, so idempotency keys stay distinct).
+ * A failure caused by agentrt's own database going away (DB_CONNECTION_LOST, DB_UNREACHABLE) is thrown, not
+ * returned: the tool did not fail, the step did not happen, and the run goes RETRYING and makes the call again
+ * once the server is back, instead of the model answering from "tool failed" (a database restart in the middle of
+ * a batch). A side effect whose outcome is unknown still asks a person.
  */
 async function runWithFallback(
   tool: AgentTool, args: Record<string, unknown>, task: ToolTask, options: Resolved, config: LangGraphRunnableConfig | undefined,
@@ -149,14 +156,21 @@ async function runWithFallback(
     actionVersion: task.actionVersion ?? scope.actionVersion, db: scope.db, ledger: scope.ledger, sharedLimits: scope.sharedLimits, signal: scope.signal, guard: scope.guard, confirmedReissue,
   };
   const startedAt = Date.now();
-  const outcome = await execute(tool, args, callScope);
+  const outcome = throwIfStorageLost(await execute(tool, args, callScope));
   const alt = tool.fallback === undefined ? undefined : options.registry.get(tool.fallback);
   if (outcome.ok || !alt || !mayFallBack(tool, outcome.error)) return { outcome: { ...outcome, startedAt }, via: undefined };
   const parsed = alt.schema.safeParse(args);
   const allowed = evaluatePolicy(options.policy, { tool: alt, user: task.user, roles: task.roles }).effect === "allow";
   if (!parsed.success || !allowed) return { outcome: { ...outcome, startedAt }, via: undefined };
-  const second = await execute(alt, parsed.data, { ...callScope, toolCallId: `${task.call.id}:fallback:${alt.name}` });
+  const second = throwIfStorageLost(await execute(alt, parsed.data, { ...callScope, toolCallId: `${task.call.id}:fallback:${alt.name}` }));
   return { outcome: { ...second, startedAt }, via: alt.name };
+}
+
+/** `outcome`, unless it failed because agentrt's own database went away: then that StorageError is thrown. */
+function throwIfStorageLost(outcome: ToolOutcome): ToolOutcome {
+  const lost = outcome.ok || isUnknownOutcome(outcome.error) ? undefined : connectionFailure(outcome.error);
+  if (lost !== undefined) throw lost;
+  return outcome;
 }
 
 /** Records one finished call: its step, the `onToolCall` hook, and the data references read. */

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineAgent, definePolicy, defineTool, type AgentTool, type ScriptedToolCall, type ToolCallEvent, type ToolContext, type ToolRetryEvent, TransientToolError } from "agentrt";
 import { readEnvelope } from "agentrt/tools";
+import { StorageError } from "../../../src/errors.js";
 import { ScriptedChatModel } from "agentrt/testing";
 
 /** A model that makes one turn of `calls`, then answers with the tool statuses it saw. */
@@ -162,6 +163,34 @@ describe("tool fan-out", () => {
     const out = await invoke({}, { hooks: { onToolRetry: (e: ToolRetryEvent) => retries.push(e) } });
     expect(out.steps[0]).toMatchObject({ status: "done", attempts: 2 });
     expect(retries).toMatchObject([{ tool: "flaky_fetch", toolCallId: "f1", attempt: 1 }]);
+  });
+
+  it("a call that lost agentrt's own database fails the step instead of answering the model; the resume makes that call again", async () => {
+    let lookups = 0;
+    let echoes = 0;
+    let backups = 0;
+    // As a tool writing through the runtime's database (ctx.db, the simulated world) fails while PostgreSQL restarts.
+    const lookup = defineTool({
+      name: "lookup", description: "reads the runtime's database", risk: "read", schema: z.object({}), fallback: "backup",
+      execute: () => {
+        if (++lookups === 1) throw new StorageError("DB_CONNECTION_LOST", "postgres@db/agentrt: connection to PostgreSQL lost (terminating connection due to administrator command)");
+        return { found: true };
+      },
+    });
+    const backup = defineTool({ name: "backup", description: "backup", risk: "read", schema: z.object({}), execute: () => ({ backup: ++backups }) });
+    const echo = defineTool({ name: "echo", description: "echo", risk: "read", schema: z.object({}), execute: () => ({ echo: ++echoes }) });
+    const seen: BaseMessage[][] = [];
+    const graph = defineAgent({ model: oneTurn([{ name: "lookup" }, { name: "echo" }], seen), tools: [lookup, backup, echo] }).compile({ checkpointer: new MemorySaver() });
+    const config = { configurable: { thread_id: "t1" } };
+    await expect(graph.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toMatchObject({ code: "DB_CONNECTION_LOST" });
+    // The model never saw the failure, and the fallback was not taken: the tool did not fail, the step did not happen.
+    expect(seen).toHaveLength(1);
+    expect(backups).toBe(0);
+    // Resumed from the checkpoint (as the run's retry is): only the lost call runs again; its sibling's result was kept.
+    const out = await graph.invoke(null, config);
+    expect([lookups, echoes, backups]).toEqual([2, 1, 0]);
+    expect(out.steps.map((s) => [s.tool, s.status])).toEqual([["lookup", "done"], ["echo", "done"]]);
+    expect(out.result).toBe("success,success");
   });
 
   it("falls back to the tool's declared fallback when it fails for good", async () => {
