@@ -57,20 +57,37 @@ async function serve(url: string): Promise<{ child: Child; api: string }> {
   return { child, api: await Promise.race([api, child.exit.then((e) => Promise.reject(new Error(`serve exited: ${e.stderr}`)))]) };
 }
 
-/** Polls until `ready` holds; a check that throws (the parent's own connection cut by the restart) counts as not yet. */
-async function until(what: string, ready: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
+// The test's own deadline, inside vitest's timeout: a wait that runs out fails with what every run went through and
+// what every process said, instead of vitest's bare "Test timed out".
+const DEADLINE_MS = 200_000;
+
+/**
+ * Polls until `ready` holds or `deadline` passes; a check that throws (the parent's own connection cut by the
+ * restart) counts as not yet, and a check that never answers is given up at the deadline.
+ */
+async function until(what: string, ready: () => Promise<boolean>, deadline: number): Promise<void> {
   for (;;) {
-    if (await ready().catch(() => false)) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (await by(what, ready(), deadline).catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** `promise`, or a rejection saying `what` did not happen by `deadline`. */
+async function by<T>(what: string, promise: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 /** When the server process started: a restart changes it. */
 /** LISTEN connections (agentrt's application name) on the server at `port` whose backends started after `since`. */
 async function listenersAfter(port: number, since: string): Promise<number> {
-  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/agentrt` });
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/agentrt`, connectionTimeoutMillis: 10_000, query_timeout: 10_000 });
   await client.connect();
   try {
     const { rows } = await client.query<{ n: string }>(
@@ -82,7 +99,7 @@ async function listenersAfter(port: number, since: string): Promise<number> {
 }
 
 async function postmasterStart(port: number): Promise<string> {
-  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/agentrt` });
+  const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/agentrt`, connectionTimeoutMillis: 10_000, query_timeout: 10_000 });
   await client.connect();
   try {
     return String((await client.query<{ t: Date }>("SELECT pg_postmaster_start_time() AS t")).rows[0]!.t.toISOString());
@@ -93,6 +110,7 @@ async function postmasterStart(port: number): Promise<string> {
 
 describe("PostgreSQL restarted while runs are in flight", () => {
   it("every run finishes SUCCEEDED, the rollback happens once, workers and server carry on by themselves", async () => {
+    const deadline = Date.now() + DEADLINE_MS;
     const { cluster } = pgc;
     const url = cluster.url("restart");
     const rt = Runtime.open({ db: url, config: `${ROOT}langgraph.json` });
@@ -117,9 +135,20 @@ describe("PostgreSQL restarted while runs are in flight", () => {
       weatherIds.push((await rt.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", queue: true })).run_id);
     }
     const ids = [rollbackId, ...weatherIds];
-    const { child: server, api } = await serving;
+    const { child: server, api } = await by("the server to listen", serving, deadline);
+    // What each run went through and what every process said, for a failure's message; each part bounded, since the
+    // parent's own connection may be what is stuck.
+    const story = async () => {
+      const events = await by("the runs' events", Promise.all(ids.map(async (id) => `${id} ${JSON.stringify((await runs.events(id)).map((e) => [e.to, e.actor, e.errorCode]))}`)), Date.now() + 10_000)
+        .catch((error: unknown) => [String(error)]);
+      return `${events.join("\n")}\n${[...workers, server].map((w) => w.output()).join("\n---\n")}`;
+    };
+    const told = async (error: unknown): Promise<never> => {
+      throw new Error(`${String(error)}\n${await story()}`);
+    };
+    // A request the server accepted and never answered must not hang the test.
     const thread = async () => {
-      const answer = await fetch(`${api}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const answer = await fetch(`${api}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}", signal: AbortSignal.timeout(10_000) });
       return answer.status;
     };
     expect(await thread()).toBe(200);
@@ -129,10 +158,10 @@ describe("PostgreSQL restarted while runs are in flight", () => {
     await until("the rollback and a weather run in flight", async () => {
       const now = await Promise.all(ids.map(status));
       return now[0] === "RUNNING" && now.slice(1).includes("RUNNING");
-    });
+    }, deadline).catch(told);
     const before = await Promise.all(ids.map(status));
     const startedBefore = await postmasterStart(cluster.port);
-    await cluster.restart();
+    await by("the restart", cluster.restart(), deadline).catch(told);
     expect(await postmasterStart(cluster.port)).not.toBe(startedBefore);
     expect(before.filter((s) => s === "SUCCEEDED").length).toBeLessThan(ids.length / 2);
 
@@ -142,15 +171,11 @@ describe("PostgreSQL restarted while runs are in flight", () => {
       const code = await thread();
       answers.add(code);
       return code === 200;
-    });
+    }, deadline).catch(told);
     expect([...answers].filter((code) => code !== 200 && code !== 503)).toEqual([]);
 
-    await until("every run finished", async () => (await Promise.all(ids.map(status))).every((s) => s === "SUCCEEDED" || s === "FAILED" || s === "CANCELED"), 120_000)
-      .catch(async (error: unknown) => {
-        throw new Error(`${String(error)}: ${JSON.stringify(await Promise.all(ids.map(status)))}\n${workers.map((w) => w.output()).join("\n---\n")}`);
-      });
-    // What each run went through and what the workers said, for a failure's message.
-    const story = async () => `${(await Promise.all(ids.map(async (id) => `${id} ${JSON.stringify((await runs.events(id)).map((e) => [e.to, e.actor, e.errorCode]))}`))).join("\n")}\n${workers.map((w) => w.output()).join("\n---\n")}`;
+    await until("every run finished", async () => (await Promise.all(ids.map(status))).every((s) => s === "SUCCEEDED" || s === "FAILED" || s === "CANCELED"), deadline)
+      .catch(told);
     const finals = await Promise.all(ids.map(async (id) => runs.get(id)));
     expect(finals.filter((r) => r.status !== "SUCCEEDED").map((r) => [r.runId, r.status, r.errorCode, r.errorMessage]), await story()).toEqual([]);
     // Each weather run answered from the weather it was given: no tool refused after the outage (an open circuit).
@@ -174,9 +199,9 @@ describe("PostgreSQL restarted while runs are in flight", () => {
     for (const worker of workers) expect(worker.proc.exitCode, worker.output()).toBeNull();
     expect(server.proc.exitCode).toBeNull();
     for (const child of [...workers, server]) child.proc.kill("SIGTERM");
-    for (const child of [...workers, server]) {
-      const exit = await child.exit;
+    for (const [i, child] of [...workers, server].entries()) {
+      const exit = await by(`${i < WORKERS ? `worker w${i + 1}` : "the server"} to exit on SIGTERM`, child.exit, deadline).catch(told);
       expect(exit, exit.stderr).toMatchObject({ code: 0 });
     }
-  }, 180_000);
+  }, DEADLINE_MS + 40_000);
 });
