@@ -23,7 +23,7 @@ function run(tools: AgentTool[], calls: ScriptedToolCall[], extra: Partial<Param
   const graph = defineAgent({ model: oneTurn(calls, seen), tools, ...extra }).compile({ checkpointer: new MemorySaver() });
   const invoke = (configurable: Record<string, unknown> = {}, context = {}) =>
     graph.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "t1", ...configurable }, context });
-  return { invoke, seen };
+  return { invoke, seen, graph };
 }
 
 const toolMessages = (messages: BaseMessage[]) => messages.filter((m) => m.getType() === "tool") as ToolMessage[];
@@ -179,15 +179,13 @@ describe("tool fan-out", () => {
     });
     const backup = defineTool({ name: "backup", description: "backup", risk: "read", schema: z.object({}), execute: () => ({ backup: ++backups }) });
     const echo = defineTool({ name: "echo", description: "echo", risk: "read", schema: z.object({}), execute: () => ({ echo: ++echoes }) });
-    const seen: BaseMessage[][] = [];
-    const graph = defineAgent({ model: oneTurn([{ name: "lookup" }, { name: "echo" }], seen), tools: [lookup, backup, echo] }).compile({ checkpointer: new MemorySaver() });
-    const config = { configurable: { thread_id: "t1" } };
-    await expect(graph.invoke({ messages: [new HumanMessage("go")] }, config)).rejects.toMatchObject({ code: "DB_CONNECTION_LOST" });
+    const { invoke, seen, graph } = run([lookup, backup, echo], [{ name: "lookup" }, { name: "echo" }]);
+    await expect(invoke()).rejects.toMatchObject({ code: "DB_CONNECTION_LOST" });
     // The model never saw the failure, and the fallback was not taken: the tool did not fail, the step did not happen.
     expect(seen).toHaveLength(1);
     expect(backups).toBe(0);
     // Resumed from the checkpoint (as the run's retry is): only the lost call runs again; its sibling's result was kept.
-    const out = await graph.invoke(null, config);
+    const out = await graph.invoke(null, { configurable: { thread_id: "t1" } });
     expect([lookups, echoes, backups]).toEqual([2, 1, 0]);
     expect(out.steps.map((s) => [s.tool, s.status])).toEqual([["lookup", "done"], ["echo", "done"]]);
     expect(out.result).toBe("success,success");
