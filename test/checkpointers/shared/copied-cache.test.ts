@@ -8,12 +8,13 @@ const history = (): BaseMessage[] =>
   Array.from({ length: 800 }, (_, i) => (i % 2 === 0
     ? new HumanMessage({ content: `q${i}`, id: `h${i}` })
     : new AIMessage({ content: "", id: `a${i}`, tool_calls: [{ name: "restart", args: { service: `s${i}` }, id: `c${i}`, type: "tool_call" }] })));
-const idle = () => new Promise((resolve) => setImmediate(resolve));
+/** Until the copy ahead is made: zero timers run in the order they were set, and it is set on a read before this. */
+const idle = () => new Promise((resolve) => setTimeout(resolve, 0));
 /** Counts the copies the cache makes, by the messages' own arrays it reads (a read of the kept tree's items). */
 const read = (cache: CopiedCache, key = "k") => cache.read(key, false) as BaseMessage[];
 
 describe("CopiedCache: copies made ahead", () => {
-  it("hands the next reader a copy made once the loop was idle, its own: what one reader changes no other sees", async () => {
+  it("hands the next reader a copy made ahead, its own: what one reader changes no other sees", async () => {
     const cache = new CopiedCache(8, 1024 * 1024);
     const kept = history();
     const first = cache.keep("k", kept, 1000, false) as BaseMessage[];
@@ -50,6 +51,23 @@ describe("CopiedCache: copies made ahead", () => {
     kept.pop();
     expect(read(cache)).toHaveLength(800);
     expect(cache.read("k", false)).toBe(MISS);
+  });
+
+  it("makes the copy ahead before a reader the loop resumes on a zero timer, as LangGraph's store poller resumes a run", async () => {
+    const cache = new CopiedCache(8, 1024 * 1024);
+    const kept = history();
+    cache.keep("k", kept, 1000, false);
+    // Read in the check phase (as after the group commit's immediate), the reader going on from a zero timer: the loop
+    // runs that timer before it reaches the check phase again, so a copy ahead on an immediate would come too late.
+    await new Promise((resolve) => setImmediate(resolve));
+    read(cache);
+    const resumed = new Promise((resolve) => setTimeout(resolve, 0));
+    // The rest of the reader's step: the zero timer is due by the time the loop goes on.
+    const stepEnd = performance.now() + 3;
+    while (performance.now() < stepEnd);
+    await resumed;
+    kept.pop();
+    expect(read(cache)).toHaveLength(800);
   });
 
   it("makes a copy ahead only for a tree read more than once, counted in the byte budget: older entries make room", async () => {
