@@ -1,13 +1,16 @@
 /**
  * Counting driver (not a bench): `npx tsx bench/_count-pages.ts [runs]` runs durable city_weather runs with WAL
  * auto-checkpoints off and prints, per run, the commits and WAL pages by transaction (named by its first write).
+ * `COUNT_SIDE=langgraph` counts the runs bench's baseline instead (createReactAgent v2 + the official saver,
+ * durability sync, the same simulated tool): WAL pages and commits per run only, read from the WAL's frames.
  */
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { Runtime } from "../src/runtime/index.js";
+import { langgraphBaseline } from "./_langgraph-baseline.js";
 
 const runs = Number(process.argv[2] ?? 20);
 process.env.AGENTRT_SIM_LATENCY_MS = "0";
@@ -49,6 +52,29 @@ proto.prepare = function (this: Database.Database, sql: string) {
   }
   return st;
 };
+if (process.env.COUNT_SIDE === "langgraph") {
+  const side = langgraphBaseline(file, { sameTool: true, version: "v2", durability: "sync" });
+  for (let i = 0; i < 3; i++) await side.run(i);
+  const from = walSize();
+  for (let i = 3; i < runs + 3; i++) await side.run(i);
+  const { frames, commits } = walFrames(from, walSize());
+  console.log(`LangGraph v2 + official saver (sync) per run: ${(commits / runs).toFixed(1)} commits, ${(frames / runs).toFixed(1)} WAL pages`);
+  side.close();
+  process.exit(0);
+}
+
+/** Frames and commit frames (a frame whose header records the database size after a commit) in a WAL byte range. */
+function walFrames(from: number, to: number): { frames: number; commits: number } {
+  const wal = readFileSync(`${file}-wal`);
+  let frames = 0;
+  let commits = 0;
+  for (let off = from; off + 24 <= to; off += 4096 + 24) {
+    frames++;
+    if (wal.readUInt32BE(off + 4) !== 0) commits++;
+  }
+  return { frames, commits };
+}
+
 const runtime = Runtime.open({ db: file, config: fileURLToPath(new URL("../langgraph.json", import.meta.url)) });
 for (let i = 0; i < runs + 3; i++) {
   counting = i >= 3;
@@ -63,7 +89,6 @@ for (const [name, e] of [...byTx].sort((a, b) => b[1].pages - a[1].pages)) {
   console.log(`${(e.commits / runs).toFixed(1).padStart(5)} commits ${(e.pages / runs).toFixed(1).padStart(6)} pages  ${name}`);
 }
 console.log(`per run: ${(commits / runs).toFixed(1)} commits, ${(pages / runs).toFixed(1)} WAL pages`);
-const { readFileSync } = await import("node:fs");
 const wal = readFileSync(`${file}-wal`);
 const names = new Map<number, string>();
 const probe = new Database(file, { readonly: true });
