@@ -57,8 +57,8 @@ describe("CopiedCache: copies made ahead", () => {
     const cache = new CopiedCache(8, 1024 * 1024);
     const kept = history();
     cache.keep("k", kept, 1000, false);
-    // Read in the check phase (as after the group commit's immediate), the reader going on from a zero timer: the loop
-    // runs that timer before it reaches the check phase again, so a copy ahead on an immediate would come too late.
+    // Read in a check phase (an immediate's microtasks), the reader going on from a zero timer: the loop runs that
+    // timer before it reaches the check phase again, so a copy ahead on an immediate would come too late.
     await new Promise((resolve) => setImmediate(resolve));
     read(cache);
     const resumed = new Promise((resolve) => setTimeout(resolve, 0));
