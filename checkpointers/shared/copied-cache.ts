@@ -104,6 +104,11 @@ export class CopiedCache {
     return share ? value : freshCopy(value, plan);
   }
 
+  /** Forgets every key and its prepared copy (a copy still scheduled then finds its entry gone and makes none). */
+  clear(): void {
+    this.forgetPrefix("");
+  }
+
   /** Forgets every key that starts with `prefix`. */
   forgetPrefix(prefix: string): void {
     for (const [key, entry] of this.entries) if (key.startsWith(prefix)) this.drop(key, entry);

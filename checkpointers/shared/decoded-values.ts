@@ -55,6 +55,12 @@ export class DecodedValues {
     return this.entries.keep(id, value, size, share, this.items.takePlan(value));
   }
 
+  /** Forgets every value and snapshot item kept (the saver closed). */
+  clear(): void {
+    this.items.clear();
+    this.entries.clear();
+  }
+
   /** Forgets every value of a thread (after it was deleted, pruned or overwritten by a copy). */
   forgetThread(thread: string): void {
     this.items.forgetThread(thread);

@@ -34,6 +34,11 @@ export class DecodedWrites {
     return this.decodeAndStore(key, size, decode, share);
   }
 
+  /** Forgets every write kept (the saver closed). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   private async decodeAndStore(key: string, size: number, decode: () => unknown, share: boolean): Promise<unknown> {
     const value = await decode();
     // The decoded tree is the cache's now: this reader gets a copy like every later one.

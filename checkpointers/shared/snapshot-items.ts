@@ -123,6 +123,12 @@ export class SnapshotItems {
     for (const id of this.channels.keys()) if (id.startsWith(prefix)) this.drop(id);
   }
 
+  /** Forgets every channel's items. */
+  clear(): void {
+    this.channels.clear();
+    this.chars = 0;
+  }
+
   /** The JSON text kept over every channel (its items' heap is a few times more). */
   get keptChars(): number {
     return this.chars;

@@ -87,6 +87,11 @@ export class DeltaHistoryQuery {
         LEFT JOIN seeds s ON s.channel = wanted.channel LEFT JOIN ancestors a ON a.depth = s.depth`);
   }
 
+  /** Forgets the decoded writes kept (the saver closed). */
+  forgetDecoded(): void {
+    this.writes.clear();
+  }
+
   /** The history of each requested channel below checkpoint `id`; the cached seeds of `shared` channels uncopied. */
   async read(codec: Codec, thread: string, ns: string, id: string, channels: string[], cache?: DecodedValues, shared?: ReadonlySet<string>): Promise<Record<string, DeltaChannelHistory>> {
     const rows = this.history.all({ thread, ns, id, channels: JSON.stringify(channels) });

@@ -50,6 +50,7 @@ export class SqliteSaver extends BaseCheckpointSaver {
   private readonly codec: Codec;
   private readonly statements: Statements;
   private readonly deltas: DeltaHistoryQuery;
+  private readonly tupleCache: TupleCache;
   /** getTuple and getDeltaChannelHistory, with their caches. */
   private readonly reads: CheckpointReads;
   /** Large decoded values (a long thread's message history) by blob key, so a read does not revive them again. */
@@ -86,13 +87,13 @@ export class SqliteSaver extends BaseCheckpointSaver {
     }
     this.codec = new Codec(this.serde);
     this.deltas = new DeltaHistoryQuery(db);
-    const tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
+    this.tupleCache = new TupleCache(db, (type, value) => this.codec.reusable(type, value));
     this.writes = new CheckpointWrites(db, this.statements);
     const memo = this.writes.memo;
     this.batch = new CommitBatch(db, () => memo.begin());
     this.group = behaviour.durability === "group" ? new GroupCommit(db, () => memo.begin()) : undefined;
     this.reads = new CheckpointReads({
-      statements: this.statements, codec: this.codec, deltas: this.deltas, readPage: pageReader(db, new ListQueries(db), this.statements), tupleCache, decoded: this.decoded,
+      statements: this.statements, codec: this.codec, deltas: this.deltas, readPage: pageReader(db, new ListQueries(db), this.statements), tupleCache: this.tupleCache, decoded: this.decoded,
       flushPending: (thread) => this.flushPending(thread),
     });
   }
@@ -123,12 +124,18 @@ export class SqliteSaver extends BaseCheckpointSaver {
     this.flushPending();
   }
 
-  /** Flushes queued group writes, then closes the connection if this saver opened it (a connection passed to the constructor stays the caller's). */
+  /**
+   * Flushes queued group writes, then closes the connection if this saver opened it (a connection passed to the
+   * constructor stays the caller's), and lets go of what its read caches kept (budgets of 112 MB stored, together).
+   */
   close(): void {
     try {
       if (this.db.open) this.flushPending();
     } finally {
       if (this.ownsConnection && this.db.open) this.db.close();
+      this.decoded.clear();
+      this.deltas.forgetDecoded();
+      this.tupleCache.clear();
     }
   }
 

@@ -90,6 +90,12 @@ export class TupleCache {
     return this.set(key, dataVersion, totalChanges, load());
   }
 
+  /** Forgets every read kept (the saver closed). */
+  clear(): void {
+    this.slots.clear();
+    this.weight = 0;
+  }
+
   private forget(key: string, slot: Slot): void {
     this.slots.delete(key);
     this.weight -= slot.weight;

@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { DeltaSnapshot, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { SqliteSaver } from "agentrt/checkpointers";
 
@@ -43,6 +44,28 @@ describe("SqliteSaver decoded value cache", () => {
     expect(third[1]?.content).toBe("answer 1");
     expect(third[1]?.text).toBe("answer 1");
     saver.close();
+  });
+
+  it("lets go of its kept values on close: a shared read after it decodes afresh", async () => {
+    // A connection of the caller's: the saver stays readable after close, and shows what it still keeps.
+    const db = new Database(":memory:");
+    const saver = new SqliteSaver(db);
+    const version = saver.getNextVersion(undefined);
+    await saver.put(latest, {
+      v: 4, id: uuid6(0), ts: new Date().toISOString(), channel_values: { messages: new DeltaSnapshot(history()) },
+      channel_versions: { messages: version }, versions_seen: {},
+    }, meta, { messages: version });
+    const view = saver.readOnlyView({ shared: new Set(["messages"]) });
+    const shared = async () => ((await view.getTuple(latest))?.checkpoint.channel_values.messages as DeltaSnapshot).value;
+    // A first read keeps nothing (a checkpoint read once may never be read again); the second keeps its tuple.
+    await shared();
+    const kept = await shared();
+    expect(await shared()).toBe(kept);
+    saver.close();
+    const afresh = await shared();
+    expect(afresh).not.toBe(kept);
+    expect(afresh).toEqual(kept);
+    db.close();
   });
 
   it("reads a deleted and rewritten thread afresh", async () => {
