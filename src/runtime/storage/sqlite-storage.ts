@@ -29,19 +29,28 @@ function sqliteStorage(db: SqliteDatabase): RuntimeStorage {
   const trace = openTraceStore(db);
   const ledger = ledgerFor(db);
   const store = new SqliteStore(db);
+  // Each saver keeps read caches (a long thread's decoded history): closing the storage closes them, so those go too.
+  const savers: SqliteSaver[] = [];
   // No sharedLimits: tools' declared limits and breakers stay each process's (resilient-executor.ts). A SQLite file
   // is usually one process; holding them in the file would make every limited call take the file's single write
   // lock (beside the checkpoint writes it would slow) and leave waiters polling, with no NOTIFY to wake them. So
   // N workers on one file each allow a tool its full rate; limits that hold across processes need PostgreSQL.
   return {
     backend: "sqlite", db, runs, trace, ledger, store,
-    checkpointer: (fence?: CheckpointFence) =>
-      new SqliteSaver(db, undefined, fence === undefined ? {} : { beforeWrite: sqliteCheckpointHook(fence, db) }),
+    checkpointer: (fence?: CheckpointFence) => {
+      const saver = new SqliteSaver(db, undefined, fence === undefined ? {} : { beforeWrite: sqliteCheckpointHook(fence, db) });
+      savers.push(saver);
+      return saver;
+    },
     ready: async () => undefined,
     close: async () => {
       // Written before it returns on SQLite, so the file is closed with every span in it.
       void trace.flush();
-      if (db.open) db.close();
+      try {
+        for (const saver of savers) saver.close();
+      } finally {
+        if (db.open) db.close();
+      }
     },
   };
 }
