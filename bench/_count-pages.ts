@@ -13,6 +13,9 @@ import { Runtime } from "../src/runtime/index.js";
 import { langgraphBaseline } from "./_langgraph-baseline.js";
 
 const runs = Number(process.argv[2] ?? 20);
+/** A WAL frame: its header, then one page (SQLite's default 4 KB, on both sides). */
+const FRAME_HEADER = 24;
+const FRAME_BYTES = 4096 + FRAME_HEADER;
 process.env.AGENTRT_SIM_LATENCY_MS = "0";
 const dir = mkdtempSync(join(tmpdir(), "agentrt-pages-"));
 const file = join(dir, "agentrt.db");
@@ -25,7 +28,7 @@ const ranges: { label: string; from: number; to: number }[] = [];
 const settle = (): void => {
   if (label === undefined) return;
   if (counting) ranges.push({ label, from: before, to: walSize() });
-  const pages = Math.round((walSize() - before) / (4096 + 24));
+  const pages = Math.round((walSize() - before) / FRAME_BYTES);
   const entry = byTx.get(label) ?? { commits: 0, pages: 0 };
   if (counting) byTx.set(label, { commits: entry.commits + 1, pages: entry.pages + pages });
   label = undefined;
@@ -68,7 +71,7 @@ function walFrames(from: number, to: number): { frames: number; commits: number 
   const wal = readFileSync(`${file}-wal`);
   let frames = 0;
   let commits = 0;
-  for (let off = from; off + 24 <= to; off += 4096 + 24) {
+  for (let off = from; off + FRAME_HEADER <= to; off += FRAME_BYTES) {
     frames++;
     if (wal.readUInt32BE(off + 4) !== 0) commits++;
   }
@@ -97,7 +100,7 @@ const perLabel = new Map<string, Map<string, number>>();
 for (const r of ranges) {
   const m = perLabel.get(r.label) ?? new Map<string, number>();
   perLabel.set(r.label, m);
-  for (let off = r.from; off + 24 <= r.to; off += 4096 + 24) {
+  for (let off = r.from; off + FRAME_HEADER <= r.to; off += FRAME_BYTES) {
     const page = wal.readUInt32BE(off);
     const name = names.get(page) ?? `page ${page}?`;
     m.set(name, (m.get(name) ?? 0) + 1);
