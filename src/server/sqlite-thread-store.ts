@@ -109,9 +109,19 @@ export class SqliteThreadStore implements ThreadStore {
     const where: string[] = [];
     const args: unknown[] = [];
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
-      where.push("json_extract(metadata_json, ?) IS ?");
       // JSON string escapes in the quoted label: a quote or backslash in the key matches itself.
-      args.push(`$.${JSON.stringify(key)}`, typeof value === "object" && value !== null ? JSON.stringify(value) : (value));
+      const path = `$.${JSON.stringify(key)}`;
+      if (typeof value === "boolean") {
+        // json_extract gives true as 1: the JSON type tells a boolean from a number, as PostgreSQL's jsonb does.
+        where.push("json_type(metadata_json, ?) = ?");
+        args.push(path, value ? "true" : "false");
+      } else if (typeof value === "number") {
+        where.push("json_type(metadata_json, ?) IN ('integer', 'real') AND json_extract(metadata_json, ?) = ?");
+        args.push(path, path, value);
+      } else {
+        where.push("json_extract(metadata_json, ?) IS ?");
+        args.push(path, typeof value === "object" && value !== null ? JSON.stringify(value) : value);
+      }
     }
     if (filter.ids !== undefined) {
       where.push("thread_id IN (SELECT value FROM json_each(?))");

@@ -75,6 +75,22 @@ export function describeThreadStoreConformance(name: string, open: () => Promise
       expect(await ids({ ...all, ids: ["t-a", "t-b"], metadata: { level: 3 } })).toEqual(["t-b"]);
     });
 
+    it("matches booleans as booleans: true is neither 1 nor \"true\", and false is not 0", async () => {
+      const store = await fresh();
+      await store.create("t-true", { done: true, n: 1 });
+      await store.create("t-false", { done: false, n: 0 });
+      await store.create("t-one", { done: 1, n: true });
+      await store.create("t-text", { done: "true" });
+      const ids = async (metadata: Record<string, unknown>) => (await store.search({ ...all, metadata })).map((t) => t.threadId).sort();
+      expect(await ids({ done: true })).toEqual(["t-true"]);
+      expect(await ids({ done: false })).toEqual(["t-false"]);
+      expect(await ids({ done: 1 })).toEqual(["t-one"]);
+      expect(await ids({ n: 1 })).toEqual(["t-true"]);
+      expect(await ids({ n: 1.0, done: true })).toEqual(["t-true"]);
+      expect(await ids({ n: 0 })).toEqual(["t-false"]);
+      expect(await ids({ n: true })).toEqual(["t-one"]);
+    });
+
     it("matches metadata keys with quotes, backslashes, dots and brackets as written", async () => {
       const store = await fresh();
       await store.create("odd", { "a\\b": 1, "q\"x": 2, "x.y": 3, "[0]": 4, "$": 5 });
