@@ -34,6 +34,27 @@ export const DEFAULT_SQLITE_PATH = "./agentrt.db";
 // Unquoted PostgreSQL identifiers fold to lower case; allowing only these keeps every statement's schema literal safe.
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
+// PostgreSQL refuses to create schemas named pg_…; pg_catalog, pg_toast and pg_temp exist but hold no agentrt tables.
+const RESERVED_SCHEMA = /^(pg_|information_schema$)/;
+
+// Settings that would move agentrt's tables out of ?schema= (search_path) or act as another role than the URL's user.
+const PINNED_SETTINGS = new Set(["search_path", "role", "session_authorization"]);
+
+/**
+ * The first setting among {@link PINNED_SETTINGS} that an `options` value sets, in any of libpq's forms
+ * (`-c name=v`, `-cname=v`, `--name=v`; names case-insensitive, `-` for `_`), or undefined.
+ */
+function overridingSetting(options: string): string | undefined {
+  const tokens = options.trim().split(/\s+/);
+  for (let i = 0; i < tokens.length; i += 1) {
+    const token = tokens[i] ?? "";
+    const assignment = token === "-c" ? tokens[(i += 1)] ?? "" : token.startsWith("--") ? token.slice(2) : token.startsWith("-c") ? token.slice(2) : "";
+    const name = assignment.split("=")[0]?.trim().toLowerCase().replaceAll("-", "_") ?? "";
+    if (PINNED_SETTINGS.has(name)) return name;
+  }
+  return undefined;
+}
+
 /** True when `value` is a PostgreSQL URL rather than a file path. */
 export function isPostgresUrl(value: string): boolean {
   return /^postgres(ql)?:\/\//i.test(value);
@@ -56,11 +77,19 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
   if (!SCHEMA_NAME.test(schema)) {
     throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: schema "${schema}" is not a lower-case identifier (a-z, 0-9, _; at most 63 characters)`);
   }
+  if (RESERVED_SCHEMA.test(schema)) {
+    throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: schema "${schema}" is reserved by PostgreSQL (pg_… and information_schema): name a schema of your own`);
+  }
   url.searchParams.delete("schema");
   // libpq's default user (PGUSER, else the OS user): the driver reads only $USER, which a container or service may not set.
   if (url.username === "") url.username = encodeURIComponent(nonEmpty(env.PGUSER) ?? osUser());
-  // The driver lets a URL's options replace the pool's: kept apart so the schema's search_path is never lost.
+  // The driver lets a URL's options replace the pool's: kept apart (and refused above when they would move the
+  // search path or the role) so the schema's search_path is never lost.
   const options = url.searchParams.get("options") ?? undefined;
+  const overriding = options === undefined ? undefined : overridingSetting(options);
+  if (overriding !== undefined) {
+    throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: options may not set ${overriding}: agentrt sets the search path from ?schema= and connects as the URL's user`);
+  }
   url.searchParams.delete("options");
   return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url), ...(options === undefined ? {} : { options }) };
 }

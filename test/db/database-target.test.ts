@@ -55,4 +55,22 @@ describe("parseDatabaseTarget", () => {
     expect(displayDatabase("postgres://bob@h/d?schema=s")).toBe("postgres://bob@h/d?schema=s");
     expect(displayDatabase("./with:colon@sign.db")).toBe("./with:colon@sign.db");
   });
+
+  it("refuses PostgreSQL's own schemas, which cannot hold agentrt's tables", () => {
+    for (const schema of ["pg_catalog", "pg_toast", "pg_temp", "pg_anything", "information_schema"]) {
+      expect(() => parseDatabaseTarget(`postgres://h/d?schema=${schema}`, { PGUSER: "postgres" })).toThrow(expect.objectContaining({ code: "DB_URL_INVALID", message: expect.stringContaining("reserved") }));
+    }
+    expect(parseDatabaseTarget("postgres://h/d?schema=pgx_ok", { PGUSER: "postgres" })).toMatchObject({ schema: "pgx_ok" });
+  });
+
+  it("refuses options that set the search path or the role in any of libpq's spellings, and keeps other settings", () => {
+    const spellings = ["-c search_path=y", "-csearch_path=y", "--search_path=y", "--search-path=y", "-c SEARCH_PATH=y",
+      "-c statement_timeout=0 -c search_path=y", "-c role=admin", "--session_authorization=admin"];
+    for (const options of spellings) {
+      expect(() => parseDatabaseTarget(`postgres://h/d?schema=x&options=${encodeURIComponent(options)}`, { PGUSER: "postgres" }), options)
+        .toThrow(expect.objectContaining({ code: "DB_URL_INVALID", message: expect.stringMatching(/options may not set (search_path|role|session_authorization)/) }));
+    }
+    expect(parseDatabaseTarget(`postgres://h/d?schema=x&options=${encodeURIComponent("-c statement_timeout=0 -c application_name=rolex")}`, { PGUSER: "postgres" }))
+      .toMatchObject({ schema: "x", options: "-c statement_timeout=0 -c application_name=rolex" });
+  });
 });
