@@ -5,6 +5,7 @@ export { immediateTransaction } from "./immediate-transaction.js";
 export { migrate, readVersion, assertSchemaCurrent } from "./migrate.js";
 export type { Migration, ModuleSchema } from "./migrate.js";
 export { MAX_JSON_DEPTH, nestedDeeperThan } from "./json-depth.js";
+export { unstorableInJson, unstorableInText } from "./storable-text.js";
 export { storageFailure, isStorageFailureCode } from "./storage-failure.js";
 export type { StorageFailureCode } from "./storage-failure.js";
 export { connectionFailure, isConnectionFailureCode } from "./connection-failure.js";

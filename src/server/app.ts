@@ -14,6 +14,7 @@ import type { RouteDeps, ServerEnv } from "./context.js";
 import { hostGuard, hostPolicy, type HostPolicy } from "./host-check.js";
 import { errorResponse, HttpError } from "./http-error.js";
 import { jsonBodies } from "./json-body.js";
+import { storableRequestText } from "./request-text.js";
 import { corsFor, originGuard, originPolicy, type OriginPolicy } from "./origin-check.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { storeRoutes } from "./routes/store.js";
@@ -59,6 +60,7 @@ export function createApp(deps: RouteDeps, options: AppOptions = {}): Hono<Serve
       throw new HttpError(413, "PAYLOAD_TOO_LARGE", `request body larger than ${options.maxBodyBytes ?? 1_048_576} bytes`);
     },
   }));
+  app.use("*", storableRequestText());
   app.use("*", jsonBodies());
   app.get("/ok", (c) => c.json({ ok: true }));
   app.get("/info", (c) => c.json({ version: packageVersion(), langgraph_js_version: "1", flags: { assistants: true, crons: false, langsmith: false }, metadata: { server: "agentrt" } }));

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../db/index.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan, unstorableInJson } from "../db/index.js";
 import type { ServerEnv } from "./context.js";
 import { HttpError } from "./http-error.js";
 
@@ -25,7 +25,7 @@ function carriesBody(c: Context): boolean {
   return (length !== undefined && Number(length) > 0) || c.req.header("transfer-encoding") !== undefined;
 }
 
-/** Refuses a non-JSON body (415) and parses a JSON one (400 malformed, 422 too deep) before the routes. */
+/** Refuses a non-JSON body (415) and parses a JSON one (400 malformed, 422 too deep or unstorable text) before the routes. */
 export function jsonBodies(): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     if (carriesBody(c)) {
@@ -56,6 +56,10 @@ export function jsonBody(c: Context<ServerEnv>): Promise<unknown> {
       }
       if (nestedDeeperThan(json, MAX_JSON_DEPTH + 1)) {
         throw new HttpError(422, "BAD_INPUT", `request body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels (the limit for run input, metadata and stored values)`);
+      }
+      const unstorable = unstorableInJson(json);
+      if (unstorable !== undefined) {
+        throw new HttpError(422, "BAD_INPUT", `request body holds ${unstorable}, which agentrt cannot store (PostgreSQL text refuses it)`);
       }
       return json;
     });

@@ -8,11 +8,19 @@ import type { RunGraphConfig } from "../runs/index.js";
 
 const metadata = z.record(z.string(), z.unknown());
 
+// The most keys a metadata filter may name: each becomes a condition of the search's one statement.
+const MAX_FILTER_KEYS = 100;
+
+// A filter of 60,000 keys fits in a 1 MB body but is past what either backend's statement takes (500, not 422).
+const metadataFilter = metadata.refine((filter) => Object.keys(filter).length <= MAX_FILTER_KEYS, {
+  message: `a metadata filter may name at most ${MAX_FILTER_KEYS} keys`,
+});
+
 /** POST /assistants/search */
 export const AssistantSearch = z.object({
   graph_id: z.string().optional(),
   name: z.string().optional(),
-  metadata: metadata.optional(),
+  metadata: metadataFilter.optional(),
   limit: z.number().int().min(1).max(1000).default(10),
   offset: z.number().int().min(0).default(0),
 }).loose();
@@ -29,7 +37,7 @@ export const ThreadPatch = z.object({ metadata: metadata.default({}) }).loose();
 
 /** POST /threads/search */
 export const ThreadSearch = z.object({
-  metadata: metadata.optional(),
+  metadata: metadataFilter.optional(),
   ids: z.array(z.string()).max(1000).nullish(),
   status: z.enum(["idle", "busy", "interrupted", "error"]).optional(),
   // state_updated_at sorts like updated_at: the thread row's or its newest run's last change (see threadToWire).
@@ -41,14 +49,14 @@ export const ThreadSearch = z.object({
 
 /** POST /threads/count */
 export const ThreadCount = z.object({
-  metadata: metadata.optional(),
+  metadata: metadataFilter.optional(),
   status: z.enum(["idle", "busy", "interrupted", "error"]).optional(),
 }).loose();
 
 /** POST /threads/{thread_id}/history */
 export const HistoryQuery = z.object({
   limit: z.number().int().min(1).max(1000).default(10),
-  metadata: metadata.nullish(),
+  metadata: metadataFilter.nullish(),
   before: z.union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).loose() }).loose()]).nullish(),
 }).loose();
 
