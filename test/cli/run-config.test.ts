@@ -42,10 +42,20 @@ describe("agentrt run --configurable / --recursion-limit", () => {
       ["--configurable", "[1]", /--configurable must be a JSON object/],
       ["--configurable", "{", /--configurable is not valid JSON/],
       ["--recursion-limit", "0", /recursion limit must be an integer/],
+      // The HTTP body's rules: 5,000 levels overflowed LangGraph's serializer (a RangeError with a stack, exit 1).
+      ["--configurable", `{"deep":${"[".repeat(5000)}${"]".repeat(5000)}}`, /--configurable nests arrays or objects deeper than 500 levels/],
+      ["--configurable", '{"tone":"a\\u0000b"}', /--configurable holds a NUL character/],
     ] as const) {
       const refused = await runCli(["run", "configured", "--input", '{"loops":1}', flag, value, ...common]);
       expect(refused.code).toBe(2);
       expect(refused.err).toMatch(reason);
+      expect(refused.err.trim().split("\n")).toHaveLength(1);
+    }
+    for (const input of [`{"loops":${"[".repeat(5000)}${"]".repeat(5000)}}`, '{"loops":"\\ud800"}']) {
+      const refused = await runCli(["run", "configured", "--input", input, ...common]);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/--input (nests arrays or objects deeper than 500 levels|holds a lone surrogate)/);
+      expect(refused.err.trim().split("\n")).toHaveLength(1);
     }
     expect((JSON.parse((await runCli(["runs", ...common, "--json"])).out) as { runs: unknown[] }).runs).toEqual([]);
   });
