@@ -19,6 +19,7 @@ import { emptyStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
 import type { SpanKind, TraceSpan } from "./types.js";
 import { SpanWriter } from "./writer.js";
+import { parentsFirst } from "./parents-first.js";
 import { randomHex } from "./random-hex.js";
 
 const defaultClock = () => performance.timeOrigin + performance.now();
@@ -119,7 +120,7 @@ export class PostgresTraceStore implements TraceStore {
   async spans(runId: string): Promise<TraceSpan[]> {
     await this.#writer.flush();
     const result = await withoutTable(this.#db.query(numeric("SELECT * FROM spans WHERE run_id = $1 ORDER BY start_ms, seq", [runId])));
-    return result === undefined ? [] : result.rows.map(rowToSpan);
+    return result === undefined ? [] : parentsFirst(result.rows.map(rowToSpan));
   }
 
   /** {@link TraceStore.countSpans}. */

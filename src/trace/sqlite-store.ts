@@ -17,6 +17,7 @@ import { computeStats, type StatsOptions, type TraceStats } from "./stats.js";
 import type { RecorderOptions, TraceStore, TraceStoreOptions } from "./trace-store.js";
 import type { SpanKind, TraceSpan } from "./types.js";
 import { sqliteSpanWriter, type SpanWriter } from "./writer.js";
+import { parentsFirst } from "./parents-first.js";
 import { randomHex } from "./random-hex.js";
 
 type Statement = Database.Statement<unknown[]>;
@@ -105,7 +106,7 @@ export class SqliteTraceStore implements TraceStore {
     void this.#writer?.flush();
     if (!this.#hasTable()) return [];
     const rows = this.#stmt("SELECT * FROM spans WHERE run_id = ? ORDER BY start_ms, rowid").all(runId);
-    return rows.map(rowToSpan);
+    return parentsFirst(rows.map(rowToSpan));
   }
 
   /** {@link TraceStore.countSpans}. */

@@ -298,6 +298,25 @@ export function describeTraceStoreConformance(name: string, open: (options?: Tra
       expect(spans.filter((s) => s.kind === "tool_call").map((s) => s.extra.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
     });
 
+    it("lists parents before children when a child starts first (a resumed run's clock behind)", async () => {
+      const { store } = await fresh();
+      const rec = await store.recorder("skew", { startTime: T0 });
+      const step = rec.startStep("model_turn", { startTime: T0 + 10 });
+      // Another process resumed the run with its clock 5 ms behind: the call starts "before" its step.
+      const call = rec.startSpan({ kind: "tool_call", name: "execute_tool a", parentId: step.id, startTime: T0 + 5, attributes: { tool: "a" } });
+      const nested = rec.startSpan({ kind: "retry", name: "retry a", parentId: call.id, startTime: T0 + 4 });
+      nested.end({ endTime: T0 + 6 });
+      call.end({ endTime: T0 + 7 });
+      const sibling = rec.startStep("model_turn 2", { startTime: T0 + 8 });
+      sibling.end({ endTime: T0 + 9 });
+      step.end({ endTime: T0 + 20 });
+      rec.end({ endTime: T0 + 30 });
+      const spans = await store.spans("skew");
+      const at = (id: string) => spans.findIndex((s) => s.spanId === id);
+      for (const span of spans) if (span.parentId !== null) expect(at(span.parentId), span.name).toBeLessThan(at(span.spanId));
+      expect(spans.map((s) => s.name)).toEqual([spans[0]!.name, "model_turn 2", "model_turn", "execute_tool a", "retry a"]);
+    });
+
     it("accepts spans from concurrent branches recording at the same time", async () => {
       const { store } = await fresh({ flushDelayMs: 1 });
       const rec = await store.recorder("r");
