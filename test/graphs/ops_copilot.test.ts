@@ -20,8 +20,10 @@ const submit = (message = REQUEST) => rt.runtime.submit({ graph: "ops_copilot", 
 
 /** The specialists the supervisor handed work to, in order, read from the thread's checkpointed messages. */
 async function handoffs(threadId: string): Promise<string[]> {
-  graph.checkpointer = new SqliteSaver(runtimeSqlite(rt.runtime));
-  const { values } = await graph.getState({ configurable: { thread_id: threadId } });
+  // A copy reads through the runtime's saver: the module's graph is shared with every test file in the worker.
+  const reader = graph.withConfig({});
+  reader.checkpointer = new SqliteSaver(runtimeSqlite(rt.runtime));
+  const { values } = await reader.getState({ configurable: { thread_id: threadId } });
   return (values.messages as BaseMessage[])
     .filter((m) => isToolMessage(m) && m.name?.startsWith("transfer_to_") === true && m.status === "success")
     .map((m) => m.name!.slice("transfer_to_".length));

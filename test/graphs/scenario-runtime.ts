@@ -17,6 +17,8 @@ export const LANGGRAPH_JSON = fileURLToPath(new URL("../../langgraph.json", impo
 export interface StatefulGraph {
   checkpointer?: unknown;
   getState(config: { configurable: { thread_id: string } }): Promise<{ values: unknown }>;
+  /** A copy of the graph (LangGraph's withConfig): the tests bind the copy, never the module's shared graph. */
+  withConfig(config: Record<string, never>): StatefulGraph;
 }
 
 export interface ScenarioRuntime {
@@ -37,8 +39,10 @@ export function openScenarioRuntime(): ScenarioRuntime {
     runtime,
     world: async () => (await openWorld({ db: runtimeSqlite(runtime) })).snapshot(),
     steps: async (graph, threadId) => {
-      graph.checkpointer = new SqliteSaver(runtimeSqlite(runtime));
-      const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+      // A copy reads through the runtime's saver: the module's graph is shared with every test file in the worker.
+      const reader = graph.withConfig({});
+      reader.checkpointer = new SqliteSaver(runtimeSqlite(runtime));
+      const snapshot = await reader.getState({ configurable: { thread_id: threadId } });
       return (snapshot.values as { steps?: ToolStep[] }).steps ?? [];
     },
     close: async () => {
