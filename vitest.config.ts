@@ -1,8 +1,10 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { testKinds } from "./test/setup/test-kinds.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const kinds = testKinds(here("."));
 
 export default defineConfig({
   resolve: {
@@ -21,12 +23,21 @@ export default defineConfig({
   test: {
     // The LangGraph checkpoint validation suite registers its tests through vitest globals.
     globals: true,
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
     // Most files wait on child processes, servers and fsync rather than on the CPU: two forks even on a
     // 2-core machine cut the suite by about a sixth (vitest's default there is one).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    reporters: ["default", "./test/setup/slowest-reporter.ts"],
+    projects: [
+      {
+        extends: true,
+        // In-process files share a worker: LangChain is imported once per worker instead of once per file
+        // (test/setup/test-kinds.ts says which), and each file's environment variables are put back after it.
+        test: { name: "unit", include: kinds.unit, isolate: false, setupFiles: ["./test/setup/restore-env.ts"] },
+      },
+      { extends: true, test: { name: "integration", include: kinds.integration } },
+    ],
   },
 });
