@@ -146,11 +146,16 @@ describe.each(serverBackends(import.meta.url))("ownership with several keys on $
     expect(await runIds("bob")).not.toContain(t.run);
     expect(await runIds("alice")).toContain(t.run);
     expect(await runIds("root")).toContain(t.run);
-    const items = async (who: Who, prefix: string[]) => ((await ok(who, "POST", "/store/items/search", { namespace_prefix: prefix, limit: 1000 })) as { items: { namespace: string[] }[] }).items.map((i) => i.namespace.join("."));
+    const items = async (who: Who, prefix: string[]) => ((await ok(who, "POST", "/store/items/search", { namespace_prefix: prefix, limit: 1000 })) as unknown as { items: { namespace: string[] }[] }).items.map((i) => i.namespace.join("."));
     expect(await items("bob", [])).toContain("users.bob.prefs");
     expect((await items("bob", ["users"])).filter((ns) => ns.startsWith("users.alice"))).toEqual([]);
     expect(await items("root", ["users"])).toContain("users.alice.prefs");
-    const namespaces = async (who: Who) => ((await ok(who, "POST", "/store/namespaces", { limit: 1000 })) as { namespaces: string[][] }).namespaces.map((ns) => ns.join("."));
+    // Pages count only what bob may see: alice's items never shorten or shift them.
+    await ok("bob", "PUT", "/store/items", { namespace: ["users", "bob", "notes"], key: "n", value: { value: 1 } });
+    const page = async (offset: number) => ((await ok("bob", "POST", "/store/items/search", { namespace_prefix: ["users"], limit: 1, offset })) as unknown as { items: { namespace: string[] }[] }).items.map((i) => i.namespace.join("."));
+    expect([...(await page(0)), ...(await page(1))].sort()).toEqual(["users.bob.notes", "users.bob.prefs"]);
+    expect(await page(2)).toEqual([]);
+    const namespaces = async (who: Who) => ((await ok(who, "POST", "/store/namespaces", { limit: 1000 })) as unknown as { namespaces: string[][] }).namespaces.map((ns) => ns.join("."));
     expect(await namespaces("bob")).toEqual(expect.arrayContaining(["users.bob.prefs"]));
     expect((await namespaces("bob")).filter((ns) => ns.startsWith("users.alice"))).toEqual([]);
     expect(await namespaces("alice")).toContain("users.alice.prefs");
