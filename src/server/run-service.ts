@@ -14,6 +14,7 @@ import type { Caller } from "./auth.js";
 import { cancelRefusalNow } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
+import { assertMayAnswer, withOwner } from "./ownership.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import { decisionsFrom } from "./resume-decisions.js";
 import type { RunWakesOptions } from "./run-wakes.js";
@@ -121,14 +122,14 @@ export class RunService {
       // between leaves an empty thread nobody was told of, never a run without its thread. Made by createRun, which
       // then knows the thread is new: a thread id would have it list the thread's unfinished runs first, a query
       // (prepared per call) that was ~2 % of the server process's time at 200 runs.wait clients, always finding none.
-      const { run } = await this.runtime.createRun({ ...spec, thread: async () => (await this.threads.create(newThreadId(), { graph_id: graphId })).threadId });
+      const { run } = await this.runtime.createRun({ ...spec, thread: async () => (await this.threads.create(newThreadId(), withOwner({ graph_id: graphId }, caller))).threadId });
       return { run, created: true, kick: (at) => this.launch(run.runId, at) };
     }
     if (checkpointId !== undefined && (pathThreadId === undefined || (await this.threads.find(pathThreadId)) === undefined)) {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
       throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
     }
-    const threadId = await this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
+    const threadId = await this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId, caller);
     if (body.command?.resume !== undefined) {
       // A resume answers the thread's live interrupt: an older checkpoint's interrupt has no run waiting on it.
       if (checkpointId !== undefined) await this.assertNewest(graphId, threadId, checkpointId);
@@ -257,12 +258,12 @@ export class RunService {
     }
   }
 
-  private async threadFor(pathThreadId: string | undefined, ifNotExists: "create" | "reject", graphId: string): Promise<string> {
-    if (pathThreadId === undefined) return (await this.threads.create(newThreadId(), { graph_id: graphId })).threadId;
+  private async threadFor(pathThreadId: string | undefined, ifNotExists: "create" | "reject", graphId: string, caller: Caller): Promise<string> {
+    if (pathThreadId === undefined) return (await this.threads.create(newThreadId(), withOwner({ graph_id: graphId }, caller))).threadId;
     const thread = await this.threads.find(pathThreadId);
     if (thread === undefined) {
       if (ifNotExists !== "create") throw new HttpError(404, "UNKNOWN_THREAD", `no thread with id ${pathThreadId}`);
-      return (await this.threads.create(pathThreadId, { graph_id: graphId })).threadId;
+      return (await this.threads.create(pathThreadId, withOwner({ graph_id: graphId }, caller))).threadId;
     }
     const owner = await this.graphOfThread(pathThreadId);
     // Its checkpoints are another graph's state: running this graph on them would mix two schemas.
@@ -278,6 +279,8 @@ export class RunService {
     const asking = active.find((r) => r.status === "WAITING_INPUT");
     if (waiting === undefined && asking !== undefined) {
       // A plain interrupt(): the resume value (or the one keyed by its interrupt id) is what interrupt() returns.
+      // Its question is the thread owner's to answer (an approver only decides approvals).
+      await assertMayAnswer(this, asking, caller);
       const here = this.executesHere(where);
       await this.runtime.answer(asking.runId, resume, { by: caller.authenticated ? caller.id : undefined, queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
       return { run: await this.runtime.records.get(asking.runId), created: false, kick: (at) => this.launch(asking.runId, here ? "here" : at) };

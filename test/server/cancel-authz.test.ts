@@ -1,6 +1,7 @@
 // With several API keys, cancelling a run (the cancel route, multitask_strategy interrupt, new input superseding a
 // waiting run, deleting its thread, cancel on disconnect) is authorized like a decision on it: its owner, an approver of its pending actions, or role
-// admin. Anyone else gets 403 APPROVER_NOT_ALLOWED and the run goes on waiting, untouched.
+// admin. Anyone else gets 403 APPROVER_NOT_ALLOWED and the run goes on waiting, untouched; on a thread that is not
+// theirs, a run or a delete is refused before that as any other act on it is (403 NOT_OWNER, ownership.test.ts).
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { graphEntry, ROLLBACK_INPUT, testServerForFile } from "./harness.js";
@@ -60,7 +61,7 @@ describe("who may cancel a run", () => {
       body: { assistant_id: "ops_rollback", input: ROLLBACK_INPUT, multitask_strategy: "interrupt" },
     });
     expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe("APPROVER_NOT_ALLOWED");
+    expect(refused.body.code).toBe("NOT_OWNER");
     expect(await statusOf(runId)).toBe("WAITING_APPROVAL");
     expect(((await call("alice", `/threads/${threadId}/runs`)).body as { run_id: string }[]).map((r) => r.run_id)).toEqual([runId]);
   });
@@ -69,7 +70,7 @@ describe("who may cancel a run", () => {
     const { threadId, runId } = await waitingRun("alice");
     const refused = await call("bob", `/threads/${threadId}/runs/wait`, { body: { assistant_id: "ops_rollback", input: ROLLBACK_INPUT } });
     expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe("APPROVER_NOT_ALLOWED");
+    expect(refused.body.code).toBe("NOT_OWNER");
     expect(await statusOf(runId)).toBe("WAITING_APPROVAL");
     expect(((await call("alice", `/threads/${threadId}/runs`)).body as { run_id: string }[]).map((r) => r.run_id)).toEqual([runId]);
     const hers = await call("alice", `/threads/${threadId}/runs/wait`, { body: { assistant_id: "ops_rollback", input: ROLLBACK_INPUT } });
@@ -81,7 +82,7 @@ describe("who may cancel a run", () => {
     const { threadId, runId } = await waitingRun("alice");
     const refused = await call("bob", `/threads/${threadId}`, { method: "DELETE" });
     expect(refused.status).toBe(403);
-    expect(refused.body.code).toBe("APPROVER_NOT_ALLOWED");
+    expect(refused.body.code).toBe("NOT_OWNER");
     expect(await statusOf(runId)).toBe("WAITING_APPROVAL");
     expect((await call("alice", `/threads/${threadId}`)).status).toBe(200);
   });

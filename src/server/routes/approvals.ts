@@ -10,6 +10,7 @@ import { RUN_STATUSES, type RunStatus } from "../../runs/index.js";
 import { decisionInput, toRunView } from "../../runtime/index.js";
 import { intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
+import { assertMayReadRun, readableRuns, restricted } from "../ownership.js";
 import { DecisionBody } from "../schemas.js";
 
 /** Approve/reject over HTTP: the runtime's one decision path (the CLI's checks and codes), the caller as decider. */
@@ -39,11 +40,19 @@ export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
     if (status !== undefined && !(RUN_STATUSES as readonly string[]).includes(status)) {
       throw new HttpError(422, "BAD_INPUT", `unknown status ${status} (known: ${RUN_STATUSES.join(", ")})`);
     }
-    return c.json(await runtime.list({ status: status as RunStatus | undefined, limit: intParam(c.req.query("limit"), 100) }));
+    const limit = intParam(c.req.query("limit"), 100);
+    const caller = c.get("caller");
+    // Read from the newest 1,000 when the caller sees only its own runs (and those it may decide), then cut.
+    const listed = await runtime.list({ status: status as RunStatus | undefined, limit: restricted(caller) ? 1000 : limit });
+    return c.json((await readableRuns(deps.service, listed, caller)).slice(0, limit));
   });
-  app.get("/agentrt/runs/:rid", async (c) => c.json(await runtime.get(c.req.param("rid"))));
+  app.get("/agentrt/runs/:rid", async (c) => {
+    await assertMayReadRun(deps.service, await runtime.records.get(c.req.param("rid")), c.get("caller"), true);
+    return c.json(await runtime.get(c.req.param("rid")));
+  });
   app.get("/agentrt/runs/:rid/approvals", async (c) => {
     const run = await runtime.records.get(c.req.param("rid"));
+    await assertMayReadRun(deps.service, run, c.get("caller"), true);
     if (run.status !== "WAITING_APPROVAL") return c.json([]);
     const pending = await deps.service.states.pending(run.graphId, run.threadId, run.userId);
     // `foreign` says which request of a foreign agent's interrupt an action is: internal, not part of the view.
@@ -53,10 +62,12 @@ export function approvalRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.post("/agentrt/runs/:rid/reject", (c) => decide(c, deps, "reject"));
   app.get("/agentrt/runs/:rid/trace", async (c) => {
     const run = await runtime.records.get(c.req.param("rid"));
+    await assertMayReadRun(deps.service, run, c.get("caller"));
     return c.json(await runtime.trace.spans(run.runId));
   });
   app.get("/agentrt/runs/:rid/graph", async (c) => {
     const run = await runtime.records.get(c.req.param("rid"));
+    await assertMayReadRun(deps.service, run, c.get("caller"), true);
     const graph = await runtime.registry.load(run.graphId);
     const drawable = await graph.getGraphAsync();
     return c.json({ graph_id: run.graphId, mermaid: drawable.drawMermaid() });

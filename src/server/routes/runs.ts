@@ -8,6 +8,7 @@ import { isTerminal, type RunRecord } from "../../runs/index.js";
 import type { Caller } from "../auth.js";
 import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
+import { assertMayReadRun, assertMayRunOn, ownThread } from "../ownership.js";
 import type { RestingRun } from "../run-waiters.js";
 import { RunCreate, requestedModes } from "../schemas.js";
 import { lastEventIdOf, streamRun } from "../sse.js";
@@ -54,15 +55,19 @@ function cancelOnDisconnect(deps: RouteDeps, run: RunRecord, caller: Caller): ()
   };
 }
 
-async function runOfThread(deps: RouteDeps, threadId: string, runId: string): Promise<RunRecord> {
+/** The run, if it is on the thread; with `caller`, only if the caller may read it (ownership.ts). */
+async function runOfThread(deps: RouteDeps, threadId: string, runId: string, caller?: Caller): Promise<RunRecord> {
   const run = await deps.service.runtime.records.find(runId);
   if (run === undefined || run.threadId !== threadId) throw new HttpError(404, "UNKNOWN_RUN", `no run ${runId} on thread ${threadId}`);
+  if (caller !== undefined) await assertMayReadRun(deps.service, run, caller);
   return run;
 }
 
 async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background" | "stream" | "wait"): Promise<Response> {
   const body = await readBody(c, RunCreate);
   const modes = requestedModes(body);
+  const threadId = c.req.param("tid");
+  if (threadId !== undefined) await assertMayRunOn(deps.service, threadId, c.get("caller"), body.command?.resume !== undefined);
   // With the shared chunk log (PostgreSQL) a new streamed run may execute in any process; otherwise it executes here.
   // A background run created resumable is published from its first chunk too, for whoever joins it later, anywhere.
   const published = mode === "stream" || (mode === "background" && body.stream_resumable === true);
@@ -117,30 +122,32 @@ export function runRoutes(deps: RouteDeps): Hono<ServerEnv> {
   }
   app.get("/threads/:tid/runs", async (c) => {
     const threadId = c.req.param("tid");
-    await deps.service.threads.get(threadId);
+    await ownThread(deps.service, threadId, c.get("caller"));
     const limit = intParam(c.req.query("limit"), 10);
     const offset = intParam(c.req.query("offset"), 0, 1_000_000);
     const status = c.req.query("status");
     const list = (await runs.list({ threadId })).reverse().map(runToWire).filter((r) => status === undefined || r.status === status);
     return c.json(list.slice(offset, offset + limit));
   });
-  app.get("/threads/:tid/runs/:rid", async (c) => c.json(runToWire(await runOfThread(deps, c.req.param("tid"), c.req.param("rid")))));
+  app.get("/threads/:tid/runs/:rid", async (c) => c.json(runToWire(await runOfThread(deps, c.req.param("tid"), c.req.param("rid"), c.get("caller")))));
   app.post("/threads/:tid/runs/:rid/cancel", async (c) => {
     const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    // A waiting run's approvers may cancel it (cancel-authz.ts); a finished one is only its owner's to touch.
+    if (isTerminal(run.status)) await assertMayReadRun(deps.service, run, c.get("caller"));
     if (!isTerminal(run.status)) await deps.service.cancelAs(run, c.get("caller"), "canceled over the API");
     else deps.service.waiters.notify(run.runId);
     if (flagParam(c.req.query("wait"))) await deps.service.waiters.waitResting(run.runId);
     return c.body(null, 202);
   });
   app.get("/threads/:tid/runs/:rid/join", async (c) => {
-    const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"), c.get("caller"));
     const cancel = flagParam(c.req.query("cancel_on_disconnect"));
     // Refused up front: a caller who may not cancel the run must not be able to by hanging up.
     if (cancel) await deps.service.assertMayCancel([run], c.get("caller"));
     return c.json(await finalValues(deps, await settled(c, deps, run, cancel)));
   });
   app.get("/threads/:tid/runs/:rid/stream", async (c) => {
-    const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"));
+    const run = await runOfThread(deps, c.req.param("tid"), c.req.param("rid"), c.get("caller"));
     const modes = c.req.queries("stream_mode") ?? ["values"];
     const cancel = flagParam(c.req.query("cancel_on_disconnect"));
     if (cancel) await deps.service.assertMayCancel([run], c.get("caller"));

@@ -9,11 +9,13 @@ import { isTerminal, type RunRecord } from "../../runs/index.js";
 import { threadValues, validateGraphInput } from "../../runtime/index.js";
 import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { newThreadId } from "../ids.js";
+import type { Caller } from "../auth.js";
 import type { RunService } from "../run-service.js";
 import { HttpError } from "../http-error.js";
 import { HistoryQuery, StateUpdate, ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from "../schemas.js";
 import { damagedState, damageOf, type StateDamage } from "../thread-damage.js";
 import { newThreadMetadata, threadPatchMetadata } from "../thread-graph.js";
+import { OWNER_KEY, ownThread, patchOwner, readableThreads, restricted, withOwner } from "../ownership.js";
 import type { ThreadRow } from "../thread-store.js";
 import { emptyState, stateToWire } from "../wire.js";
 
@@ -61,8 +63,8 @@ async function threadToWire(service: RunService, thread: ThreadRow, withValues: 
   };
 }
 
-async function stateOf(service: RunService, threadId: string, checkpointId?: string, subgraphs = false): Promise<Record<string, unknown>> {
-  await service.threads.get(threadId);
+async function stateOf(service: RunService, caller: Caller, threadId: string, checkpointId?: string, subgraphs = false): Promise<Record<string, unknown>> {
+  await ownThread(service, threadId, caller);
   const graphId = await service.graphOfThread(threadId);
   if (graphId === undefined) return emptyState();
   let snapshot;
@@ -75,8 +77,8 @@ async function stateOf(service: RunService, threadId: string, checkpointId?: str
   return snapshot === undefined ? emptyState() : stateToWire(snapshot);
 }
 
-async function historyOf(service: RunService, threadId: string, limit: number, before?: string, metadata?: Record<string, unknown>): Promise<unknown[]> {
-  await service.threads.get(threadId);
+async function historyOf(service: RunService, caller: Caller, threadId: string, limit: number, before?: string, metadata?: Record<string, unknown>): Promise<unknown[]> {
+  await ownThread(service, threadId, caller);
   const graphId = await service.graphOfThread(threadId);
   if (graphId === undefined) return [];
   try {
@@ -93,7 +95,9 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
   const { service } = deps;
   app.post("/threads", async (c) => {
     const body = await readBody(c, ThreadCreate);
-    const thread = await service.threads.create(body.thread_id ?? newThreadId(), newThreadMetadata(service, body.metadata), body.if_exists);
+    const thread = await service.threads.create(body.thread_id ?? newThreadId(), withOwner(newThreadMetadata(service, body.metadata), c.get("caller")), body.if_exists);
+    // if_exists "do_nothing" answers with the thread there was: someone else's is not shown.
+    if (body.if_exists === "do_nothing") await ownThread(service, thread.threadId, c.get("caller"));
     return c.json(await threadToWire(service, thread, false));
   });
   app.post("/threads/search", async (c) => {
@@ -101,39 +105,48 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     // Status and the last change come from each thread's runs (another module's table): filtering or sorting
     // by them is done here, over up to 1,000 threads.
     const computed = body.sort_by === "status" || body.sort_by === "updated_at" || body.sort_by === "state_updated_at" ? body.sort_by : undefined;
-    const inMemory = computed !== undefined || body.status !== undefined;
+    // A caller who sees only its own threads gets its page from all of them, filtered here.
+    const own = restricted(c.get("caller"));
+    const inMemory = computed !== undefined || body.status !== undefined || own;
     const sortBy = body.sort_by === "thread_id" || body.sort_by === "created_at" ? body.sort_by : undefined;
     const rows = await service.threads.search({
       metadata: body.metadata, ids: body.ids ?? undefined, sortBy, sortOrder: body.sort_order ?? undefined,
-      limit: inMemory ? 1000 : body.limit, offset: inMemory ? 0 : body.offset,
+      limit: own ? -1 : inMemory ? 1000 : body.limit, offset: inMemory ? 0 : body.offset,
     });
     const latest = await latestRuns(service, rows);
-    const matching = body.status === undefined ? rows : rows.filter((t) => threadStatus(latest.get(t.threadId)) === body.status);
+    const readable = readableThreads(rows, latest, c.get("caller"));
+    const filtered = body.status === undefined ? readable : readable.filter((t) => threadStatus(latest.get(t.threadId)) === body.status);
+    // Sorted here: every match is shown first; otherwise only the page is read (its values).
+    const matching = inMemory && computed === undefined ? filtered.slice(body.offset, body.offset + body.limit) : filtered;
     let threads = await Promise.all(matching.map((t) => threadToWire(service, t, true, { latest: latest.get(t.threadId) })));
     if (computed !== undefined) {
       const sign = body.sort_order === "asc" ? 1 : -1;
       const key = computed === "status" ? "status" : "updated_at";
       threads = threads.sort((a, b) => sign * String(a[key]).localeCompare(String(b[key])));
     }
-    return c.json(inMemory ? threads.slice(body.offset, body.offset + body.limit) : threads);
+    return c.json(computed !== undefined ? threads.slice(body.offset, body.offset + body.limit) : threads);
   });
   app.post("/threads/count", async (c) => {
     const body = await readBody(c, ThreadCount);
-    const rows = await service.threads.search({ metadata: body.metadata, limit: -1, offset: 0 });
+    const all = await service.threads.search({ metadata: body.metadata, limit: -1, offset: 0 });
+    const own = restricted(c.get("caller"));
+    if (body.status === undefined && !own) return c.json(all.length);
+    const latest = await latestRuns(service, all);
+    const rows = readableThreads(all, latest, c.get("caller"));
     if (body.status === undefined) return c.json(rows.length);
-    const latest = await latestRuns(service, rows);
     return c.json(rows.filter((t) => threadStatus(latest.get(t.threadId)) === body.status).length);
   });
-  app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, await service.threads.get(c.req.param("tid")), true)));
+  app.get("/threads/:tid", async (c) => c.json(await threadToWire(service, await ownThread(service, c.req.param("tid"), c.get("caller")), true)));
   app.patch("/threads/:tid", async (c) => {
     const body = await readBody(c, ThreadPatch);
     const threadId = c.req.param("tid");
-    await service.threads.get(threadId);
-    return c.json(await threadToWire(service, await service.threads.patch(threadId, await threadPatchMetadata(service, threadId, body.metadata)), true));
+    const thread = await ownThread(service, threadId, c.get("caller"));
+    const metadata = patchOwner(thread, await threadPatchMetadata(service, threadId, body.metadata), c.get("caller"));
+    return c.json(await threadToWire(service, await service.threads.patch(threadId, metadata), true));
   });
   app.delete("/threads/:tid", async (c) => {
     const threadId = c.req.param("tid");
-    await service.threads.get(threadId);
+    await ownThread(service, threadId, c.get("caller"));
     // Deleting cancels its unfinished runs: refused whole unless the caller may cancel each (cancel-authz.ts).
     const unfinished = await service.unfinishedRuns(threadId);
     await service.assertMayCancel(unfinished, c.get("caller"));
@@ -143,20 +156,22 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     return c.body(null, 204);
   });
   app.post("/threads/:tid/copy", async (c) => {
-    const source = await service.threads.get(c.req.param("tid"));
+    const source = await ownThread(service, c.req.param("tid"), c.get("caller"));
     // A waiting run's pending approval or question belongs to that run: a copy of it could never be answered.
     await service.assertNoUnfinishedRun(source.threadId, "copy it once that run has finished or been canceled");
     // The copy gets no runs: its graph must be named in its metadata, or its state could not be read.
     const graphId = await service.graphOfThread(source.threadId);
-    const metadata = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
+    const base = graphId === undefined ? source.metadata : { ...source.metadata, graph_id: graphId };
+    // The copy is the copier's (an admin's copy of a user's thread is the admin's).
+    const metadata = c.get("caller").authenticated ? { ...base, [OWNER_KEY]: c.get("caller").id } : base;
     const copy = await service.threads.copy(newThreadId(), metadata, (threadId) => service.states.copyThread(source.threadId, threadId));
     return c.json(await threadToWire(service, copy, true));
   });
-  app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.req.param("tid"), undefined, flagParam(c.req.query("subgraphs")))));
+  app.get("/threads/:tid/state", async (c) => c.json(await stateOf(service, c.get("caller"), c.req.param("tid"), undefined, flagParam(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state", async (c) => {
     const threadId = c.req.param("tid");
     const body = await readBody(c, StateUpdate);
-    await service.threads.get(threadId);
+    await ownThread(service, threadId, c.get("caller"));
     const graphId = await service.graphOfThread(threadId);
     if (graphId === undefined) throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has never run; there is no state to update`);
     // A waiting or running run owns the thread's head: changing it under the run would orphan its approvals.
@@ -169,18 +184,18 @@ export function threadRoutes(deps: RouteDeps): Hono<ServerEnv> {
     const checkpoint = { thread_id: threadId, checkpoint_ns: configurable.checkpoint_ns ?? "", checkpoint_id: configurable.checkpoint_id };
     return c.json({ checkpoint, configurable: checkpoint });
   });
-  app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.req.param("tid"), c.req.param("cid"), flagParam(c.req.query("subgraphs")))));
+  app.get("/threads/:tid/state/:cid", async (c) => c.json(await stateOf(service, c.get("caller"), c.req.param("tid"), c.req.param("cid"), flagParam(c.req.query("subgraphs")))));
   app.post("/threads/:tid/state/checkpoint", async (c) => {
     const body = (await c.req.json().catch(() => ({}))) as { checkpoint?: { checkpoint_id?: string }; subgraphs?: unknown };
-    return c.json(await stateOf(service, c.req.param("tid"), body.checkpoint?.checkpoint_id, flagParam(body.subgraphs)));
+    return c.json(await stateOf(service, c.get("caller"), c.req.param("tid"), body.checkpoint?.checkpoint_id, flagParam(body.subgraphs)));
   });
   app.get("/threads/:tid/history", async (c) => {
-    return c.json(await historyOf(service, c.req.param("tid"), intParam(c.req.query("limit"), 10), c.req.query("before")));
+    return c.json(await historyOf(service, c.get("caller"), c.req.param("tid"), intParam(c.req.query("limit"), 10), c.req.query("before")));
   });
   app.post("/threads/:tid/history", async (c) => {
     const body = await readBody(c, HistoryQuery);
     const before = typeof body.before === "string" ? body.before : body.before?.configurable.checkpoint_id;
-    return c.json(await historyOf(service, c.req.param("tid"), body.limit, before, body.metadata ?? undefined));
+    return c.json(await historyOf(service, c.get("caller"), c.req.param("tid"), body.limit, before, body.metadata ?? undefined));
   });
   return app;
 }

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { RunView } from "../../runtime/index.js";
 import type { RouteDeps, ServerEnv } from "../context.js";
+import { readableRuns } from "../ownership.js";
 import { RunChanges } from "../ui/run-changes.js";
 
 const KEEPALIVE_MS = 15_000;
@@ -34,7 +35,9 @@ export function uiEventRoutes(deps: RouteDeps): Hono<ServerEnv> {
       while (!closed) {
         const next = queue.shift();
         if (next !== undefined) {
-          await stream.writeSSE({ event: "runs", data: JSON.stringify(next) });
+          // Only the runs this caller may read (ownership.ts); a batch of none of them sends nothing.
+          const visible = await readableRuns(deps.service, next, c.get("caller"));
+          if (visible.length > 0) await stream.writeSSE({ event: "runs", data: JSON.stringify(visible) });
           continue;
         }
         const idle = await new Promise<boolean>((resolve) => {
