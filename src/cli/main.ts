@@ -1,5 +1,6 @@
 import { storageFailure } from "../db/index.js";
 import { AgentrtError, isUserInputError } from "../errors.js";
+import { MODEL_TIMEOUT_ENV, parseModelTimeout } from "../models/model-timeout.js";
 import { packageVersion } from "../version.js";
 import type { Command, CommandContext, FlagSpec } from "./command.js";
 import { commands } from "./commands/index.js";
@@ -20,6 +21,10 @@ const GLOBAL_FLAGS: FlagSpec = {
   },
   json: { type: "boolean", default: false, description: "Print exactly one JSON object on stdout and nothing else (for scripts)." },
   help: { type: "boolean", short: "h", default: false, description: "Show the command's options and examples instead of running it." },
+  "model-timeout-ms": {
+    type: "string", value: "N",
+    description: "How long one HTTP attempt of a real model (OPENAI_API_KEY set) waits for its answer before the client retries, for the runs this command executes. Default: AGENTRT_MODEL_TIMEOUT_MS, else 60000.",
+  },
 };
 
 const processIo: CliIo = {
@@ -50,11 +55,25 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   try {
     const parsed = parseCommandLine(name, rest, { ...GLOBAL_FLAGS, ...command.flags });
-    const { db, json, help: _help, ...flags } = parsed.values;
+    const { db, json, help: _help, "model-timeout-ms": modelTimeout, ...flags } = parsed.values;
     const ctx: CommandContext = { db: typeof db === "string" ? db : defaultDatabase(), json: json === true, args: parsed.positionals, flags, out: io.out, err: io.err };
-    return await command.run(ctx);
+    const timeoutMs = parseModelTimeout(modelTimeout as string | undefined, "--model-timeout-ms");
+    return await withEnv(MODEL_TIMEOUT_ENV, timeoutMs === undefined ? undefined : String(timeoutMs), () => command.run(ctx));
   } catch (error) {
     return reportError(name, error, io);
+  }
+}
+
+/** Runs `fn` with `name` set to `value` (graphs read the model's settings from the environment when they load). */
+async function withEnv<T>(name: string, value: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (value === undefined) return fn();
+  const previous = process.env[name];
+  process.env[name] = value;
+  try {
+    return await fn();
+  } finally {
+    if (previous === undefined) delete process.env[name];
+    else process.env[name] = previous;
   }
 }
 
