@@ -3,7 +3,7 @@ import { AgentrtError, isUserInputError } from "../errors.js";
 import { MODEL_TIMEOUT_ENV, parseModelTimeout } from "../models/model-timeout.js";
 import { packageVersion } from "../version.js";
 import type { Command, CommandContext, FlagSpec } from "./command.js";
-import { commands } from "./commands/index.js";
+import { COMMAND_LOADERS } from "./commands/loaders.js";
 import { defaultDatabase } from "./default-database.js";
 import { commandHelp, globalHelp } from "./help-text.js";
 import { asksForHelp, parseCommandLine } from "./parse-command-line.js";
@@ -39,7 +39,7 @@ const processIo: CliIo = {
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") {
-    io.out(globalHelp(commands, GLOBAL_FLAGS));
+    io.out(globalHelp(await allCommands(), GLOBAL_FLAGS));
     return 0;
   }
   if (name === "help") return printHelp(rest, io);
@@ -47,7 +47,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.out(packageVersion());
     return 0;
   }
-  const command = findCommand(name, io);
+  const command = await findCommand(name, io);
   if (command === undefined) return 2;
   if (asksForHelp(rest)) {
     io.out(commandHelp(command, GLOBAL_FLAGS));
@@ -77,27 +77,33 @@ async function withEnv<T>(name: string, value: string | undefined, fn: () => Pro
   }
 }
 
+/** Every command, for the help that lists them all. */
+async function allCommands(): Promise<readonly Command[]> {
+  return (await import("./commands/index.js")).commands;
+}
+
 /** `agentrt help [<command>]`. */
-function printHelp(args: string[], io: CliIo): number {
+async function printHelp(args: string[], io: CliIo): Promise<number> {
   const [name, ...extra] = args;
   if (name === undefined) {
-    io.out(globalHelp(commands, GLOBAL_FLAGS));
+    io.out(globalHelp(await allCommands(), GLOBAL_FLAGS));
     return 0;
   }
   if (extra.length > 0) {
     io.err(`agentrt help: one command at a time (usage: agentrt help <command>)`);
     return 2;
   }
-  const command = findCommand(name, io);
+  const command = await findCommand(name, io);
   if (command === undefined) return 2;
   io.out(commandHelp(command, GLOBAL_FLAGS));
   return 0;
 }
 
-function findCommand(name: string, io: CliIo): Command | undefined {
-  const command = commands.find((c) => c.name === name);
-  if (command === undefined) io.err(`agentrt: unknown command "${name}" (see agentrt help)`);
-  return command;
+/** The command called `name`, loaded now (only its own imports); undefined, said on stderr, for an unknown name. */
+async function findCommand(name: string, io: CliIo): Promise<Command | undefined> {
+  const load = Object.hasOwn(COMMAND_LOADERS, name) ? COMMAND_LOADERS[name] : undefined;
+  if (load === undefined) io.err(`agentrt: unknown command "${name}" (see agentrt help)`);
+  return load?.();
 }
 
 function reportError(name: string, thrown: unknown, io: CliIo): number {
