@@ -1,6 +1,6 @@
 // `npm run bench -- cli [--repeat N]`: how long one `agentrt` command takes from the shell until it exits, for
-// `status`, `runs` and `approve`, the way a checkout runs it (`node --import tsx src/cli/bin.ts`, what
-// `npm run agentrt` does) and the way an installed package does (`node dist/src/cli/bin.js`, when dist/ is built).
+// `status`, `runs` and `approve`, the way a checkout runs it (`npm run agentrt --`, and the sources under tsx) and
+// the way an installed package does (`node dist/src/cli/bin.js`, when dist/ is built).
 // Each figure is the median of N runs in ms, wall and CPU (user + system, with GNU time); the last line is the
 // figures as JSON.
 // Startup is what it measures: run it on an idle machine (the load average is printed with the figures).
@@ -16,14 +16,18 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const repeatAt = process.argv.indexOf("--repeat");
 const REPEAT = repeatAt >= 0 ? Number(process.argv[repeatAt + 1]) : 5;
 
-/** How each way starts the CLI: the argv before the command's own words. */
-const WAYS: Record<string, string[]> = {
-  checkout: ["--import", "tsx", join(ROOT, "src/cli/bin.ts")],
-  ...(existsSync(join(ROOT, "dist/src/cli/bin.js")) ? { installed: [join(ROOT, "dist/src/cli/bin.js")] } : {}),
+/** How each way starts the CLI (the command and its words before the command's own), and its environment. */
+const WAYS: Record<string, { argv: string[]; env?: NodeJS.ProcessEnv }> = {
+  // What a checkout's user types: a read command runs a fresh dist/, the others the sources under tsx.
+  npm_run: { argv: ["npm", "run", "-s", "agentrt", "--"] },
+  // The sources under tsx, always (what npm run agentrt did before, minus the tsx CLI's own process).
+  sources: { argv: [process.execPath, "--import", "tsx", join(ROOT, "src/cli/bin.ts")] },
+  ...(existsSync(join(ROOT, "dist/src/cli/bin.js")) ? { installed: { argv: [process.execPath, join(ROOT, "dist/src/cli/bin.js")], env: { AGENTRT_USE_DIST: "1" } } } : {}),
 };
 
 const db = join(mkdtempSync(join(tmpdir(), "agentrt-bench-cli-")), "cli.db");
-const env: NodeJS.ProcessEnv = { ...process.env, AGENTRT_USE_DIST: "1" };
+const env: NodeJS.ProcessEnv = { ...process.env };
+delete env.AGENTRT_USE_DIST;
 delete env.OPENAI_API_KEY;
 delete env.OPENAI_BASE_URL;
 
@@ -56,11 +60,11 @@ const TIME = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 const cpuFile = join(mkdtempSync(join(tmpdir(), "agentrt-bench-cpu-")), "cpu.txt");
 
 /** One command's wall time and CPU time (ms; NaN without GNU time), from spawn to exit. */
-function once(way: string[], args: string[]): { wall: number; cpu: number } {
-  const argv = [process.execPath, ...way, ...args];
+function once(way: { argv: string[]; env?: NodeJS.ProcessEnv }, args: string[]): { wall: number; cpu: number } {
+  const argv = [...way.argv, ...args];
   const [command, ...rest] = TIME === undefined ? argv : [TIME, "-f", "%U %S", "-o", cpuFile, ...argv];
   const started = performance.now();
-  const child = spawnSync(command!, rest, { cwd: ROOT, env, encoding: "utf8" });
+  const child = spawnSync(command!, rest, { cwd: ROOT, env: { ...env, ...way.env }, encoding: "utf8" });
   const wall = performance.now() - started;
   if (child.status !== 0) throw new Error(`agentrt ${args[0]} exited ${String(child.status)}: ${child.stderr}`);
   const cpu = TIME === undefined ? NaN : readFileSync(cpuFile, "utf8").trim().split(/\s+/).reduce((sum, s) => sum + Number(s) * 1000, 0);

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cliPrefix } from "../../src/cli/invocation.js";
-import { agentrtProcess } from "../helpers/cli-process.js";
 
 /** An installed bin (`node_modules/agentrt/dist/src/cli/bin.js`) and a directory whose `agentrt` links to it. */
 function installedBin(): { script: string; binDir: string } {
@@ -37,17 +36,5 @@ describe("cliPrefix", () => {
     expect(cliPrefix({ env: { PATH: "/nowhere" }, script })).toBe("npx agentrt");
     // Another agentrt on the PATH is not this one.
     expect(cliPrefix({ env: { PATH: installedBin().binDir }, script })).toBe("npx agentrt");
-  });
-});
-
-describe("a paused run printed by the checkout's sources", () => {
-  it("prints approve and reject commands that start with npm run agentrt --", async () => {
-    const db = join(mkdtempSync(join(tmpdir(), "agentrt-inv-")), "r.db");
-    // As `node --import tsx src/cli/bin.ts` from a shell: no npm in between.
-    const env = { npm_lifecycle_event: undefined, npm_command: undefined, OPENAI_API_KEY: undefined };
-    const result = await agentrtProcess(["run", "ops_rollback", "-m", "Why did the payments deploy fail?", "--db", db], { env });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^    approve: npm run agentrt -- approve run_\\S+ --action \\S+ --args-hash \\S+ --db ${db}$`, "m"));
-    expect(result.stdout).toMatch(/^ {4}reject: {2}npm run agentrt -- reject run_/m);
   });
 });
