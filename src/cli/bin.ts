@@ -7,8 +7,9 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-// In an agentrt checkout, the compiled bin (`npx agentrt`) runs the sources the user edits; see checkout-sources.ts.
-const sources = checkoutSources(import.meta.url);
+// In an agentrt checkout, the compiled bin (`npx agentrt`) runs the sources the user edits (a read command runs a
+// fresh dist/ itself); see checkout-sources.ts.
+const sources = checkoutSources(import.meta.url, process.env, process.argv.slice(2));
 if (sources !== undefined) {
   process.exitCode = await runSources(sources, process.argv.slice(2));
 } else {

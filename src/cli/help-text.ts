@@ -9,6 +9,14 @@ import type { Command, CommandOption, FlagSpec } from "./command.js";
 const WIDTH = 100;
 const USAGE = "Usage: ";
 
+/** The variables every command reads, with what each sets. */
+const ENVIRONMENT: ReadonlyArray<readonly [string, string]> = [
+  ["AGENTRT_CONFIG", "The langgraph.json whose graphs the commands run and resume (default: ./langgraph.json). Set it to approve or resume from another directory a run started by a script, e.g. AGENTRT_CONFIG=examples/langgraph.json."],
+  ["AGENTRT_DATABASE_URL", "The default of --db."],
+  ["OPENAI_API_KEY", "Run the graphs on a real OpenAI-compatible model (with OPENAI_BASE_URL, AGENTRT_MODEL); unset, a scripted model plays it offline."],
+  ["AGENTRT_MODEL_TIMEOUT_MS", "How long one HTTP attempt waits for the real model before the client retries (default 60000); --model-timeout-ms sets it too."],
+];
+
 /** The help of the whole CLI. */
 export function globalHelp(commands: readonly Command[], globalFlags: FlagSpec): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -22,6 +30,9 @@ export function globalHelp(commands: readonly Command[], globalFlags: FlagSpec):
     "",
     "Options of every command:",
     ...optionLines(globalFlags),
+    "",
+    "Environment:",
+    ...environmentLines(),
     "",
     "Run agentrt help <command> (or agentrt <command> --help) for a command's options and examples.",
     "Exit codes: 0 success or waiting, 1 run failed (also expired or canceled), 2 bad usage or input.",
@@ -46,6 +57,14 @@ export function commandHelp(command: Command, globalFlags: FlagSpec): string {
     "Examples:",
     ...command.examples.map((example) => `  ${example}`),
   ].join("\n");
+}
+
+function environmentLines(): string[] {
+  const width = Math.max(...ENVIRONMENT.map(([name]) => name.length));
+  return ENVIRONMENT.flatMap(([name, text]) => {
+    const [first = "", ...rest] = wrap(words(text), WIDTH - width - 4);
+    return [`  ${name.padEnd(width)}  ${first}`, ...rest.map((line) => `${" ".repeat(width + 4)}${line}`)];
+  });
 }
 
 function optionLines(flags: FlagSpec): string[] {

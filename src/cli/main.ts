@@ -1,8 +1,9 @@
 import { storageFailure } from "../db/index.js";
 import { AgentrtError, isUserInputError } from "../errors.js";
+import { MODEL_TIMEOUT_ENV, parseModelTimeout } from "../models/model-timeout.js";
 import { packageVersion } from "../version.js";
 import type { Command, CommandContext, FlagSpec } from "./command.js";
-import { commands } from "./commands/index.js";
+import { COMMAND_LOADERS } from "./commands/loaders.js";
 import { defaultDatabase } from "./default-database.js";
 import { commandHelp, globalHelp } from "./help-text.js";
 import { asksForHelp, parseCommandLine } from "./parse-command-line.js";
@@ -20,6 +21,10 @@ const GLOBAL_FLAGS: FlagSpec = {
   },
   json: { type: "boolean", default: false, description: "Print exactly one JSON object on stdout and nothing else (for scripts)." },
   help: { type: "boolean", short: "h", default: false, description: "Show the command's options and examples instead of running it." },
+  "model-timeout-ms": {
+    type: "string", value: "N",
+    description: "How long one HTTP attempt of a real model (OPENAI_API_KEY set) waits for its answer before the client retries, for the runs this command executes. Default: AGENTRT_MODEL_TIMEOUT_MS, else 60000.",
+  },
 };
 
 const processIo: CliIo = {
@@ -34,7 +39,7 @@ const processIo: CliIo = {
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h") {
-    io.out(globalHelp(commands, GLOBAL_FLAGS));
+    io.out(globalHelp(await allCommands(), GLOBAL_FLAGS));
     return 0;
   }
   if (name === "help") return printHelp(rest, io);
@@ -42,7 +47,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.out(packageVersion());
     return 0;
   }
-  const command = findCommand(name, io);
+  const command = await findCommand(name, io);
   if (command === undefined) return 2;
   if (asksForHelp(rest)) {
     io.out(commandHelp(command, GLOBAL_FLAGS));
@@ -50,35 +55,55 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   try {
     const parsed = parseCommandLine(name, rest, { ...GLOBAL_FLAGS, ...command.flags });
-    const { db, json, help: _help, ...flags } = parsed.values;
+    const { db, json, help: _help, "model-timeout-ms": modelTimeout, ...flags } = parsed.values;
     const ctx: CommandContext = { db: typeof db === "string" ? db : defaultDatabase(), json: json === true, args: parsed.positionals, flags, out: io.out, err: io.err };
-    return await command.run(ctx);
+    const timeoutMs = parseModelTimeout(modelTimeout as string | undefined, "--model-timeout-ms");
+    return await withEnv(MODEL_TIMEOUT_ENV, timeoutMs === undefined ? undefined : String(timeoutMs), () => command.run(ctx));
   } catch (error) {
     return reportError(name, error, io);
   }
 }
 
+/** Runs `fn` with `name` set to `value` (graphs read the model's settings from the environment when they load). */
+async function withEnv<T>(name: string, value: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (value === undefined) return fn();
+  const previous = process.env[name];
+  process.env[name] = value;
+  try {
+    return await fn();
+  } finally {
+    if (previous === undefined) delete process.env[name];
+    else process.env[name] = previous;
+  }
+}
+
+/** Every command, for the help that lists them all. */
+async function allCommands(): Promise<readonly Command[]> {
+  return (await import("./commands/index.js")).commands;
+}
+
 /** `agentrt help [<command>]`. */
-function printHelp(args: string[], io: CliIo): number {
+async function printHelp(args: string[], io: CliIo): Promise<number> {
   const [name, ...extra] = args;
   if (name === undefined) {
-    io.out(globalHelp(commands, GLOBAL_FLAGS));
+    io.out(globalHelp(await allCommands(), GLOBAL_FLAGS));
     return 0;
   }
   if (extra.length > 0) {
     io.err(`agentrt help: one command at a time (usage: agentrt help <command>)`);
     return 2;
   }
-  const command = findCommand(name, io);
+  const command = await findCommand(name, io);
   if (command === undefined) return 2;
   io.out(commandHelp(command, GLOBAL_FLAGS));
   return 0;
 }
 
-function findCommand(name: string, io: CliIo): Command | undefined {
-  const command = commands.find((c) => c.name === name);
-  if (command === undefined) io.err(`agentrt: unknown command "${name}" (see agentrt help)`);
-  return command;
+/** The command called `name`, loaded now (only its own imports); undefined, said on stderr, for an unknown name. */
+async function findCommand(name: string, io: CliIo): Promise<Command | undefined> {
+  const load = Object.hasOwn(COMMAND_LOADERS, name) ? COMMAND_LOADERS[name] : undefined;
+  if (load === undefined) io.err(`agentrt: unknown command "${name}" (see agentrt help)`);
+  return load?.();
 }
 
 function reportError(name: string, thrown: unknown, io: CliIo): number {

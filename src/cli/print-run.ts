@@ -8,6 +8,7 @@ import { displayDatabase } from "../db/index.js";
 import type { RunView } from "../runtime/index.js";
 import type { CommandContext } from "./command.js";
 import { defaultDatabase } from "./default-database.js";
+import { cliPrefix } from "./invocation.js";
 
 // A script checking `$?` must not read an expired or canceled run as done.
 const UNSUCCESSFUL: ReadonlySet<string> = new Set(["FAILED", "EXPIRED", "CANCELED"]);
@@ -22,22 +23,24 @@ export function printRun(ctx: CommandContext, view: RunView, notes: readonly str
     return UNSUCCESSFUL.has(view.status) ? 1 : 0;
   }
   ctx.out(`run ${view.run_id} (${view.graph}) thread ${view.thread_id}: ${view.status}`);
+  // Said as the user ran this CLI, so each command printed below pastes as it is.
+  const cli = cliPrefix();
   for (const note of notes) ctx.out(`  ${note}`);
   for (const action of view.pending) {
     ctx.out(`  waiting for approval: ${action.tool} ${JSON.stringify(action.args)}`);
     // A side effect that may or may not have happened: the person must know what approving does.
     if (action.reason?.startsWith("outcome unknown") === true) ctx.out(`    ${action.reason}`);
     const decide = `${view.run_id} --action ${action.action_id} --args-hash ${action.args_hash}${dbFlag(ctx)}`;
-    ctx.out(`    approve: agentrt approve ${decide}`);
-    ctx.out(`    reject:  agentrt reject ${decide}`);
+    ctx.out(`    approve: ${cli} approve ${decide}`);
+    ctx.out(`    reject:  ${cli} reject ${decide}`);
   }
   for (const request of view.input_requests) {
     ctx.out(`  waiting for input: ${request.question}`);
-    ctx.out(`    answer: agentrt input ${view.run_id} --text "<answer>"${dbFlag(ctx)}`);
+    ctx.out(`    answer: ${cli} input ${view.run_id} --text "<answer>"${dbFlag(ctx)}`);
   }
   if (view.status === "QUEUED") {
     // Nothing runs a queued run but a worker (or a server with --workers): say so, or the user waits for nothing.
-    ctx.out(`  a worker runs it: start one with agentrt worker${dbFlag(ctx)} (or agentrt worker --once${dbFlag(ctx)} to run what is queued, then exit)`);
+    ctx.out(`  a worker runs it: start one with ${cli} worker${dbFlag(ctx)} (or ${cli} worker --once${dbFlag(ctx)} to run what is queued, then exit)`);
   }
   if (view.wait_expires_at !== null) ctx.out(`  the wait expires at ${view.wait_expires_at}`);
   if (view.error !== null) ctx.out(`  error ${view.error.code}: ${view.error.message}`);

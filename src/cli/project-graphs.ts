@@ -5,7 +5,8 @@
  */
 import { existsSync } from "node:fs";
 import { UserInputError } from "../errors.js";
-import { GraphRegistry } from "../runtime/index.js";
+// The registry itself, not the runtime's index (which brings LangGraph): it loads a graph only when asked.
+import { GraphRegistry } from "../runtime/graph-registry.js";
 
 /** The registry of langgraph.json; BAD_INPUT when there is no such file or it lists no graphs. */
 export function projectGraphs(purpose: string): GraphRegistry {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { RunView } from "../runtime/index.js";
+import { cliPrefix } from "./invocation.js";
 import { answerText } from "./print-run.js";
 
 /** The statuses a run rests in after an execution (RUNNING and RETRYING are on the way). */
@@ -13,18 +14,18 @@ export const RESTING_STATUSES: ReadonlySet<string> = new Set(["SUCCEEDED", "FAIL
 const MAX_TEXT = 160;
 
 /** `run_… ops_rollback WAITING_APPROVAL waits for approval: rollback_deployment {…} (to decide: …)`; `dbFlag` ends the commands shown. */
-export function runOutcomeLine(view: RunView, dbFlag = ""): string {
-  const [text, hint] = what(view, dbFlag);
+export function runOutcomeLine(view: RunView, dbFlag = "", cli: string = cliPrefix()): string {
+  const [text, hint] = what(view, dbFlag, cli);
   return `${view.run_id}  ${view.graph.padEnd(14)}  ${view.status.padEnd(16)}  ${oneLine(text)}${hint === "" ? "" : ` ${hint}`}`.trimEnd();
 }
 
 /** What to say about the run, and a hint kept whole however long the text is. */
-function what(view: RunView, db: string): [string, string] {
+function what(view: RunView, db: string, cli: string): [string, string] {
   if (view.status === "SUCCEEDED") return [view.result === null ? "" : answerText(view.result), ""];
   const approvals = view.pending.map((p) => `${p.tool} ${JSON.stringify(p.args)}`);
-  if (approvals.length > 0) return [`waits for approval: ${approvals.join("; ")}`, `(to decide: agentrt status ${view.run_id}${db})`];
+  if (approvals.length > 0) return [`waits for approval: ${approvals.join("; ")}`, `(to decide: ${cli} status ${view.run_id}${db})`];
   const questions = view.input_requests.map((r) => r.question);
-  if (questions.length > 0) return [`waits for input: ${questions.join("; ")}`, `(to answer: agentrt input ${view.run_id} --text …${db})`];
+  if (questions.length > 0) return [`waits for input: ${questions.join("; ")}`, `(to answer: ${cli} input ${view.run_id} --text …${db})`];
   return [view.error === null ? "" : `error ${view.error.code}: ${view.error.message}`, ""];
 }
 

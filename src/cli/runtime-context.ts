@@ -6,7 +6,9 @@
 import { accessSync, constants } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isPostgresUrl, MEMORY_PATH } from "../db/index.js";
-import { RunReader, Runtime, type RunSource, type RuntimeEvent } from "../runtime/index.js";
+// Loaded only by commands that execute or decide runs (runtime.js brings LangGraph): the read commands start without it.
+import type { Runtime, RunSource, RuntimeEvent } from "../runtime/index.js";
+import { RunReader } from "../runtime/run-reader.js";
 import type { CommandContext } from "./command.js";
 
 /** How a command opens the runtime. */
@@ -18,7 +20,8 @@ export interface OpenRuntimeOptions {
 }
 
 /** Opens the runtime for a command; progress is printed only in human mode. */
-export function openRuntime(ctx: CommandContext, options: OpenRuntimeOptions = {}): Runtime {
+export async function openRuntime(ctx: CommandContext, options: OpenRuntimeOptions = {}): Promise<Runtime> {
+  const { Runtime } = await import("../runtime/runtime.js");
   return Runtime.open({
     db: ctx.db,
     mustExist: options.mustExist,
@@ -34,7 +37,7 @@ export function openRuntime(ctx: CommandContext, options: OpenRuntimeOptions = {
 export async function withRuntime<T>(
   ctx: CommandContext, fn: (runtime: Runtime) => Promise<T>, options: OpenRuntimeOptions = {},
 ): Promise<T> {
-  const runtime = openRuntime(ctx, options);
+  const runtime = await openRuntime(ctx, options);
   try {
     return await fn(runtime);
   } finally {

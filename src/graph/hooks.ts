@@ -16,6 +16,23 @@ export interface ModelCallEvent {
   outputTokens: number;
   startedAt: number;
   endedAt: number;
+  /** Which HTTP attempt answered, when the client retried (the failed ones went to `onModelAttemptFailed`). @default 1 */
+  attempt?: number;
+}
+
+/** One HTTP attempt of a model call that failed (no answer in time, an error status), reported when the call ends. */
+export interface ModelAttemptFailedEvent {
+  model: string;
+  turn: number;
+  agent?: string;
+  /** 1, 2, … within the call. */
+  attempt: number;
+  startedAt: number;
+  endedAt: number;
+  /** The HTTP status, when the server answered. */
+  status?: number;
+  /** One line: why the attempt failed. */
+  error: string;
 }
 
 /** One tool step (including refused and invalid calls), reported when it ends. */
@@ -62,6 +79,8 @@ export interface ContextTrimEvent extends ContextTrim {
 /** Optional observers of an agent's model and tool calls. */
 export interface AgentHooks {
   onModelCall?: (event: ModelCallEvent) => void;
+  /** Each failed HTTP attempt of a model call (before its answer, or before the call failed). */
+  onModelAttemptFailed?: (event: ModelAttemptFailedEvent) => void;
   onToolCall?: (event: ToolCallEvent) => void;
   /** Before each retry backoff: the runtime shows the run as RETRYING. */
   onToolRetry?: (event: ToolRetryEvent) => void;

@@ -15,7 +15,7 @@ import { fitContext, type ContextOptions } from "./context-budget.js";
 import { emit, type AgentHooks } from "./hooks.js";
 import { resolveRunScope } from "./run-config.js";
 import type { AgentStateUpdate } from "./state.js";
-import { asModelUnavailable } from "./model-unavailable.js";
+import { callModel } from "./model-call.js";
 import { agentOf } from "./agent-of.js";
 import { OWN_MODEL_CALL_TAG } from "./foreign-call-hooks.js";
 
@@ -218,19 +218,24 @@ export function createModelTurnNode(options: ModelTurnOptions) {
     // Budgets are checked against the context exactly as it would be sent; a stop means no call.
     const stop = await resolveRunScope(config).guard?.beforeModelCall?.({ model: name, turn, messages: context });
     if (stop !== undefined) return { error: stop };
-    let raw: BaseMessage;
-    try {
+    const agent = agentOf(config);
+    const observers = [hooks, resolveRunScope(config).hooks];
+    const called = await callModel(
       // Tagged: this turn reports itself (onModelCall below), so a foreign-call callback on the run skips it.
-      raw = await bindTools(state.messages, config).invoke(context, { ...config, tags: [...(config?.tags ?? []), OWN_MODEL_CALL_TAG] });
-    } catch (error) {
-      // An abort is the run stopping, not the service failing.
-      throw (config?.signal?.aborted === true ? undefined : asModelUnavailable(error, name)) ?? error;
-    }
+      (signal) => bindTools(state.messages, config).invoke(context, { ...config, signal, tags: [...(config?.tags ?? []), OWN_MODEL_CALL_TAG] }),
+      {
+        model: name, signal: config?.signal, guard: resolveRunScope(config).guard,
+        onFailedAttempt: (a) => emit(observers, "onModelAttemptFailed", { model: name, turn, ...(agent === undefined ? {} : { agent }), ...a, error: a.error ?? "failed" }),
+      },
+    );
+    if ("stop" in called) return { error: called.stop };
     const endedAt = Date.now();
+    const raw = called.reply;
     const reply = withCallIds(isAIMessage(raw) ? raw : new AIMessage({ content: raw.content }), turn);
     const usage = readUsage(reply);
-    const agent = agentOf(config);
-    emit([hooks, resolveRunScope(config).hooks], "onModelCall", { model: name, turn, ...usage, startedAt, endedAt, ...(agent === undefined ? {} : { agent }) });
+    const attempt = called.attempt > 1 ? { attempt: called.attempt } : {};
+    // The answering attempt's own start when it was watched: its failed attempts have spans of their own.
+    emit(observers, "onModelCall", { model: name, turn, ...usage, startedAt: called.startedAt ?? startedAt, endedAt, ...(agent === undefined ? {} : { agent }), ...attempt });
     const calls = (reply.tool_calls?.length ?? 0) + (reply.invalid_tool_calls?.length ?? 0);
     const result = calls === 0 ? finalText(reply) : null;
     // Only channels whose value changes are written (the state after the step is the same): each written channel

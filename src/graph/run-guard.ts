@@ -25,4 +25,9 @@ export interface RunGuard extends ToolGuard {
    * agent with that error and the call is not made; undefined lets it go on.
    */
   beforeModelCall?(request: ModelCallRequest): AgentStopError | undefined | Promise<AgentStopError | undefined>;
+  /**
+   * The run's wall-clock deadline, if it has one: a model call still waiting at `at` (epoch ms) is cut there
+   * and the agent ends with `stop()`.
+   */
+  deadline?(): { at: number; stop(): AgentStopError } | undefined;
 }

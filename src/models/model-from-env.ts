@@ -5,11 +5,12 @@
  * @module
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { DEFAULT_MODEL_TIMEOUT_MS, MODEL_TIMEOUT_ENV, parseModelTimeout } from "./model-timeout.js";
 import { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "./openai-model.js";
 
 /** Which model the environment selects; see {@link resolveModelChoice}. */
 export type ModelChoice =
-  | { kind: "openai"; apiKey: string; baseURL: string | undefined; model: string }
+  | { kind: "openai"; apiKey: string; baseURL: string | undefined; model: string; timeoutMs: number }
   | { kind: "scripted" };
 
 /** Options of {@link modelFromEnv}. */
@@ -18,9 +19,14 @@ export interface ModelFromEnvOptions {
   scripted: BaseChatModel;
   /** Environment to read. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** Per-attempt timeout of the real model, over `AGENTRT_MODEL_TIMEOUT_MS`. @default DEFAULT_MODEL_TIMEOUT_MS */
+  timeoutMs?: number;
 }
 
-/** Reads `OPENAI_API_KEY`, `OPENAI_BASE_URL` and `AGENTRT_MODEL`; blank values count as unset. */
+/**
+ * Reads `OPENAI_API_KEY`, `OPENAI_BASE_URL`, `AGENTRT_MODEL` and `AGENTRT_MODEL_TIMEOUT_MS`; blank values count
+ * as unset. A timeout that is not a whole number of ms > 0 is BAD_INPUT.
+ */
 export function resolveModelChoice(env: NodeJS.ProcessEnv = process.env): ModelChoice {
   const apiKey = nonBlank(env.OPENAI_API_KEY);
   if (apiKey === undefined) return { kind: "scripted" };
@@ -29,6 +35,7 @@ export function resolveModelChoice(env: NodeJS.ProcessEnv = process.env): ModelC
     apiKey,
     baseURL: nonBlank(env.OPENAI_BASE_URL),
     model: nonBlank(env.AGENTRT_MODEL) ?? DEFAULT_OPENAI_MODEL,
+    timeoutMs: parseModelTimeout(nonBlank(env[MODEL_TIMEOUT_ENV])) ?? DEFAULT_MODEL_TIMEOUT_MS,
   };
 }
 
@@ -41,7 +48,7 @@ export function resolveModelChoice(env: NodeJS.ProcessEnv = process.env): ModelC
 export function modelFromEnv(options: ModelFromEnvOptions): BaseChatModel {
   const choice = resolveModelChoice(options.env ?? process.env);
   if (choice.kind === "scripted") return options.scripted;
-  return createOpenAIModel({ apiKey: choice.apiKey, baseURL: choice.baseURL, model: choice.model });
+  return createOpenAIModel({ apiKey: choice.apiKey, baseURL: choice.baseURL, model: choice.model, timeoutMs: options.timeoutMs ?? choice.timeoutMs });
 }
 
 function nonBlank(value: string | undefined): string | undefined {

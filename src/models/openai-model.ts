@@ -5,6 +5,8 @@
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
+import { attemptFetch } from "./model-attempts.js";
+import { DEFAULT_MODEL_TIMEOUT_MS } from "./model-timeout.js";
 
 /** The model used when neither the caller nor `AGENTRT_MODEL` names one. */
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
@@ -21,24 +23,25 @@ export interface OpenAIModelOptions {
   temperature?: number;
   /** HTTP-level retries inside the client; agentrt's own retry policy sits above. @default 2 */
   maxRetries?: number;
-  /** Per-request timeout. @default 60000 */
+  /** Per-attempt timeout in ms (each retry gets its own). @default DEFAULT_MODEL_TIMEOUT_MS */
   timeoutMs?: number;
 }
 
 /**
- * Builds a `ChatOpenAI` that reports token usage (also when streaming) so
- * traces and budgets see it.
+ * Builds a `ChatOpenAI` that reports token usage (also when streaming) and each HTTP attempt (see
+ * `AttemptLog`) so traces and budgets see them.
  * @example
  * const model = createOpenAIModel({ apiKey: "sk-…", baseURL: "http://localhost:8000/v1" });
  */
 export function createOpenAIModel(options: OpenAIModelOptions): BaseChatModel {
+  const timeout = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   return new ChatOpenAI({
     apiKey: options.apiKey,
     model: options.model ?? DEFAULT_OPENAI_MODEL,
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     maxRetries: options.maxRetries ?? 2,
-    timeout: options.timeoutMs ?? 60_000,
+    timeout,
     streamUsage: true,
-    configuration: options.baseURL === undefined ? {} : { baseURL: options.baseURL },
+    configuration: { fetch: attemptFetch(timeout), ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }) },
   });
 }

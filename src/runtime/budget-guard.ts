@@ -54,6 +54,17 @@ export function createBudgetGuard(run: RunRecord, lease: RunLease, deps: BudgetG
       const exhausted = exhaustedBudget(usage, budget, next);
       return exhausted === undefined ? undefined : { code: exhausted.code, message: describeExhausted(exhausted) };
     },
+    deadline() {
+      const max = budget.deadlineMs;
+      if (max === undefined) return undefined;
+      return {
+        at: startedAt + max,
+        stop: () => {
+          const late = passedDeadline(budget, startedAt, Math.max(clock(), startedAt + max))!;
+          return { code: late.code, message: `${describeExhausted(late)}; the model call in flight was cut` };
+        },
+      };
+    },
     beforeToolAttempt() {
       const late = limited ? passedDeadline(budget, startedAt, clock()) : undefined;
       return late === undefined ? undefined : new BudgetExceededError(late);

@@ -192,11 +192,21 @@ function traceHooks(run: RunRecord, lease: RunLease, recorder: TraceRecorder, de
       recorder.recordModelCall({
         agent: e.agent,
         model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, costUsd, startTime: e.startedAt, endTime: e.endedAt,
-        parentId: step.id, stepId: step.stepId ?? undefined, extra: { turn: e.turn },
+        parentId: step.id, stepId: step.stepId ?? undefined, extra: e.attempt === undefined ? { turn: e.turn } : { turn: e.turn, attempt: e.attempt },
       });
       // Committed with the model turn's checkpoint writes (the fenced write flushes it), not on its own.
       lease.deferUsage({ modelCalls: 1, steps: 1, tokens: e.inputTokens + e.outputTokens, costUsd });
       emit({ type: "model_call", runId: run.runId, turn: e.turn, model: e.model, inputTokens: e.inputTokens, outputTokens: e.outputTokens, ms: e.endedAt - e.startedAt });
+    },
+    onModelAttemptFailed: (e) => {
+      // A request the model's service did not answer still was a call: traced as one, counted as one.
+      const step = steps.enter(e.turn, e.startedAt, e.endedAt, "model", e.agent);
+      recorder.recordModelCall({
+        agent: e.agent, model: e.model, inputTokens: 0, outputTokens: 0, costUsd: 0, startTime: e.startedAt, endTime: e.endedAt,
+        name: `model_turn ${e.turn} attempt ${e.attempt}`, parentId: step.id, stepId: step.stepId ?? undefined,
+        extra: { turn: e.turn, attempt: e.attempt, ...(e.status === undefined ? {} : { status: e.status }) }, status: "error", error: e.error,
+      });
+      lease.deferUsage({ modelCalls: 1 });
     },
     onToolCall: (e) => {
       // Turn 0: a call no model turn asked for (a declared DAG's node calling a tool) hangs under the run itself.

@@ -8,15 +8,9 @@
 import { Command } from "@langchain/langgraph";
 import { isApprovalRequest } from "../graph/approval.js";
 import { isForeignHitlRequest } from "../graph/foreign-hitl.js";
+import { questionOf, type InputRequest } from "./input-requests.js";
 
-/** What a WAITING_INPUT run is waiting for: one live interrupt and its question. */
-export interface InputRequest {
-  interrupt_id: string;
-  /** The question as text: the payload's `question` (or `message`/`prompt`), a string payload, else its JSON. */
-  question: string;
-  /** The interrupt payload as the graph gave it. */
-  value: unknown;
-}
+export { questionOf, type InputRequest } from "./input-requests.js";
 
 /** An answer to an input request, as stored in the run's `resume` until the graph consumes it. */
 export interface InputResume {
@@ -30,18 +24,6 @@ export interface InputResume {
 
 type SnapshotTask = { result?: unknown; interrupts: { id?: string; value?: unknown }[] };
 
-/** The question text of an interrupt payload. */
-export function questionOf(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "object" && value !== null) {
-    for (const key of ["question", "message", "prompt"]) {
-      const text = (value as Record<string, unknown>)[key];
-      if (typeof text === "string") return text;
-    }
-  }
-  return JSON.stringify(value) ?? String(value);
-}
-
 /** The live input requests of a thread, read from `graph.getState(config).tasks`. */
 export function readInputRequests(snapshot: { tasks: readonly SnapshotTask[] }): InputRequest[] {
   // Only an unfinished task's latest interrupt is live; approvals are read by readPendingActions.
@@ -50,14 +32,6 @@ export function readInputRequests(snapshot: { tasks: readonly SnapshotTask[] }):
     .flatMap((t) => t.interrupts.slice(-1))
     .filter((i) => i.id !== undefined && !isApprovalRequest(i.value) && !isForeignHitlRequest(i.value))
     .map((i) => ({ interrupt_id: i.id as string, question: questionOf(i.value), value: i.value }));
-}
-
-/** The input requests stored in a waiting run's `pending` (what `status` shows without loading the graph). */
-export function storedInputRequests(pending: unknown): InputRequest[] {
-  if (!Array.isArray(pending)) return [];
-  return pending
-    .filter((p): p is { interrupt_id: string; value: unknown } => typeof p === "object" && p !== null && typeof p.interrupt_id === "string")
-    .map((p) => ({ interrupt_id: p.interrupt_id, question: questionOf(p.value), value: p.value }));
 }
 
 /** True for a stored answer to an input request. */

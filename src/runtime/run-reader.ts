@@ -6,8 +6,12 @@
  * @module
  */
 import { openDatabase, type SqliteDatabase } from "../db/index.js";
-import { isWaiting, SqliteRunStore, type RunRecord, type RunStatus } from "../runs/index.js";
-import { ledgerFor, type ToolLedger } from "../ledger/index.js";
+// The modules themselves, not the runs' and ledger's indexes: `status` and `runs` load no worker, lease or PostgreSQL store.
+import { isWaiting, type RunStatus } from "../runs/lifecycle.js";
+import type { RunRecord } from "../runs/run-record.js";
+import { SqliteRunStore } from "../runs/sqlite-run-store.js";
+import { ledgerFor } from "../ledger/executor.js";
+import type { ToolLedger } from "../ledger/index.js";
 import { listSideEffects } from "./side-effects.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { Runtime } from "./runtime.js";

@@ -5,7 +5,7 @@
  */
 import type { ReviewDecision } from "../policy/policy.js";
 import type { RunRecord, RunStatus } from "../runs/index.js";
-import { storedInputRequests, type InputRequest } from "./input-resume.js";
+import { storedInputRequests, type InputRequest } from "./input-requests.js";
 import type { SideEffectView } from "./side-effects.js";
 
 /** A pending action as scripts see it: enough to approve it exactly. */

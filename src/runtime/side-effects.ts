@@ -4,7 +4,7 @@
  * @module
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { LEASE_WATCH_MS } from "../runs/index.js";
+import { LEASE_WATCH_MS } from "../runs/lease-watch.js";
 import type { LedgerEntry, ToolLedger } from "../ledger/index.js";
 
 /** One side-effecting call of a run as `agentrt cancel` lists it. */

@@ -2,7 +2,7 @@
 // which is stale after an edit; AGENTRT_USE_DIST=1 (or no tsx, or no sources: an installed package) keeps dist/.
 // The real bin.ts and checkout-sources.ts are compiled into a fake checkout whose src/ and dist/ say who ran.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,11 +35,14 @@ function checkout(options: { sources: boolean }): string {
   return dir;
 }
 
-function runBin(dir: string, env: Record<string, string> = {}) {
+function runBin(dir: string, env: Record<string, string> = {}, args: string[] = ["graph", "order_check"]) {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.VITEST;
-  return spawnSync(process.execPath, [join(dir, "dist/src/cli/bin.js"), "graph", "order_check"], { cwd: tmpdir(), env: childEnv, encoding: "utf8" });
+  return spawnSync(process.execPath, [join(dir, "dist/src/cli/bin.js"), ...args], { cwd: tmpdir(), env: childEnv, encoding: "utf8" });
 }
+
+/** Sets a file's modification time to `seconds` after the epoch. */
+const touch = (file: string, seconds: number) => utimesSync(file, seconds, seconds);
 
 describe("the compiled bin in a checkout", () => {
   it("runs the sources under tsx, with the same arguments and exit code", () => {
@@ -59,5 +62,20 @@ describe("the compiled bin in a checkout", () => {
     const run = runBin(checkout({ sources: false }));
     expect(run.stdout).toBe("dist graph order_check\n");
     expect(run.status).toBe(4);
+  });
+
+  it("runs a read command on dist/ itself when dist/ was built after every source changed", () => {
+    const dir = checkout({ sources: true });
+    // The source's compiled twin, older than it at first: dist/ is stale.
+    touch(join(dir, "src/cli/bin.ts"), 2_000_000_000);
+    touch(join(dir, "dist/src/cli/bin.js"), 1_900_000_000);
+    expect(runBin(dir, {}, ["status", "run_1"]).stdout).toBe("sources status run_1\n");
+    touch(join(dir, "dist/src/cli/bin.js"), 2_000_000_001);
+    expect(runBin(dir, {}, ["status", "run_1"]).stdout).toBe("dist status run_1\n");
+    // A command that runs graphs still runs the sources (a graph may be TypeScript dist/ does not have).
+    expect(runBin(dir, {}, ["approve", "run_1"]).stdout).toBe("sources approve run_1\n");
+    // A source without its compiled twin (added since the build) makes dist/ stale again.
+    writeFileSync(join(dir, "src/cli/new-command.ts"), "export {};\n");
+    expect(runBin(dir, {}, ["status", "run_1"]).stdout).toBe("sources status run_1\n");
   });
 });

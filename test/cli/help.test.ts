@@ -14,6 +14,12 @@ describe("agentrt help", () => {
     expect(out).toContain("agentrt help <command>");
   });
 
+  it("names the variables the commands read, AGENTRT_CONFIG first", async () => {
+    const { out } = await runCli(["--help"]);
+    const environment = out.slice(out.indexOf("Environment:"));
+    for (const name of ["AGENTRT_CONFIG", "AGENTRT_DATABASE_URL", "OPENAI_API_KEY", "AGENTRT_MODEL_TIMEOUT_MS"]) expect(environment).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+  });
+
   it.each(NAMES)("help %s is the same as the command with --help", async (name) => {
     const viaHelp = await runCli(["help", name]);
     const viaFlag = await runCli([name, "--help"]);

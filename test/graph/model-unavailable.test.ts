@@ -26,6 +26,8 @@ describe("a model service that cannot answer", () => {
   it("tells overload and outage from other failures", () => {
     expect(asModelUnavailable(Object.assign(new Error("Rate limit reached"), { status: 429 }), "m")).toMatchObject({ code: "MODEL_UNAVAILABLE", details: { status: 429 } });
     expect(asModelUnavailable(Object.assign(new Error("Bad gateway"), { status: 502 }), "m")?.message).toBe("model m answered 502: Bad gateway");
+    // The OpenAI SDK's message starts with the status: said once.
+    expect(asModelUnavailable(Object.assign(new Error("500 mock internal error"), { status: 500 }), "m")?.message).toBe("model m answered 500: mock internal error");
     expect(asModelUnavailable(Object.assign(new Error("fetch failed"), { cause: { code: "ECONNRESET" } }), "m")?.code).toBe("MODEL_UNAVAILABLE");
     // The caller's fault or a bug stays what it is.
     expect(asModelUnavailable(Object.assign(new Error("Invalid API key"), { status: 401 }), "m")).toBeUndefined();

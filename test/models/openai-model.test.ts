@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createOpenAIModel, DEFAULT_OPENAI_MODEL } from "../../src/models/openai-model.js";
 import { modelFromEnv, resolveModelChoice } from "../../src/models/model-from-env.js";
+import { DEFAULT_MODEL_TIMEOUT_MS } from "../../src/models/model-timeout.js";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../helpers/fake-openai-server.js";
 
 const getWeather = tool(async () => "sunny", {
@@ -104,10 +105,19 @@ describe("modelFromEnv", () => {
   it("resolves key, base URL and model name", () => {
     expect(resolveModelChoice({})).toEqual({ kind: "scripted" });
     expect(resolveModelChoice({ OPENAI_API_KEY: "k" })).toEqual({
-      kind: "openai", apiKey: "k", baseURL: undefined, model: DEFAULT_OPENAI_MODEL,
+      kind: "openai", apiKey: "k", baseURL: undefined, model: DEFAULT_OPENAI_MODEL, timeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
     });
     expect(resolveModelChoice({ OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://x/v1", AGENTRT_MODEL: "m" })).toEqual({
-      kind: "openai", apiKey: "k", baseURL: "http://x/v1", model: "m",
+      kind: "openai", apiKey: "k", baseURL: "http://x/v1", model: "m", timeoutMs: DEFAULT_MODEL_TIMEOUT_MS,
     });
+  });
+
+  it("reads the per-attempt timeout from AGENTRT_MODEL_TIMEOUT_MS and refuses one that is not whole ms > 0", () => {
+    expect(resolveModelChoice({ OPENAI_API_KEY: "k", AGENTRT_MODEL_TIMEOUT_MS: " 2500 " })).toMatchObject({ timeoutMs: 2500 });
+    for (const bad of ["0", "-5", "1.5", "soon"]) {
+      expect(() => resolveModelChoice({ OPENAI_API_KEY: "k", AGENTRT_MODEL_TIMEOUT_MS: bad })).toThrow(
+        expect.objectContaining({ code: "BAD_INPUT", message: `AGENTRT_MODEL_TIMEOUT_MS must be a whole number of milliseconds > 0 (got ${JSON.stringify(bad)})` }),
+      );
+    }
   });
 });

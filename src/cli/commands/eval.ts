@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { UserInputError } from "../../errors.js";
-import { appendFailures, defaultFailuresPath, parseDataset, progressLine, renderReport, runDataset } from "../../eval/index.js";
 import type { Command } from "../command.js";
 
 /** `agentrt eval <dataset.jsonl> --graph G`: runs every case, prints a table (or the JSON report), exit 1 below --min-pass. */
@@ -25,6 +24,8 @@ export const evalCommand: Command = {
       throw new UserInputError("BAD_INPUT", "usage: agentrt eval <dataset.jsonl> --graph G");
     }
     const minPass = parseRate(ctx.flags["min-pass"] as string | undefined);
+    // Loaded here, not with the CLI: the eval runner brings LangGraph, which the read commands do without.
+    const { appendFailures, defaultFailuresPath, parseDataset, progressLine, renderReport, runDataset } = await import("../../eval/index.js");
     const cases = parseDataset(readDataset(file), basename(file));
     const report = await runDataset(cases, {
       graph, dataset: file, minPass, config: process.env.AGENTRT_CONFIG, keepDir: ctx.flags.keep as string | undefined,

@@ -1,5 +1,4 @@
 import { UserInputError } from "../../errors.js";
-import { assertKnownInputKeys, GraphRegistry } from "../../runtime/index.js";
 import { BUDGET_FLAGS, BUDGET_USAGE, parseBudgetFlags } from "../budget-flags.js";
 import type { Command } from "../command.js";
 import { parseJsonFlag } from "../json-flag.js";
@@ -53,7 +52,11 @@ export const runCommand: Command = {
     // Checked before the file is opened: a refused value creates nothing.
     if (waitTtlMs !== undefined && waitTtlMs < 1) throw new UserInputError("BAD_INPUT", `--wait-ttl-ms must be at least 1 (got ${waitTtlMs})`);
     // A key the graph does not take would be dropped by LangGraph without a word: refused before anything is stored.
-    if (input !== undefined) assertKnownInputKeys(await GraphRegistry.fromConfig(process.env.AGENTRT_CONFIG).load(graph), graph, input);
+    if (input !== undefined) {
+      // Loaded here, not with the CLI: the commands that do not run a graph start without LangGraph.
+      const { assertKnownInputKeys, GraphRegistry } = await import("../../runtime/index.js");
+      assertKnownInputKeys(await GraphRegistry.fromConfig(process.env.AGENTRT_CONFIG).load(graph), graph, input);
+    }
     return withRuntime(ctx, async (runtime) => {
       const view = await runtime.submit({
         graph, message, input, threadId: ctx.flags.thread as string | undefined, user: ctx.flags.user as string | undefined,

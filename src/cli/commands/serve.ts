@@ -1,4 +1,3 @@
-import { startServer } from "../../server/server.js";
 import { workerCount } from "../../server/worker-pool.js";
 import { UserInputError } from "../../errors.js";
 import type { Command } from "../command.js";
@@ -25,6 +24,8 @@ export const serveCommand: Command = {
     const flag = ctx.flags.workers as string | undefined;
     // "auto" in any case, like every word the CLI takes.
     const workers = flag === undefined ? undefined : workerCount(flag.trim().toLowerCase() === "auto" ? "auto" : flag, "--workers");
+    // Loaded here, not with the CLI: the server brings LangGraph, which the read commands do without.
+    const { startServer } = await import("../../server/server.js");
     const server = await startServer({
       port, host: ctx.flags.host as string, db: ctx.db,
       corsOrigins: origins, allowedHosts: hosts,
