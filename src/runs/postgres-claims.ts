@@ -14,13 +14,13 @@
 import type { PgQueryable } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
 import { isHeldRetrying } from "./backoff.js";
+import { claimReason, EARLIER_ON_THREAD, userCap } from "./claim-rules.js";
 import { UnknownRunError } from "./errors.js";
 import { DEADLINE_EXPIRY, leaseRecovery } from "./lease.js";
 import { assertTransition } from "./lifecycle.js";
 import { changeEvent, pgRows, writeTransition } from "./postgres-run-rows.js";
 import { rowToRun, type RunRecord } from "./run-record.js";
 import type { ClaimCaps, ClaimRequest, ClaimRunRequest } from "./run-store.js";
-import { claimReason, EARLIER_ON_THREAD, userCap } from "./sqlite-claims.js";
 import { countsAsAttempt, type TransitionOptions } from "./transition-write.js";
 import { assertUnchanged } from "./unchanged.js";
 import { waitExpiry } from "./wait-expiry.js";

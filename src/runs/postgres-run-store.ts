@@ -11,6 +11,7 @@ import { StorageError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import { newRunValues } from "./new-run.js";
+import { EARLIER_ON_THREAD } from "./claim-rules.js";
 import { claimLockStatement, claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
 import { addUsageFenced, assertHeldOn, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
@@ -20,7 +21,6 @@ import { rowToEvent, rowToRun, type RunEvent, type RunRecord, type RunUsage } fr
 import type {
   ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
-import { EARLIER_ON_THREAD } from "./sqlite-claims.js";
 import type { TransitionOptions } from "./transition-write.js";
 
 const PENDING_WORK = `SELECT EXISTS (SELECT 1 FROM runs WHERE status = 'RUNNING')

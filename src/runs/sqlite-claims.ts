@@ -9,24 +9,14 @@
  * @module
  */
 import { isHeldRetrying } from "./backoff.js";
+import { claimReason, EARLIER_ON_THREAD, earlierUnfinished, userCap } from "./claim-rules.js";
 import { expireOverdueRuns, recoverExpiredLeases } from "./lease.js";
 import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord } from "./run-record.js";
 import type { ClaimCaps, ClaimRequest, ClaimRunRequest, CreateRunInput } from "./run-store.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
-import { countsAsAttempt } from "./transition-write.js";
 import { assertUnchanged } from "./unchanged.js";
 import { expireOverdueWaits } from "./wait-expiry.js";
-
-/** A query for an unfinished run of `thread` created before (`createdAt`, `runId`): each an SQL expression or `?`. */
-function earlierUnfinished(thread: string, createdAt: string, runId: string): string {
-  return `SELECT 1 FROM runs o WHERE o.thread_id = ${thread}
-  AND o.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')
-  AND (o.created_at < ${createdAt} OR (o.created_at = ${createdAt} AND o.run_id < ${runId}))`;
-}
-
-/** Unfinished runs of the same thread created before run `r` (the outer query's alias). */
-export const EARLIER_ON_THREAD = `EXISTS (${earlierUnfinished("r.thread_id", "r.created_at", "r.run_id")})`;
 
 interface Candidate {
   run_id: string;
@@ -40,11 +30,6 @@ function before(a: Candidate, b: Candidate): boolean {
   if (a.priority !== b.priority) return a.priority > b.priority;
   if (a.created_at !== b.created_at) return a.created_at < b.created_at;
   return a.run_id < b.run_id;
-}
-
-/** The cap of one user. */
-export function userCap(caps: ClaimCaps, userId: string): number {
-  return caps.userLimits[userId] ?? caps.maxRunningPerUser;
 }
 
 /** Expires overdue deadlines and waits, recovers expired leases; call inside the claim's transaction. */
@@ -109,11 +94,6 @@ export function hasPendingWorkNow(runs: SqliteRuns): boolean {
   if (runs.stmt("SELECT 1 FROM runs WHERE status = 'RUNNING' LIMIT 1").get() !== undefined) return true;
   // A run behind an older unfinished one is pending only through that older run, which this query or the one above finds.
   return runs.stmt(`SELECT 1 FROM runs r WHERE r.status IN ('QUEUED', 'RETRYING') AND NOT ${EARLIER_ON_THREAD} LIMIT 1`).get() !== undefined;
-}
-
-/** The reason a claim's event records. */
-export function claimReason(run: RunRecord): string {
-  return !countsAsAttempt(run) ? "claimed to resume" : run.attempts === 0 ? "claimed" : `claimed for attempt ${run.attempts + 1}`;
 }
 
 function claim(runs: SqliteRuns, run: RunRecord, request: ClaimRequest, resume: unknown): RunRecord {
