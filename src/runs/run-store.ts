@@ -12,6 +12,7 @@ import type { RunBudget } from "./run-record.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
 import type { WithinTransaction } from "./within.js";
+import type { FairShares } from "./fair-shares.js";
 
 /** Options of `SqliteRunStore.open` and `PostgresRunStore.open`. */
 export interface RunStoreOptions {
@@ -66,6 +67,8 @@ export interface ClaimCaps {
   maxRunning: number;
   maxRunningPerUser: number;
   userLimits: Record<string, number>;
+  /** Claim by fair shares among tenants (fair-shares.ts) rather than by priority across all of them. @default none */
+  shares?: FairShares;
 }
 
 /** Who claims, for how long, within which caps. */

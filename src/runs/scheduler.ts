@@ -6,6 +6,7 @@
  * @module
  */
 import { UserInputError } from "../errors.js";
+import { assertWeights } from "./fair-shares.js";
 import { RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimCaps, CreateRunInput, RunStore } from "./run-store.js";
@@ -20,6 +21,12 @@ export interface SchedulerOptions {
   maxRunningPerUser?: number;
   /** Per-user overrides of `maxRunningPerUser`. @default {} */
   userLimits?: Record<string, number>;
+  /**
+   * Fair shares among tenants (a run's tenant is its user): each tenant's weight, 1 for one not listed; `{}` for
+   * equal shares. Claims then go by stride scheduling (fair-shares.ts): priority orders runs within a tenant, and
+   * each backlogged tenant gets claims in proportion to its weight. @default none: priority, then age, across all
+   */
+  tenantWeights?: Record<string, number>;
 }
 
 /** Who claims and for how long. */
@@ -47,7 +54,9 @@ export class Scheduler {
       maxRunning: options.maxRunning ?? Infinity,
       maxRunningPerUser: options.maxRunningPerUser ?? Infinity,
       userLimits: options.userLimits ?? {},
+      ...(options.tenantWeights === undefined ? {} : { shares: { weights: { ...options.tenantWeights } } }),
     };
+    assertWeights(options.tenantWeights ?? {});
     for (const [name, cap] of Object.entries({ maxRunning: this.caps.maxRunning, maxRunningPerUser: this.caps.maxRunningPerUser, ...this.caps.userLimits })) {
       if (!(cap >= 1)) throw new UserInputError("BAD_INPUT", `scheduler cap ${name} must be at least 1 (got ${cap})`);
     }

@@ -15,15 +15,9 @@ import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycl
 import type { RunEvent, RunRecord } from "./run-record.js";
 import type { ClaimCaps, ClaimRequest, ClaimRunRequest, CreateRunInput } from "./run-store.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
+import { sharedCandidate, type Candidate } from "./sqlite-shares.js";
 import { assertUnchanged } from "./unchanged.js";
 import { expireOverdueWaits } from "./wait-expiry.js";
-
-interface Candidate {
-  run_id: string;
-  user_id: string;
-  priority: number;
-  created_at: number;
-}
 
 /** Claim order: higher priority, then older, then smaller id. */
 function before(a: Candidate, b: Candidate): boolean {
@@ -43,6 +37,10 @@ export function claimNextNow(runs: SqliteRuns, request: ClaimRequest): RunRecord
   sweepRuns(runs, now);
   const running = countRunning(runs, request.caps);
   if (running.total >= request.caps.maxRunning) return undefined;
+  if (request.caps.shares !== undefined) {
+    const shared = sharedCandidate(runs, request.caps, request.caps.shares, now, running.byUser);
+    return shared === undefined ? undefined : claim(runs, runs.get(shared.run_id), request, undefined);
+  }
   // One index-ordered scan per claimable status (an IN over both would sort every queued run), then the better head wins.
   const heads = CLAIMABLE_STATUSES.map((status) => firstEligible(runs, request.caps, status, now, running.byUser));
   const chosen = heads.reduce<Candidate | undefined>((best, head) => (head !== undefined && (best === undefined || before(head, best)) ? head : best), undefined);
