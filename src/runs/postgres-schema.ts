@@ -118,8 +118,10 @@ INSERT INTO tenant_shares (tenant, pass)
   SELECT DISTINCT user_id, 0 FROM runs;
 CREATE FUNCTION runs_tenant_share() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    IF EXISTS (SELECT 1 FROM runs r WHERE r.user_id = NEW.user_id AND r.status IN ('QUEUED', 'RETRYING')
-        AND r.lease_owner IS NULL AND r.run_id <> NEW.run_id) THEN
+    -- Only a tenant's first run, or its first claimable one after idling, moves its row: most inserts read one row.
+    IF EXISTS (SELECT 1 FROM tenant_shares WHERE tenant = NEW.user_id) AND (NEW.status NOT IN ('QUEUED', 'RETRYING')
+        OR EXISTS (SELECT 1 FROM runs r WHERE r.user_id = NEW.user_id AND r.status IN ('QUEUED', 'RETRYING')
+          AND r.lease_owner IS NULL AND r.run_id <> NEW.run_id)) THEN
       RETURN NULL;
     END IF;
     INSERT INTO tenant_shares AS s (tenant, pass)

@@ -97,8 +97,9 @@ CREATE TABLE tenant_shares (tenant TEXT PRIMARY KEY, pass REAL NOT NULL);
 INSERT INTO tenant_shares (tenant, pass)
   SELECT DISTINCT user_id, 0 FROM runs;
 CREATE TRIGGER runs_tenant_share AFTER INSERT ON runs
-  WHEN NOT EXISTS (SELECT 1 FROM runs r WHERE r.user_id = NEW.user_id AND r.status IN ('QUEUED', 'RETRYING')
-    AND r.lease_owner IS NULL AND r.run_id <> NEW.run_id)
+  WHEN NOT EXISTS (SELECT 1 FROM tenant_shares WHERE tenant = NEW.user_id) OR (NEW.status IN ('QUEUED', 'RETRYING')
+    AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.user_id = NEW.user_id AND r.status IN ('QUEUED', 'RETRYING')
+      AND r.lease_owner IS NULL AND r.run_id <> NEW.run_id))
   BEGIN
     INSERT INTO tenant_shares (tenant, pass)
       VALUES (NEW.user_id, COALESCE((SELECT min(t.pass) FROM tenant_shares t WHERE t.tenant <> NEW.user_id
