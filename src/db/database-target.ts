@@ -23,6 +23,8 @@ export interface PostgresTarget {
   schema: string;
   /** `user@host:port/database` for messages: never the password. */
   server: string;
+  /** The URL's `pool_max` parameter: most connections one process's pool holds. @default none (the pool's 10) */
+  maxConnections?: number;
 }
 
 /** Where agentrt keeps its state. */
@@ -62,7 +64,11 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
   // The driver lets a URL's options replace the pool's: kept apart so the schema's search_path is never lost.
   const options = url.searchParams.get("options") ?? undefined;
   url.searchParams.delete("options");
-  return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url), ...(options === undefined ? {} : { options }) };
+  const maxConnections = poolMax(url);
+  return {
+    kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url),
+    ...(options === undefined ? {} : { options }), ...(maxConnections === undefined ? {} : { maxConnections }),
+  };
 }
 
 /**
@@ -71,6 +77,16 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
  */
 export function displayDatabase(value: string): string {
   return isPostgresUrl(value) ? withoutPassword(value) : value;
+}
+
+/** The `pool_max` parameter (removed from `url`: it is agentrt's, not the driver's); DB_URL_INVALID unless a whole number ≥ 1. */
+function poolMax(url: URL): number | undefined {
+  const text = url.searchParams.get("pool_max");
+  if (text === null) return undefined;
+  url.searchParams.delete("pool_max");
+  const max = Number(text);
+  if (!(Number.isInteger(max) && max >= 1)) throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: pool_max must be a whole number of at least 1 (got "${text}")`);
+  return max;
 }
 
 /** `user@host:port/database` of a URL, with libpq's defaults filled in. */

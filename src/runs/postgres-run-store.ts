@@ -192,6 +192,11 @@ export class PostgresRunStore implements RunStore {
     return this.db.transaction((client) => claimRunIn(client, runId, claim, this.clock()));
   }
 
+  /** True while the pool's connections are all lent out with callers waiting (see RunStore.saturated). */
+  get saturated(): boolean {
+    return this.db.saturated;
+  }
+
   async hasPendingWork(): Promise<boolean> {
     await this.ready();
     return (await pgRows(this.db, PENDING_WORK))[0]?.pending === true;

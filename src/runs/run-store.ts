@@ -96,6 +96,8 @@ export interface LeaseState {
 export interface RunStore {
   /** Source of "now" (epoch ms) the runs are stamped with. */
   readonly clock: () => number;
+  /** True while every connection is lent out with callers waiting (PostgreSQL's pool): a worker claims no more. @default never */
+  readonly saturated?: boolean;
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id, non-integer numbers or a bad budget. */
   create(input: CreateRunInput): Promise<RunRecord>;
   /**
