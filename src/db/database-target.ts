@@ -25,6 +25,8 @@ export interface PostgresTarget {
   server: string;
   /** The URL's `pool_max` parameter: most connections one process's pool holds. @default none (the pool's 10) */
   maxConnections?: number;
+  /** The URL's `connect_timeout` (seconds, as libpq's) in ms: longest a connect, or a wait for a pooled connection's first turn, takes. */
+  connectTimeoutMs?: number;
 }
 
 /** Where agentrt keeps its state. */
@@ -64,10 +66,12 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
   // The driver lets a URL's options replace the pool's: kept apart so the schema's search_path is never lost.
   const options = url.searchParams.get("options") ?? undefined;
   url.searchParams.delete("options");
-  const maxConnections = poolMax(url);
+  const maxConnections = positiveParam(url, "pool_max", true);
+  const connectTimeout = positiveParam(url, "connect_timeout", false);
   return {
     kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url),
     ...(options === undefined ? {} : { options }), ...(maxConnections === undefined ? {} : { maxConnections }),
+    ...(connectTimeout === undefined ? {} : { connectTimeoutMs: connectTimeout * 1000 }),
   };
 }
 
@@ -79,14 +83,16 @@ export function displayDatabase(value: string): string {
   return isPostgresUrl(value) ? withoutPassword(value) : value;
 }
 
-/** The `pool_max` parameter (removed from `url`: it is agentrt's, not the driver's); DB_URL_INVALID unless a whole number ≥ 1. */
-function poolMax(url: URL): number | undefined {
-  const text = url.searchParams.get("pool_max");
+/** A numeric parameter agentrt reads itself (removed from `url`); DB_URL_INVALID unless above 0 (and whole, with `whole`). */
+function positiveParam(url: URL, name: string, whole: boolean): number | undefined {
+  const text = url.searchParams.get(name);
   if (text === null) return undefined;
-  url.searchParams.delete("pool_max");
-  const max = Number(text);
-  if (!(Number.isInteger(max) && max >= 1)) throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: pool_max must be a whole number of at least 1 (got "${text}")`);
-  return max;
+  url.searchParams.delete(name);
+  const value = Number(text);
+  if (!(Number.isFinite(value) && value > 0 && (!whole || Number.isInteger(value)))) {
+    throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: ${name} must be ${whole ? "a whole number of at least 1" : "a number of seconds above 0"} (got "${text}")`);
+  }
+  return value;
 }
 
 /** `user@host:port/database` of a URL, with libpq's defaults filled in. */

@@ -14,7 +14,7 @@ import { postgresFailure } from "./pg-errors.js";
 export interface PostgresDatabaseOptions {
   /** Most connections this process holds. @default the URL's `pool_max`, else 10 */
   maxConnections?: number;
-  /** Longest a connect may take before DB_UNREACHABLE. @default 5000 */
+  /** Longest a connect may take before DB_UNREACHABLE. @default the URL's `connect_timeout`, else 5000 */
   connectTimeoutMs?: number;
   /**
    * Longest the server runs one statement before it cancels it itself (`statement_timeout`; a URL's
@@ -64,12 +64,12 @@ export class PostgresDatabase implements PgQueryable {
       `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`,
       ...(target.options === undefined ? [] : [target.options]),
     ];
-    this.#listenConnection = { connectionString: target.connectionString, options: settings.join(" "), connectTimeoutMs: options.connectTimeoutMs ?? 5000 };
+    this.#listenConnection = { connectionString: target.connectionString, options: settings.join(" "), connectTimeoutMs: options.connectTimeoutMs ?? target.connectTimeoutMs ?? 5000 };
     this.#maxConnections = options.maxConnections ?? target.maxConnections ?? 10;
     this.pool = new pg.Pool({
       connectionString: target.connectionString,
       max: this.#maxConnections,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? target.connectTimeoutMs ?? 5000,
       options: settings.join(" "),
       // Only the client's own timer ends a wait on a server or network that stopped answering altogether.
       query_timeout: options.queryTimeoutMs ?? 40_000,
