@@ -31,7 +31,9 @@ export function hasUserCaps(caps: ClaimCaps): boolean {
  */
 export function userCapFilter(caps: ClaimCaps, n: number): string {
   if (!hasUserCaps(caps)) return "";
-  return `AND (SELECT count(*) FROM runs h WHERE h.user_id = r.user_id AND ${HELD}) < COALESCE(($${n}::jsonb ->> r.user_id)::float8, $${n + 1}::float8)`;
+  const cap = `COALESCE(($${n}::jsonb ->> r.user_id)::float8, $${n + 1}::float8)`;
+  // CASE: a user without a cap is not counted (its held leases may be many).
+  return `AND CASE WHEN ${cap} = 'Infinity'::float8 THEN true ELSE (SELECT count(*) FROM runs h WHERE h.user_id = r.user_id AND ${HELD}) < ${cap} END`;
 }
 
 /** The values of {@link userCapFilter}: caps may be Infinity, which JSON lacks, so an unlimited one travels as text. */

@@ -2,7 +2,8 @@
  * The scheduler: claims runnable runs for workers by priority then age, within a global cap and per-user caps,
  * through the run store's claim methods (each one transaction, so several processes sharing the database never
  * claim the same run), and hands each claim out with its lease. Only the oldest unfinished run of a thread is
- * claimable: runs of one thread share its checkpoints.
+ * claimable: runs of one thread share its checkpoints. With `tenantWeights`, claims go by fair shares among
+ * tenants instead of priority across all of them (fair-shares.ts).
  * @module
  */
 import { UserInputError } from "../errors.js";

@@ -1,7 +1,7 @@
 /**
  * Claims on SQLite: the sweeps, then the choice of a run by priority then age within the global and per-user
  * caps, and its move to RUNNING, as one BEGIN IMMEDIATE transaction, so several processes sharing a file never
- * claim the same run.
+ * claim the same run. With fair shares (`ClaimCaps.shares`) the choice is by tenant first (sqlite-shares.ts).
  *
  * Runs of one thread share its checkpoints, so they execute one at a time in creation order: only the oldest
  * unfinished run of a thread is claimable. A run waiting for approval or input therefore holds back the later
