@@ -10,6 +10,7 @@ import { isPostgresUrl, MEMORY_PATH } from "../db/index.js";
 import type { Runtime, RunSource, RuntimeEvent } from "../runtime/index.js";
 import { RunReader } from "../runtime/run-reader.js";
 import type { CommandContext } from "./command.js";
+import { tenantWeightOptions } from "./tenant-weights.js";
 
 /** How a command opens the runtime. */
 export interface OpenRuntimeOptions {
@@ -17,6 +18,8 @@ export interface OpenRuntimeOptions {
   mustExist?: boolean;
   /** Also told every runtime event, in human mode and with --json alike (must not throw). @default none */
   onEvent?: (event: RuntimeEvent) => void;
+  /** `--tenant-weight` values, added to AGENTRT_TENANT_WEIGHTS's (tenant-weights.ts). @default none */
+  tenantWeights?: readonly string[];
 }
 
 /** Opens the runtime for a command; progress is printed only in human mode. */
@@ -26,6 +29,7 @@ export async function openRuntime(ctx: CommandContext, options: OpenRuntimeOptio
     db: ctx.db,
     mustExist: options.mustExist,
     config: process.env.AGENTRT_CONFIG,
+    scheduler: tenantWeightOptions(options.tenantWeights),
     onEvent: (event) => {
       if (!ctx.json) printEvent(ctx, event);
       options.onEvent?.(event);

@@ -23,6 +23,10 @@ export interface PostgresTarget {
   schema: string;
   /** `user@host:port/database` for messages: never the password. */
   server: string;
+  /** The URL's `pool_max` parameter: most connections one process's pool holds. @default none (the pool's 10) */
+  maxConnections?: number;
+  /** The URL's `connect_timeout` (seconds, as libpq's) in ms: longest a connect, or a wait for a pooled connection's first turn, takes. */
+  connectTimeoutMs?: number;
 }
 
 /** Where agentrt keeps its state. */
@@ -91,7 +95,13 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
     throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: options may not set ${overriding}: agentrt sets the search path from ?schema= and connects as the URL's user`);
   }
   url.searchParams.delete("options");
-  return { kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url), ...(options === undefined ? {} : { options }) };
+  const maxConnections = positiveParam(url, "pool_max", true);
+  const connectTimeout = positiveParam(url, "connect_timeout", false);
+  return {
+    kind: "postgres", connectionString: url.toString(), schema, server: serverOf(url),
+    ...(options === undefined ? {} : { options }), ...(maxConnections === undefined ? {} : { maxConnections }),
+    ...(connectTimeout === undefined ? {} : { connectTimeoutMs: connectTimeout * 1000 }),
+  };
 }
 
 /**
@@ -100,6 +110,18 @@ export function parseDatabaseTarget(value?: string, env: NodeJS.ProcessEnv = pro
  */
 export function displayDatabase(value: string): string {
   return isPostgresUrl(value) ? withoutPassword(value) : value;
+}
+
+/** A numeric parameter agentrt reads itself (removed from `url`); DB_URL_INVALID unless above 0 (and whole, with `whole`). */
+function positiveParam(url: URL, name: string, whole: boolean): number | undefined {
+  const text = url.searchParams.get(name);
+  if (text === null) return undefined;
+  url.searchParams.delete(name);
+  const value = Number(text);
+  if (!(Number.isFinite(value) && value > 0 && (!whole || Number.isInteger(value)))) {
+    throw new StorageError("DB_URL_INVALID", `${serverOf(url)}: ${name} must be ${whole ? "a whole number of at least 1" : "a number of seconds above 0"} (got "${text}")`);
+  }
+  return value;
 }
 
 /** `user@host:port/database` of a URL, with libpq's defaults filled in. */

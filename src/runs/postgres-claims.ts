@@ -1,26 +1,27 @@
 /**
  * Claims and sweeps on PostgreSQL, each inside the caller's transaction: the same rules as SQLite's
- * (sqlite-claims.ts): priority then age, the global and per-user caps counted over held leases, only the oldest
- * unfinished run of a thread claimable, and the sweeps (overdue deadlines, overdue waits, expired leases) first.
+ * (sqlite-claims.ts): priority then age (or fair shares among tenants, fair-shares.ts), the total and per-user
+ * caps counted over held leases, only the oldest unfinished run of a thread claimable, and the sweeps (overdue
+ * deadlines, overdue waits, expired leases) first.
  *
- * Concurrency: SQLite serialises whole claims with BEGIN IMMEDIATE. Here row locks alone cannot keep a cap: two
- * claimers each counting N - 1 held leases under READ COMMITTED would both claim. So every claim first takes a
- * transaction-scoped advisory lock per schema (`pg_advisory_xact_lock`), making claims serial with one another —
- * only claims ever add a held lease, so the count read after the lock stays true until commit. The rows themselves
- * are picked `FOR UPDATE SKIP LOCKED`, so a claim passes over (never waits for) a run that another transaction (a
- * cancel, a resume, a sweep) is writing.
+ * Concurrency: no schema-wide lock. The run is picked `FOR UPDATE SKIP LOCKED` from an index of the claimable runs
+ * alone, so claimers pass over (never wait for) one another's runs and a claim costs the same with 0 or 50,000 runs
+ * leased. Only a finite cap serialises claims, and only those under it (postgres-claim-caps.ts); fair shares lock
+ * one tenant's row, again SKIP LOCKED, so concurrent claims take the next tenants.
  * @module
  */
 import type { PgQueryable } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
 import { isHeldRetrying } from "./backoff.js";
+import { claimReason, EARLIER_ON_THREAD } from "./claim-rules.js";
 import { UnknownRunError } from "./errors.js";
+import { passStep } from "./fair-shares.js";
 import { DEADLINE_EXPIRY, leaseRecovery } from "./lease.js";
 import { assertTransition } from "./lifecycle.js";
+import { hasUserCaps, lockTotal, underCaps, userCapFilter, userCapValues } from "./postgres-claim-caps.js";
 import { changeEvent, pgRows, writeTransition } from "./postgres-run-rows.js";
 import { rowToRun, type RunRecord } from "./run-record.js";
 import type { ClaimCaps, ClaimRequest, ClaimRunRequest } from "./run-store.js";
-import { claimReason, EARLIER_ON_THREAD, userCap } from "./sqlite-claims.js";
 import { countsAsAttempt, type TransitionOptions } from "./transition-write.js";
 import { assertUnchanged } from "./unchanged.js";
 import { waitExpiry } from "./wait-expiry.js";
@@ -35,52 +36,71 @@ export function overdueWhere(only?: "waits"): string {
   return only === "waits" ? OVERDUE_WAIT : `(${OVERDUE_DEADLINE}) OR (${OVERDUE_WAIT}) OR (${EXPIRED_LEASE})`;
 }
 
-// Held leases per user: RUNNING, or RETRYING backing off in its holder's process.
-const HELD = "held AS (SELECT user_id, count(*)::float8 AS n FROM runs WHERE status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL GROUP BY user_id)";
+// A run that may be claimed at $1 (alias `r`); the partial index runs_claimable holds exactly these but available_at.
+const CLAIMABLE = "r.status IN ('QUEUED', 'RETRYING') AND r.available_at <= $1 AND r.lease_owner IS NULL";
+const OVERDUE = `overdue AS (SELECT * FROM runs WHERE ${overdueWhere()} FOR UPDATE SKIP LOCKED)`;
 
-// $1 now, $2 maxRunning, $3 userLimits (JSON), $4 maxRunningPerUser; caps may be Infinity (float8 'Infinity').
-const CANDIDATE = `candidate AS (
-  SELECT r.* FROM runs r LEFT JOIN held h ON h.user_id = r.user_id
-  WHERE r.status IN ('QUEUED', 'RETRYING') AND r.available_at <= $1 AND r.lease_owner IS NULL
-    AND (SELECT COALESCE(sum(n), 0) FROM held) < $2::float8
-    AND COALESCE(h.n, 0) < COALESCE(($3::jsonb ->> r.user_id)::float8, $4::float8)
-    AND NOT ${EARLIER_ON_THREAD}
-  ORDER BY r.priority DESC, r.created_at, r.run_id
-  LIMIT 1
-  FOR UPDATE OF r SKIP LOCKED)`;
-
-const CLAIM_NEXT = `WITH overdue AS (SELECT * FROM runs WHERE ${overdueWhere()} FOR UPDATE SKIP LOCKED), ${HELD}, ${CANDIDATE}
-SELECT 'sweep' AS pick, * FROM overdue UNION ALL SELECT 'claim' AS pick, * FROM candidate`;
+/**
+ * The statement that sweeps then picks the next run ($1 now, $2 users passed over): by priority then age, or
+ * under fair shares the best run of the tenant with the lowest pass (its row locked too). Rows: 'sweep' for the
+ * overdue runs; 'claim' for the pick, `tenant` set under shares (the run's columns null when its runs were locked).
+ */
+export function pickStatement(caps: ClaimCaps): string {
+  const eligible = `${CLAIMABLE} AND r.user_id <> ALL($2::text[]) ${userCapFilter(caps, 3)} AND NOT ${EARLIER_ON_THREAD}`;
+  const order = "ORDER BY r.priority DESC, r.created_at, r.run_id LIMIT 1 FOR UPDATE OF r SKIP LOCKED";
+  if (caps.shares === undefined) {
+    return `WITH ${OVERDUE}, candidate AS (SELECT r.* FROM runs r WHERE ${eligible} ${order})
+SELECT 'sweep' AS pick, NULL::text AS tenant, * FROM overdue UNION ALL SELECT 'claim' AS pick, NULL::text, * FROM candidate`;
+  }
+  return `WITH ${OVERDUE},
+tenant AS (SELECT t.tenant FROM tenant_shares t WHERE EXISTS (SELECT 1 FROM runs r WHERE r.user_id = t.tenant AND ${eligible})
+  ORDER BY t.pass, t.tenant LIMIT 1 FOR UPDATE OF t SKIP LOCKED),
+candidate AS (SELECT r.* FROM runs r, tenant WHERE r.user_id = tenant.tenant AND ${eligible} ${order})
+SELECT 'sweep' AS pick, NULL::text AS tenant, * FROM overdue
+UNION ALL SELECT 'claim' AS pick, tenant.tenant, c.* FROM tenant LEFT JOIN candidate c ON true`;
+}
 
 // $2 the run id. Its row is locked (waited for: it is the one asked for).
-const CLAIM_RUN = `WITH overdue AS (SELECT * FROM runs WHERE ${overdueWhere()} FOR UPDATE SKIP LOCKED), ${HELD},
-target AS (SELECT * FROM runs WHERE run_id = $2 FOR UPDATE)
-SELECT 'sweep' AS pick, o.*, NULL::float8 AS held_total, NULL::float8 AS held_by_user, NULL::boolean AS held_back FROM overdue o
-UNION ALL
-SELECT 'claim' AS pick, r.*, (SELECT COALESCE(sum(n), 0) FROM held), COALESCE((SELECT n FROM held WHERE held.user_id = r.user_id), 0),
-  ${EARLIER_ON_THREAD} FROM target r`;
+const CLAIM_RUN = `WITH ${OVERDUE}, target AS (SELECT * FROM runs WHERE run_id = $2 FOR UPDATE)
+SELECT 'sweep' AS pick, o.*, NULL::boolean AS held_back FROM overdue o
+UNION ALL SELECT 'claim' AS pick, r.*, ${EARLIER_ON_THREAD} FROM target r`;
+
+// A claim under fair shares advances its tenant's pass (every run's user has a row: made by V4 and at each insert).
+const ADVANCE = "UPDATE tenant_shares SET pass = pass + $2 WHERE tenant = $1";
 
 /** Sweeps repeated in one claim before giving up: each round moves every overdue run it found, so one usually suffices. */
 const SWEEP_ROUNDS = 3;
+/** Picks in one claim: each one passes over a user found at its cap, or a tenant whose runs others hold locked. */
+const PICK_ROUNDS = 8;
 
-/**
- * The statement that serialises claims of one schema until the transaction ends (see the module comment), sent
- * with BEGIN in one round trip: parameterless, so its key is a literal (a 32-bit FNV-1a hash of the schema's name).
- */
-export function claimLockStatement(schema: string): string {
-  let hash = 0x811c9dc5;
-  for (const char of `agentrt_runs_claims:${schema}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
-  return `SELECT pg_advisory_xact_lock(${hash | 0})`;
-}
-
-/** Claims the next runnable run; call inside a transaction begun with {@link claimLockStatement}. */
+/** Claims the next runnable run; call inside a transaction. */
 export async function claimNextIn(on: PgQueryable, request: ClaimRequest, now: number): Promise<RunRecord | undefined> {
-  const rows = await sweptThen(on, CLAIM_NEXT, [now, ...capValues(request.caps)], now);
-  const candidate = rows[0];
-  return candidate === undefined ? undefined : claim(on, rowToRun(candidate), request, undefined, now);
+  const { caps } = request;
+  await lockTotal(on, caps);
+  const statement = pickStatement(caps);
+  const passedOver: string[] = [];
+  for (let round = 0; round < PICK_ROUNDS; round++) {
+    const values = [now, passedOver, ...(hasUserCaps(caps) ? userCapValues(caps) : [])];
+    const pick = (await sweptThen(on, statement, values, now))[0];
+    if (pick === undefined) return undefined;
+    if (pick.run_id === null) {
+      passedOver.push(String(pick.tenant));
+      continue;
+    }
+    const run = rowToRun(pick);
+    const room = await underCaps(on, caps, run.userId);
+    if (room === "total") return undefined;
+    if (room === "user") {
+      passedOver.push(run.userId);
+      continue;
+    }
+    if (caps.shares !== undefined) await on.query(ADVANCE, [run.userId, passStep(caps.shares, run.userId)]);
+    return claim(on, run, request, undefined, now);
+  }
+  return undefined;
 }
 
-/** Claims one given run; call inside a transaction begun with {@link claimLockStatement}. See `RunStore.claimRun`. */
+/** Claims one given run; call inside a transaction. See `RunStore.claimRun`. */
 export async function claimRunIn(on: PgQueryable, runId: string, request: ClaimRunRequest, now: number): Promise<RunRecord | undefined> {
   const row = (await sweptThen(on, CLAIM_RUN, [now, runId], now))[0];
   if (row === undefined) throw new UnknownRunError(runId);
@@ -89,9 +109,9 @@ export async function claimRunIn(on: PgQueryable, runId: string, request: ClaimR
   // A RETRYING run whose holder still backs off in-process is running elsewhere too.
   if (run.status === "RUNNING" || isHeldRetrying(run)) return undefined;
   assertTransition(run.status, "RUNNING", runId);
-  if (Number(row.held_total) >= request.caps.maxRunning) return undefined;
-  if (Number(row.held_by_user) >= userCap(request.caps, run.userId)) return undefined;
   if (row.held_back === true) return undefined;
+  await lockTotal(on, request.caps);
+  if ((await underCaps(on, request.caps, run.userId)) !== "ok") return undefined;
   return claim(on, run, request, request.resume, now);
 }
 
@@ -156,10 +176,4 @@ async function claim(on: PgQueryable, run: RunRecord, request: ClaimRequest, res
   });
   if (claimed === undefined) throw new SystemError("INTERNAL", `run ${run.runId}: changed underneath its claim`);
   return claimed;
-}
-
-function capValues(caps: ClaimCaps): [number, string, number] {
-  // JSON has no Infinity: an unlimited user's cap travels as the text float8 reads as infinity.
-  const limits = JSON.stringify(caps.userLimits, (_key, value: unknown) => (value === Infinity ? "Infinity" : value));
-  return [caps.maxRunning, limits, caps.maxRunningPerUser];
 }

@@ -11,7 +11,8 @@ import { StorageError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import { newRunValues } from "./new-run.js";
-import { claimLockStatement, claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
+import { EARLIER_ON_THREAD } from "./claim-rules.js";
+import { claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
 import { addUsageFenced, assertHeldOn, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
 import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
@@ -20,7 +21,6 @@ import { rowToEvent, rowToRun, type RunEvent, type RunRecord, type RunUsage } fr
 import type {
   ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
-import { EARLIER_ON_THREAD } from "./sqlite-claims.js";
 import type { TransitionOptions } from "./transition-write.js";
 
 const PENDING_WORK = `SELECT EXISTS (SELECT 1 FROM runs WHERE status = 'RUNNING')
@@ -34,14 +34,11 @@ export class PostgresRunStore implements RunStore {
   readonly db: PostgresDatabase;
   readonly clock: () => number;
   readonly #migrate: () => Promise<void>;
-  /** Claims begin by taking the schema's claim lock, in BEGIN's round trip. */
-  private readonly claiming: { begin: string };
 
   private constructor(db: PostgresDatabase, clock: () => number) {
     this.db = db;
     this.clock = clock;
     this.#migrate = migrateOnce(db, RUNS_PG_SCHEMA);
-    this.claiming = { begin: claimLockStatement(db.schema) };
   }
 
   /**
@@ -69,7 +66,7 @@ export class PostgresRunStore implements RunStore {
     return this.db.transaction(async (client) => {
       const run = await insertRun(client, values);
       return { run, claimed: await claimRunIn(client, run.runId, claim, this.clock()) };
-    }, this.claiming);
+    });
   }
 
   async get(runId: string): Promise<RunRecord> {
@@ -187,12 +184,17 @@ export class PostgresRunStore implements RunStore {
 
   async claimNext(claim: ClaimRequest): Promise<RunRecord | undefined> {
     await this.ready();
-    return this.db.transaction((client) => claimNextIn(client, claim, this.clock()), this.claiming);
+    return this.db.transaction((client) => claimNextIn(client, claim, this.clock()));
   }
 
   async claimRun(runId: string, claim: ClaimRunRequest): Promise<RunRecord | undefined> {
     await this.ready();
-    return this.db.transaction((client) => claimRunIn(client, runId, claim, this.clock()), this.claiming);
+    return this.db.transaction((client) => claimRunIn(client, runId, claim, this.clock()));
+  }
+
+  /** True while the pool's connections are all lent out with callers waiting (see RunStore.saturated). */
+  get saturated(): boolean {
+    return this.db.saturated;
   }
 
   async hasPendingWork(): Promise<boolean> {

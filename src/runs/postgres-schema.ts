@@ -100,9 +100,42 @@ CREATE FUNCTION run_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 CREATE TRIGGER run_events_notify AFTER INSERT ON run_events FOR EACH ROW EXECUTE FUNCTION run_events_notify();
 `;
 
+// V4 (claims without a schema-wide lock, fair shares): the claim reads runs in claim order from an index of the
+// claimable runs alone, so its cost does not grow with the runs leased; a per-user cap counts the user's held
+// leases from an index of held runs alone. tenant_shares holds each tenant's (a run's user's) virtual time for
+// stride scheduling: a claim under fair shares takes the tenant with the lowest pass and advances it by 1 / weight.
+// A tenant's row is made when its first run is queued, and a tenant coming back from idle joins at the lowest pass
+// of the tenants with work (not its old, lower one, which would let it take every claim until it caught up).
+const V4 = `
+CREATE INDEX runs_claimable ON runs (priority DESC, created_at, run_id)
+  WHERE status IN ('QUEUED', 'RETRYING') AND lease_owner IS NULL;
+CREATE INDEX runs_claimable_by_user ON runs (user_id, priority DESC, created_at, run_id)
+  WHERE status IN ('QUEUED', 'RETRYING') AND lease_owner IS NULL;
+CREATE INDEX runs_held_by_user ON runs (user_id)
+  WHERE status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL;
+CREATE TABLE tenant_shares (tenant TEXT PRIMARY KEY, pass DOUBLE PRECISION NOT NULL);
+INSERT INTO tenant_shares (tenant, pass)
+  SELECT DISTINCT user_id, 0 FROM runs;
+CREATE FUNCTION runs_tenant_share() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    -- Only a tenant's first run, or its first claimable one after idling, moves its row: most inserts read one row.
+    IF EXISTS (SELECT 1 FROM tenant_shares WHERE tenant = NEW.user_id) AND (NEW.status NOT IN ('QUEUED', 'RETRYING')
+        OR EXISTS (SELECT 1 FROM runs r WHERE r.user_id = NEW.user_id AND r.status IN ('QUEUED', 'RETRYING')
+          AND r.lease_owner IS NULL AND r.run_id <> NEW.run_id)) THEN
+      RETURN NULL;
+    END IF;
+    INSERT INTO tenant_shares AS s (tenant, pass)
+      VALUES (NEW.user_id, COALESCE((SELECT min(t.pass) FROM tenant_shares t WHERE t.tenant <> NEW.user_id
+        AND EXISTS (SELECT 1 FROM runs r WHERE r.user_id = t.tenant AND r.status IN ('QUEUED', 'RETRYING') AND r.lease_owner IS NULL)), 0))
+      ON CONFLICT (tenant) DO UPDATE SET pass = EXCLUDED.pass WHERE s.pass < EXCLUDED.pass;
+    RETURN NULL;
+  END $$;
+CREATE TRIGGER runs_tenant_share AFTER INSERT ON runs FOR EACH ROW EXECUTE FUNCTION runs_tenant_share();
+`;
+
 /** The runs module's PostgreSQL schema; migration i brings version i to i + 1. */
 export const RUNS_PG_SCHEMA: PgModuleSchema = {
   module: "runs",
-  tables: ["runs", "run_events", "run_changes"],
-  migrations: [V1, V2, V3],
+  tables: ["runs", "run_events", "run_changes", "tenant_shares"],
+  migrations: [V1, V2, V3, V4],
 };

@@ -12,6 +12,7 @@ import type { RunBudget } from "./run-record.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
 import type { WithinTransaction } from "./within.js";
+import type { FairShares } from "./fair-shares.js";
 
 /** Options of `SqliteRunStore.open` and `PostgresRunStore.open`. */
 export interface RunStoreOptions {
@@ -66,6 +67,8 @@ export interface ClaimCaps {
   maxRunning: number;
   maxRunningPerUser: number;
   userLimits: Record<string, number>;
+  /** Claim by fair shares among tenants (fair-shares.ts) rather than by priority across all of them. @default none */
+  shares?: FairShares;
 }
 
 /** Who claims, for how long, within which caps. */
@@ -93,6 +96,8 @@ export interface LeaseState {
 export interface RunStore {
   /** Source of "now" (epoch ms) the runs are stamped with. */
   readonly clock: () => number;
+  /** True while every connection is lent out with callers waiting (PostgreSQL's pool): a worker claims no more. @default never */
+  readonly saturated?: boolean;
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id, non-integer numbers or a bad budget. */
   create(input: CreateRunInput): Promise<RunRecord>;
   /**

@@ -2,10 +2,12 @@
  * The scheduler: claims runnable runs for workers by priority then age, within a global cap and per-user caps,
  * through the run store's claim methods (each one transaction, so several processes sharing the database never
  * claim the same run), and hands each claim out with its lease. Only the oldest unfinished run of a thread is
- * claimable: runs of one thread share its checkpoints.
+ * claimable: runs of one thread share its checkpoints. With `tenantWeights`, claims go by fair shares among
+ * tenants instead of priority across all of them (fair-shares.ts).
  * @module
  */
 import { UserInputError } from "../errors.js";
+import { assertWeights } from "./fair-shares.js";
 import { RunLease } from "./lease.js";
 import type { RunRecord } from "./run-record.js";
 import type { ClaimCaps, CreateRunInput, RunStore } from "./run-store.js";
@@ -20,6 +22,12 @@ export interface SchedulerOptions {
   maxRunningPerUser?: number;
   /** Per-user overrides of `maxRunningPerUser`. @default {} */
   userLimits?: Record<string, number>;
+  /**
+   * Fair shares among tenants (a run's tenant is its user): each tenant's weight, 1 for one not listed; `{}` for
+   * equal shares. Claims then go by stride scheduling (fair-shares.ts): priority orders runs within a tenant, and
+   * each backlogged tenant gets claims in proportion to its weight. @default none: priority, then age, across all
+   */
+  tenantWeights?: Record<string, number>;
 }
 
 /** Who claims and for how long. */
@@ -47,7 +55,9 @@ export class Scheduler {
       maxRunning: options.maxRunning ?? Infinity,
       maxRunningPerUser: options.maxRunningPerUser ?? Infinity,
       userLimits: options.userLimits ?? {},
+      ...(options.tenantWeights === undefined ? {} : { shares: { weights: { ...options.tenantWeights } } }),
     };
+    assertWeights(options.tenantWeights ?? {});
     for (const [name, cap] of Object.entries({ maxRunning: this.caps.maxRunning, maxRunningPerUser: this.caps.maxRunningPerUser, ...this.caps.userLimits })) {
       if (!(cap >= 1)) throw new UserInputError("BAD_INPUT", `scheduler cap ${name} must be at least 1 (got ${cap})`);
     }

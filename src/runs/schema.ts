@@ -86,9 +86,31 @@ const V4 = `
 -- runs v4: stored JSON documents carry "$v"
 `;
 
+// V5 (fair shares): tenant_shares holds each tenant's (a run's user's) virtual time for stride scheduling; a claim
+// under fair shares takes the tenant with the lowest pass and advances it by 1 / weight. A tenant's row is made when
+// its first run is queued; one coming back from idle joins at the lowest pass of the tenants with work. The index
+// finds a tenant's best claimable run.
+const V5 = `
+CREATE INDEX runs_claimable_by_user ON runs (user_id, priority DESC, created_at, run_id)
+  WHERE status IN ('QUEUED', 'RETRYING') AND lease_owner IS NULL;
+CREATE TABLE tenant_shares (tenant TEXT PRIMARY KEY, pass REAL NOT NULL);
+INSERT INTO tenant_shares (tenant, pass)
+  SELECT DISTINCT user_id, 0 FROM runs;
+CREATE TRIGGER runs_tenant_share AFTER INSERT ON runs
+  WHEN NOT EXISTS (SELECT 1 FROM tenant_shares WHERE tenant = NEW.user_id) OR (NEW.status IN ('QUEUED', 'RETRYING')
+    AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.user_id = NEW.user_id AND r.status IN ('QUEUED', 'RETRYING')
+      AND r.lease_owner IS NULL AND r.run_id <> NEW.run_id))
+  BEGIN
+    INSERT INTO tenant_shares (tenant, pass)
+      VALUES (NEW.user_id, COALESCE((SELECT min(t.pass) FROM tenant_shares t WHERE t.tenant <> NEW.user_id
+        AND EXISTS (SELECT 1 FROM runs r WHERE r.user_id = t.tenant AND r.status IN ('QUEUED', 'RETRYING') AND r.lease_owner IS NULL)), 0))
+      ON CONFLICT (tenant) DO UPDATE SET pass = excluded.pass WHERE pass < excluded.pass;
+  END;
+`;
+
 /** The runs module's schema; migration i brings version i to i + 1. */
 export const RUNS_SCHEMA: ModuleSchema = {
   module: "runs",
-  tables: ["runs", "run_events"],
-  migrations: [V1, V2, V3, V4],
+  tables: ["runs", "run_events", "tenant_shares"],
+  migrations: [V1, V2, V3, V4, V5],
 };

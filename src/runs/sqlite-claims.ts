@@ -1,7 +1,7 @@
 /**
  * Claims on SQLite: the sweeps, then the choice of a run by priority then age within the global and per-user
  * caps, and its move to RUNNING, as one BEGIN IMMEDIATE transaction, so several processes sharing a file never
- * claim the same run.
+ * claim the same run. With fair shares (`ClaimCaps.shares`) the choice is by tenant first (sqlite-shares.ts).
  *
  * Runs of one thread share its checkpoints, so they execute one at a time in creation order: only the oldest
  * unfinished run of a thread is claimable. A run waiting for approval or input therefore holds back the later
@@ -9,42 +9,21 @@
  * @module
  */
 import { isHeldRetrying } from "./backoff.js";
+import { claimReason, EARLIER_ON_THREAD, earlierUnfinished, userCap } from "./claim-rules.js";
 import { expireOverdueRuns, recoverExpiredLeases } from "./lease.js";
 import { assertTransition, CLAIMABLE_STATUSES, type RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord } from "./run-record.js";
 import type { ClaimCaps, ClaimRequest, ClaimRunRequest, CreateRunInput } from "./run-store.js";
 import type { SqliteRuns } from "./sqlite-runs.js";
-import { countsAsAttempt } from "./transition-write.js";
+import { sharedCandidate, type Candidate } from "./sqlite-shares.js";
 import { assertUnchanged } from "./unchanged.js";
 import { expireOverdueWaits } from "./wait-expiry.js";
-
-/** A query for an unfinished run of `thread` created before (`createdAt`, `runId`): each an SQL expression or `?`. */
-function earlierUnfinished(thread: string, createdAt: string, runId: string): string {
-  return `SELECT 1 FROM runs o WHERE o.thread_id = ${thread}
-  AND o.status NOT IN ('SUCCEEDED', 'FAILED', 'CANCELED', 'EXPIRED')
-  AND (o.created_at < ${createdAt} OR (o.created_at = ${createdAt} AND o.run_id < ${runId}))`;
-}
-
-/** Unfinished runs of the same thread created before run `r` (the outer query's alias). */
-export const EARLIER_ON_THREAD = `EXISTS (${earlierUnfinished("r.thread_id", "r.created_at", "r.run_id")})`;
-
-interface Candidate {
-  run_id: string;
-  user_id: string;
-  priority: number;
-  created_at: number;
-}
 
 /** Claim order: higher priority, then older, then smaller id. */
 function before(a: Candidate, b: Candidate): boolean {
   if (a.priority !== b.priority) return a.priority > b.priority;
   if (a.created_at !== b.created_at) return a.created_at < b.created_at;
   return a.run_id < b.run_id;
-}
-
-/** The cap of one user. */
-export function userCap(caps: ClaimCaps, userId: string): number {
-  return caps.userLimits[userId] ?? caps.maxRunningPerUser;
 }
 
 /** Expires overdue deadlines and waits, recovers expired leases; call inside the claim's transaction. */
@@ -58,6 +37,10 @@ export function claimNextNow(runs: SqliteRuns, request: ClaimRequest): RunRecord
   sweepRuns(runs, now);
   const running = countRunning(runs, request.caps);
   if (running.total >= request.caps.maxRunning) return undefined;
+  if (request.caps.shares !== undefined) {
+    const shared = sharedCandidate(runs, request.caps, request.caps.shares, now, running.byUser);
+    return shared === undefined ? undefined : claim(runs, runs.get(shared.run_id), request, undefined);
+  }
   // One index-ordered scan per claimable status (an IN over both would sort every queued run), then the better head wins.
   const heads = CLAIMABLE_STATUSES.map((status) => firstEligible(runs, request.caps, status, now, running.byUser));
   const chosen = heads.reduce<Candidate | undefined>((best, head) => (head !== undefined && (best === undefined || before(head, best)) ? head : best), undefined);
@@ -109,11 +92,6 @@ export function hasPendingWorkNow(runs: SqliteRuns): boolean {
   if (runs.stmt("SELECT 1 FROM runs WHERE status = 'RUNNING' LIMIT 1").get() !== undefined) return true;
   // A run behind an older unfinished one is pending only through that older run, which this query or the one above finds.
   return runs.stmt(`SELECT 1 FROM runs r WHERE r.status IN ('QUEUED', 'RETRYING') AND NOT ${EARLIER_ON_THREAD} LIMIT 1`).get() !== undefined;
-}
-
-/** The reason a claim's event records. */
-export function claimReason(run: RunRecord): string {
-  return !countsAsAttempt(run) ? "claimed to resume" : run.attempts === 0 ? "claimed" : `claimed for attempt ${run.attempts + 1}`;
 }
 
 function claim(runs: SqliteRuns, run: RunRecord, request: ClaimRequest, resume: unknown): RunRecord {

@@ -44,7 +44,8 @@ export interface WorkerOptions {
   /** Exit when nothing is QUEUED, RETRYING or RUNNING anywhere and no run is active here. @default false */
   once?: boolean;
   /**
-   * Claim no more runs (beyond one) while this process's event loop lags more than this: its
+   * Claim no more runs (beyond one) while this process's event loop lags more than this (or while the store's
+   * connections are all taken, `RunStore.saturated`): its
    * runs would only queue for the CPU, and left QUEUED they can go to a less busy worker. @default 100
    */
   maxLagMs?: number;
@@ -233,8 +234,9 @@ class WorkerLoop implements Worker {
   /** Claims up to the concurrency; true when it stopped early (a burst's end or a lagging loop) with runs maybe left. */
   private async fill(): Promise<boolean> {
     for (let burst = 0; !this.stopping && this.inFlight.size < this.settings.concurrency; burst++) {
-      // A saturated event loop would only make every run here slower; the lag is measured again before the next burst.
-      if (this.inFlight.size > 0 && (burst >= CLAIM_BURST || this.lag.ms > this.settings.maxLagMs)) return true;
+      // A saturated event loop or connection pool would only make every run here slower (and a run waiting for a
+      // connection must not look like an outage): left QUEUED, runs go to a less busy worker, or here once it eases.
+      if (this.inFlight.size > 0 && (burst >= CLAIM_BURST || this.lag.ms > this.settings.maxLagMs || this.store.saturated === true)) return true;
       const claimed = await this.claimNext();
       if (claimed === undefined) return false;
       if (this.aborting) claimed.lease.abort(new WorkerStoppingError(this.workerId));

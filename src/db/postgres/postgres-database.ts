@@ -12,9 +12,9 @@ import { postgresFailure } from "./pg-errors.js";
 
 /** How to open a PostgreSQL target. */
 export interface PostgresDatabaseOptions {
-  /** Most connections this process holds. @default 10 */
+  /** Most connections this process holds. @default the URL's `pool_max`, else 10 */
   maxConnections?: number;
-  /** Longest a connect may take before DB_UNREACHABLE. @default 5000 */
+  /** Longest a connect may take before DB_UNREACHABLE. @default the URL's `connect_timeout`, else 5000 */
   connectTimeoutMs?: number;
   /**
    * Longest the server runs one statement before it cancels it itself (`statement_timeout`; a URL's
@@ -50,6 +50,7 @@ export class PostgresDatabase implements PgQueryable {
   #closed = false;
   #notifications: PostgresNotifications | undefined;
   readonly #listenConnection: { connectionString: string; options: string; connectTimeoutMs: number };
+  readonly #maxConnections: number;
 
   constructor(target: PostgresTarget, options: PostgresDatabaseOptions = {}) {
     this.schema = target.schema;
@@ -63,11 +64,12 @@ export class PostgresDatabase implements PgQueryable {
       `-c idle_in_transaction_session_timeout=${IDLE_IN_TRANSACTION_MS}`,
       ...(target.options === undefined ? [] : [target.options]),
     ];
-    this.#listenConnection = { connectionString: target.connectionString, options: settings.join(" "), connectTimeoutMs: options.connectTimeoutMs ?? 5000 };
+    this.#listenConnection = { connectionString: target.connectionString, options: settings.join(" "), connectTimeoutMs: options.connectTimeoutMs ?? target.connectTimeoutMs ?? 5000 };
+    this.#maxConnections = options.maxConnections ?? target.maxConnections ?? 10;
     this.pool = new pg.Pool({
       connectionString: target.connectionString,
-      max: options.maxConnections ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      max: this.#maxConnections,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? target.connectTimeoutMs ?? 5000,
       options: settings.join(" "),
       // Only the client's own timer ends a wait on a server or network that stopped answering altogether.
       query_timeout: options.queryTimeoutMs ?? 40_000,
@@ -95,10 +97,38 @@ export class PostgresDatabase implements PgQueryable {
 
   /** One statement on any pooled connection; connection failures become storage errors. */
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const client = await this.#acquire();
+    let broken: Error | undefined;
     try {
-      return await this.pool.query<R>(text, values);
+      return await client.query<R>(text, values);
     } catch (error) {
-      throw postgresFailure(error, this.server) ?? error;
+      const failure = postgresFailure(error, this.server);
+      // As pg-pool's own query(): a connection that failed is discarded, not lent out again.
+      if (failure !== undefined && failure.code !== "DB_OPEN_FAILED") broken = failure;
+      throw failure ?? error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** True while every pooled connection is lent out and callers wait for one: a caller that can, should ask less. */
+  get saturated(): boolean {
+    return this.pool.waitingCount > 0;
+  }
+
+  /**
+   * A pooled client. Waiting for one that is lent out is backpressure, not an outage: when the pool's wait ends
+   * with every connection lent out, the wait goes on (each statement holding one is bounded by the server's and
+   * the client's timeouts). Only a connection that cannot be made is DB_UNREACHABLE.
+   */
+  async #acquire(): Promise<pg.PoolClient> {
+    for (;;) {
+      const full = () => this.pool.totalCount >= this.#maxConnections && this.pool.idleCount === 0;
+      try {
+        return await this.pool.connect();
+      } catch (error) {
+        if (!(isPoolWaitTimeout(error) && full() && !this.#closed)) throw postgresFailure(error, this.server) ?? error;
+      }
     }
   }
 
@@ -110,12 +140,7 @@ export class PostgresDatabase implements PgQueryable {
    * with work's first statement. `last`: a statement run after work, sent with COMMIT in the same round trip.
    */
   async transaction<T>(work: (client: PgQueryable) => Promise<T>, options: { begin?: string; last?: { text: PgStatement; values?: unknown[] } } = {}): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      throw postgresFailure(error, this.server) ?? error;
-    }
+    const client = await this.#acquire();
     let broken: unknown;
     // A checked-out client has no listener of the pool's: its connection dying between statements (idle in the
     // transaction) would be an unhandled 'error' that ends the process. Its next statement fails instead.
@@ -206,6 +231,11 @@ class LazyBegin implements PgQueryable {
     await this.#client.query({ ...inlined.options, text: this.#begun ? `${inlined.text}; COMMIT` : `BEGIN; ${inlined.text}; COMMIT` });
     this.#begun = true;
   }
+}
+
+/** pg-pool's end of a wait in its queue (no connection was freed in time), as opposed to a connect that failed. */
+function isPoolWaitTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === "timeout exceeded when trying to connect";
 }
 
 /** The answer to a multi-statement send's last statement (pg answers such a send with one result per statement). */
