@@ -29,11 +29,19 @@ const PENDING_WORK = `SELECT EXISTS (SELECT 1 FROM runs WHERE status = 'RUNNING'
 const LATEST_OF_THREADS = `SELECT r.* FROM unnest($1::text[]) AS t(thread_id)
   CROSS JOIN LATERAL (SELECT * FROM runs WHERE thread_id = t.thread_id ORDER BY created_at DESC, run_id DESC LIMIT 1) r`;
 
+// Rows written by a transaction the snapshot $1 did not see: committed since, or still running then. The index
+// range starts at that snapshot's xmin (every older transaction had ended), so only recent writes are visited.
+const CHANGED_SINCE = `SELECT pg_current_snapshot()::text AS snapshot, EXISTS (SELECT 1 FROM runs
+  WHERE changed_xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(changed_xid, $1::pg_snapshot)) AS moved`;
+
 /** Durable run records and their event log in one PostgreSQL schema. */
 export class PostgresRunStore implements RunStore {
   readonly db: PostgresDatabase;
   readonly clock: () => number;
   readonly #migrate: () => Promise<void>;
+  /** The snapshot of the last look for changes, and how many looks found some. */
+  #seen: { snapshot: string | undefined; count: number } = { snapshot: undefined, count: 0 };
+  #looked: Promise<unknown> = Promise.resolve();
   /** Claims begin by taking the schema's claim lock, in BEGIN's round trip. */
   private readonly claiming: { begin: string };
 
@@ -214,9 +222,9 @@ export class PostgresRunStore implements RunStore {
   }
 
   /**
-   * The count of committed transactions that changed runs (schema V2's `run_changes`, bumped at commit by a
-   * deferred trigger): it moves with this process's commits and every other's, and a reader that sees it move
-   * also sees the change. Undefined once the database is closed.
+   * A count this store moves each time it finds runs changed since it last looked (any process, this one
+   * included): a row written by a transaction its previous snapshot did not see (schema V4's `changed_xid`). A
+   * reader that sees it move also sees the change. Undefined once the database is closed.
    */
   async changeStamp(): Promise<string | undefined> {
     const changes = await this.changes();
@@ -239,10 +247,23 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
-  private async changes(): Promise<number | undefined> {
+  /** One look at a time, so each compares with the snapshot of the one before it. */
+  private changes(): Promise<number | undefined> {
+    const look = this.#looked.then(() => this.lookForChanges());
+    this.#looked = look.catch(() => undefined);
+    return look;
+  }
+
+  private async lookForChanges(): Promise<number | undefined> {
     if (this.db.pool.ended) return undefined;
     await this.ready();
-    return (await pgRows(this.db, "SELECT changes FROM run_changes"))[0]?.changes as number | undefined;
+    const since = this.#seen.snapshot;
+    const row = since === undefined
+      ? (await pgRows(this.db, "SELECT pg_current_snapshot()::text AS snapshot, false AS moved"))[0]
+      : (await pgRows(this.db, CHANGED_SINCE, [since]))[0];
+    if (row === undefined) return undefined;
+    this.#seen = { snapshot: row.snapshot as string, count: this.#seen.count + (row.moved === true ? 1 : 0) };
+    return this.#seen.count;
   }
 
   /** A plain read first: the transaction (and its row locks) only when something is overdue. */
