@@ -5,14 +5,14 @@
  * migrated lazily on first use, so `open` is synchronous; `ready()` migrates eagerly.
  * @module
  */
-import { migrateOnce, readPostgresVersion, type PostgresDatabase } from "../db/postgres/index.js";
+import { migrateOnce, readPostgresVersion, type PgTransactionClient, type PostgresDatabase } from "../db/postgres/index.js";
 import type { StoreTransaction } from "../db/index.js";
 import { StorageError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import { newRunValues } from "./new-run.js";
 import { claimLockStatement, claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
-import { addUsageFenced, assertHeldOn, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
+import { addUsageFenced, assertHeldOn, holdFence, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
 import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 import { cancelRun, expireWaitIfDueRun, resumeRun, transitionRun, type ResumeOptions } from "./postgres-transitions.js";
@@ -168,11 +168,14 @@ export class PostgresRunStore implements RunStore {
    * One statement on the caller's transaction client: with usage, the fenced UPDATE (its row lock holds off a
    * takeover until that transaction ends); without, a `FOR SHARE` read of the lease. Refuses a SQLite transaction.
    * The row stays locked until `tx` ends, so `tx` must not wait on a write of this run made through the pool.
+   * With `tx.withWrite`, the statement is sent with the transaction's write and fails it instead.
    */
   async fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): Promise<void> {
     if (tx.backend !== "postgres") throw new SystemError("INTERNAL", "a PostgreSQL run store cannot fence inside a SQLite transaction");
     // No migration wait here: it would need a second connection while the caller's transaction holds one, and a
     // run being fenced was claimed through a migrated store.
+    // Before a checkpoint's one write, the fence goes in the same send (one round trip for the whole transaction).
+    if (tx.withWrite === true && "sendWithNext" in tx.client && holdFence(tx.client as PgTransactionClient, runId, fence, usage, this.clock())) return;
     if (usage !== undefined) await addUsageFenced(tx.client, runId, fence, usage, this.clock());
     else await assertHeldOn(tx.client, runId, fence, true);
   }

@@ -24,8 +24,8 @@ describe("PostgresRunStore round trips", () => {
       const { runId } = await store.create({ graphId: "g" });
       expect(await trips(() => store.create({ graphId: "g", threadId: "other" }))).toBe(1);
       let claimed: Awaited<ReturnType<Scheduler["claimRun"]>>;
-      // BEGIN with the claim lock, sweep-and-read, the claim's write, COMMIT.
-      expect(await trips(async () => (claimed = await scheduler.claimRun(runId, { workerId: "w", leaseMs: 1000 })))).toBe(4);
+      // BEGIN with the claim lock and the sweep-and-read, the claim's write, COMMIT.
+      expect(await trips(async () => (claimed = await scheduler.claimRun(runId, { workerId: "w", leaseMs: 1000 })))).toBe(3);
       const lease = claimed!.lease;
       expect(await trips(() => lease.renew())).toBe(1);
       expect(await trips(() => lease.addUsage({ steps: 1 }))).toBe(1);
@@ -35,11 +35,18 @@ describe("PostgresRunStore round trips", () => {
       expect(await trips(() => lease.endBackoff("again"))).toBe(1);
       // BEGIN rides with the fence's statement, then COMMIT.
       expect(await trips(() => db.transaction((client) => store.fenceIn({ backend: "postgres", client }, runId, lease.token, { tokens: 3 })))).toBe(2);
+      // Before a checkpoint's write (withWrite), the fence travels with it: BEGIN, fence, write and COMMIT in one send.
+      const checkpointLike = (withWrite: boolean) => db.transaction(
+        (client) => store.fenceIn({ backend: "postgres", client, withWrite }, runId, lease.token, { tokens: 2 }),
+        { last: { text: "SELECT $1::int", values: [1] } },
+      );
+      expect(await trips(() => checkpointLike(true))).toBe(1);
+      expect(await trips(() => checkpointLike(false))).toBe(2);
       lease.deferUsage({ modelCalls: 1 });
       expect(await trips(() => lease.transition("WAITING_INPUT", { pending: {} }))).toBe(1);
       expect(await trips(() => store.resume(runId, { resume: 1 }))).toBe(2);
       expect(await trips(() => store.changeStamp())).toBe(1);
-      expect(await store.get(runId)).toMatchObject({ usage: { steps: 1, tokens: 3, modelCalls: 1 } });
+      expect(await store.get(runId)).toMatchObject({ usage: { steps: 1, tokens: 7, modelCalls: 1 } });
     } finally {
       await db.close();
     }
