@@ -85,10 +85,9 @@ export function fenceFailure(error: unknown, runId: string, fence: number): unkn
   return error;
 }
 
-/** The heartbeat: one UPDATE; LeaseLostError when it matched nothing because the lease is gone. */
-export async function renewFenced(on: PgQueryable, runId: string, fence: number, expiresAt: number): Promise<void> {
-  const result = await on.query(`UPDATE runs SET lease_expires_at = $3 WHERE ${HELD}`, [runId, fence, expiresAt]);
-  if (result.rowCount === 0) await refused(on, runId, fence);
+/** Why a heartbeat matched nothing: LeaseLostError (or UnknownRunError); returns when the lease is in fact held. */
+export async function refusedRenewal(on: PgQueryable, runId: string, fence: number): Promise<void> {
+  await refused(on, runId, fence);
 }
 
 /** Moves the holder's run between RUNNING and RETRYING under its lease, with its event; one statement when it is where expected. */

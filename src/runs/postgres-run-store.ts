@@ -12,7 +12,8 @@ import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import { newRunValues } from "./new-run.js";
 import { claimLockStatement, claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
-import { addUsageFenced, assertHeldOn, holdFence, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
+import { addUsageFenced, assertHeldOn, holdFence, setBackoffFenced } from "./postgres-fenced.js";
+import { HeartbeatBatch } from "./postgres-heartbeats.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
 import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 import { cancelRun, expireWaitIfDueRun, resumeRun, transitionRun, type ResumeOptions } from "./postgres-transitions.js";
@@ -42,6 +43,8 @@ export class PostgresRunStore implements RunStore {
   /** The snapshot of the last look for changes, and how many looks found some. */
   #seen: { snapshot: string | undefined; count: number } = { snapshot: undefined, count: 0 };
   #looked: Promise<unknown> = Promise.resolve();
+  /** This process's heartbeats, one statement per batch. */
+  readonly #heartbeats: HeartbeatBatch;
   /** Claims begin by taking the schema's claim lock, in BEGIN's round trip. */
   private readonly claiming: { begin: string };
 
@@ -49,6 +52,7 @@ export class PostgresRunStore implements RunStore {
     this.db = db;
     this.clock = clock;
     this.#migrate = migrateOnce(db, RUNS_PG_SCHEMA);
+    this.#heartbeats = new HeartbeatBatch(db, clock);
     this.claiming = { begin: claimLockStatement(db.schema) };
   }
 
@@ -180,9 +184,10 @@ export class PostgresRunStore implements RunStore {
     else await assertHeldOn(tx.client, runId, fence, true);
   }
 
+  /** Goes with this process's other heartbeats in one statement (postgres-heartbeats.ts), after a short wait. */
   async renewLease(runId: string, fence: number, expiresAt: number): Promise<void> {
     await this.ready();
-    await renewFenced(this.db, runId, fence, expiresAt);
+    await this.#heartbeats.renew(runId, fence, expiresAt);
   }
 
   async setBackoff(runId: string, fence: number, to: "RETRYING" | "RUNNING", options: { actor: string; reason: string }): Promise<RunRecord> {
