@@ -108,6 +108,11 @@ CREATE TRIGGER run_events_notify AFTER INSERT ON run_events FOR EACH ROW EXECUTE
 // sends it with the write itself (BEGIN; fence; write; COMMIT in one round trip): SQLSTATE AL409 carries the run's
 // "status token owner?" for LeaseLostError's reason, AL404 an unknown run. With usage it adds it (the row lock then
 // holds a takeover off until commit); without, FOR SHARE does.
+// The notify trigger wakes only who has work to do: a run queued (or retrying) on the "queued" channel, which only
+// workers with room listen to; every status change but a claim on its run's bucket channel ("run" and the first two
+// hex digits of md5(run_id)), which its holder (a cancel) and its waiters listen to; and on the "runs" channel, for
+// the viewer feed and draining workers. A claim (to RUNNING) notifies nobody: each NOTIFY takes the database's
+// notify lock at commit, and no one waits for a run to start.
 const V4 = `
 DROP TRIGGER runs_changed ON runs;
 DROP FUNCTION runs_count_change();
@@ -134,6 +139,19 @@ RETURNS void LANGUAGE plpgsql AS $$
     IF r.fencing_token = p_token AND (r.status = 'RUNNING' OR (r.status = 'RETRYING' AND r.held)) THEN RETURN; END IF;
     RAISE EXCEPTION USING ERRCODE = 'AL409', MESSAGE = 'agentrt: lease lost on run ' || p_run,
       DETAIL = r.status || ' ' || r.fencing_token || ' ' || r.held;
+  END $$;
+CREATE OR REPLACE FUNCTION run_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE available BIGINT; payload TEXT; tail TEXT := '_' || left(md5(TG_TABLE_SCHEMA), 16);
+  BEGIN
+    IF NEW.to_status = 'RUNNING' THEN RETURN NULL; END IF;
+    IF NEW.to_status IN ('QUEUED', 'RETRYING') THEN
+      SELECT available_at INTO available FROM runs WHERE run_id = NEW.run_id;
+    END IF;
+    payload := NEW.run_id || ' ' || NEW.to_status || ' ' || COALESCE(available::text, '');
+    IF NEW.to_status IN ('QUEUED', 'RETRYING') THEN PERFORM pg_notify('agentrt_queued' || tail, payload); END IF;
+    PERFORM pg_notify('agentrt_run' || left(md5(NEW.run_id), 2) || tail, payload);
+    PERFORM pg_notify('agentrt_runs' || tail, payload);
+    RETURN NULL;
   END $$;
 `;
 

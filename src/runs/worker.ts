@@ -112,6 +112,8 @@ class WorkerLoop implements Worker {
   /** Set by a poke during a turn (when there is no pause to end): the loop looks again at once. */
   private poked = false;
   private loop: Promise<WorkerStats> | undefined;
+  /** The listen for runs queued, while this worker has room (see listenWhileRoom). */
+  private listening: Promise<(() => void) | undefined> | undefined;
   /** While the database refuses claims (a full disk, a lost server): nothing is asked of it before the pause ends. */
   private readonly refusals = new ClaimRefusals();
 
@@ -163,19 +165,41 @@ class WorkerLoop implements Worker {
   private async loopUntilDone(): Promise<WorkerStats> {
     this.lag.start();
     // Listening before the first look: a run queued after that look is heard.
-    const unlisten = await this.listen();
+    await this.listenWhileRoom(false);
     try {
       return await this.loopWhileRunning();
     } finally {
-      unlisten?.();
+      const listening = this.listening;
+      this.listening = undefined;
+      void listening?.then((stop) => stop?.());
       this.due.clear();
       this.lag.stop();
     }
   }
 
+  /**
+   * Listens for runs queued while this worker has room for one, and not while it is full (PostgreSQL then sends it
+   * no word of them: a full worker has nothing to do with it). Listening again, it looks once: a run queued while it
+   * did not listen was not heard. A draining worker (`once`) hears every rest, for as long as it runs.
+   */
+  private listenWhileRoom(look = true): Promise<unknown> {
+    const room = !this.stopping && (this.settings.once || this.inFlight.size < this.settings.concurrency);
+    if (room && this.listening === undefined) {
+      this.listening = this.listen();
+      return this.listening.then(() => (look ? this.poke() : undefined));
+    }
+    if (!room && this.listening !== undefined) {
+      const listening = this.listening;
+      this.listening = undefined;
+      void listening.then((stop) => stop?.());
+    }
+    return Promise.resolve();
+  }
+
   private async listen(): Promise<(() => void) | undefined> {
     try {
-      return await this.signals?.listen({ onSignal: (signal) => this.heard(signal), onGap: () => this.poke() });
+      const scope = this.settings.once ? "all" : "queued";
+      return await this.signals?.listen({ onSignal: (signal) => this.heard(signal), onGap: () => this.poke() }, scope);
     } catch (error) {
       // Without word the safety poll still finds every run, later.
       this.settings.onError(error, undefined);
@@ -247,9 +271,11 @@ class WorkerLoop implements Worker {
         .then((result) => this.count(result))
         .finally(() => {
           this.inFlight.delete(claimed.run.runId);
+          void this.listenWhileRoom();
           this.poke();
         });
       this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
+      void this.listenWhileRoom();
     }
     return false;
   }
