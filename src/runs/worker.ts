@@ -13,6 +13,7 @@ import type { RunRecord } from "./run-record.js";
 import type { RunSignal, RunSignals } from "./run-signals.js";
 import type { RunStore } from "./run-store.js";
 import { LagProbe } from "./lag-probe.js";
+import { RoomListen } from "./room-listen.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import { WakeTimes } from "./wake-times.js";
 
@@ -113,7 +114,7 @@ class WorkerLoop implements Worker {
   private poked = false;
   private loop: Promise<WorkerStats> | undefined;
   /** The listen for runs queued, while this worker has room (see listenWhileRoom). */
-  private listening: Promise<(() => void) | undefined> | undefined;
+  private readonly listening: RoomListen;
   /** While the database refuses claims (a full disk, a lost server): nothing is asked of it before the pause ends. */
   private readonly refusals = new ClaimRefusals();
 
@@ -135,6 +136,8 @@ class WorkerLoop implements Worker {
       onError: options.onError ?? reportToStderr,
     };
     if (!(this.settings.concurrency >= 1)) throw new TypeError("createWorker: concurrency must be at least 1");
+    const listener = { onSignal: (signal: RunSignal) => this.heard(signal), onGap: () => this.poke() };
+    this.listening = new RoomListen(this.signals, this.settings.once ? "all" : "queued", listener, (error) => this.settings.onError(error, undefined));
   }
 
   get active(): number {
@@ -169,42 +172,19 @@ class WorkerLoop implements Worker {
     try {
       return await this.loopWhileRunning();
     } finally {
-      const listening = this.listening;
-      this.listening = undefined;
-      void listening?.then((stop) => stop?.());
+      this.listening.stop();
       this.due.clear();
       this.lag.stop();
     }
   }
 
   /**
-   * Listens for runs queued while this worker has room for one, and not while it is full (PostgreSQL then sends it
-   * no word of them: a full worker has nothing to do with it). Listening again, it looks once: a run queued while it
-   * did not listen was not heard. A draining worker (`once`) hears every rest, for as long as it runs.
+   * Listens for runs queued while this worker has room for one, and not while it is full (it has nothing to do
+   * with them). A draining worker (`once`) hears every rest, for as long as it runs.
    */
   private listenWhileRoom(look = true): Promise<unknown> {
     const room = !this.stopping && (this.settings.once || this.inFlight.size < this.settings.concurrency);
-    if (room && this.listening === undefined) {
-      this.listening = this.listen();
-      return this.listening.then(() => (look ? this.poke() : undefined));
-    }
-    if (!room && this.listening !== undefined) {
-      const listening = this.listening;
-      this.listening = undefined;
-      void listening.then((stop) => stop?.());
-    }
-    return Promise.resolve();
-  }
-
-  private async listen(): Promise<(() => void) | undefined> {
-    try {
-      const scope = this.settings.once ? "all" : "queued";
-      return await this.signals?.listen({ onSignal: (signal) => this.heard(signal), onGap: () => this.poke() }, scope);
-    } catch (error) {
-      // Without word the safety poll still finds every run, later.
-      this.settings.onError(error, undefined);
-      return undefined;
-    }
+    return this.listening.sync(room, look ? () => this.poke() : undefined);
   }
 
   /** A run changed status somewhere: look for work now if it may be claimable (at its available_at if later). */
