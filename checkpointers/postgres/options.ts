@@ -1,14 +1,15 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { SerializerProtocol } from "@langchain/langgraph-checkpoint";
-import type { PgQueryable } from "../../src/db/postgres/index.js";
+import type { PgTransactionClient } from "../../src/db/postgres/index.js";
 
 /**
  * Runs inside each put/putWrites transaction, before its rows are written, on the transaction's own client:
  * throw (or reject) to refuse the write (it rolls back and the error reaches the caller as thrown), or write rows
- * of your own tables through `client` so they commit with the checkpoint; return a function to be called if the
- * transaction then fails. agentrt's runtime checks the run's fencing token here.
+ * of your own tables through `client` so they commit with the checkpoint; return a function to be called (with
+ * the error) if the transaction then fails. agentrt's runtime checks the run's fencing token here, handing its
+ * check to `client.sendWithNext` so it travels with the write: one round trip for the whole transaction.
  */
-export type PostgresBeforeWrite = (client: PgQueryable, config: RunnableConfig) => Promise<void | (() => void)> | void | (() => void);
+export type PostgresBeforeWrite = (client: PgTransactionClient, config: RunnableConfig) => Promise<void | ((error: unknown) => void)> | void | ((error: unknown) => void);
 
 /** Behaviour of a PostgresSaver, whoever opened its database. */
 export interface PostgresSaverBehaviour {

@@ -13,7 +13,7 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { parseDatabaseTarget, type PostgresTarget } from "../../src/db/database-target.js";
-import { migrateOnce, PostgresDatabase, type PgQueryable } from "../../src/db/postgres/index.js";
+import { migrateOnce, PostgresDatabase } from "../../src/db/postgres/index.js";
 import { UserInputError } from "../../src/errors.js";
 import { Codec, type StoredValue } from "../shared/codec.js";
 import { encodeSkeleton } from "../shared/skeleton-format.js";
@@ -208,15 +208,15 @@ export class PostgresSaver extends BaseCheckpointSaver {
       await this.db.query(sql, params);
       return;
     }
-    let undo: (() => void) | undefined;
+    let undo: ((error: unknown) => void) | undefined;
     try {
-      // The write goes with COMMIT (and the hook's first statement with BEGIN): two round trips for the transaction.
-      await this.db.transaction(async (client: PgQueryable) => {
+      // The write goes with COMMIT (and the hook's first statement with BEGIN, or the statement it held with both).
+      await this.db.transaction(async (client) => {
         const returned = await hook(client, config);
         if (typeof returned === "function") undo = returned;
       }, { last: { text: sql, values: params } });
     } catch (error) {
-      undo?.();
+      undo?.(error);
       throw error;
     }
   }

@@ -8,6 +8,7 @@ import type { SqliteDatabase } from "./open-database.js";
 
 /**
  * An open transaction: the SQLite connection inside its write transaction (synchronous: it cannot span an
- * await), or the PostgreSQL transaction's own client.
+ * await), or the PostgreSQL transaction's own client. `withWrite`: the transaction's next send is its one write
+ * (a checkpoint's), so a check may travel in front of it and fail it instead of costing a round trip of its own.
  */
-export type StoreTransaction = { backend: "sqlite"; db: SqliteDatabase } | { backend: "postgres"; client: PgQueryable };
+export type StoreTransaction = { backend: "sqlite"; db: SqliteDatabase } | { backend: "postgres"; client: PgQueryable; withWrite?: boolean };

@@ -3,8 +3,9 @@
  * process stops at once or within about a second — whichever path executes it (worker loop,
  * `Runtime.start`/approve/resume, the server) — not at its next heartbeat (a third of the lease, 10 s by default).
  *
- * With signals (PostgreSQL) the watch reads a lease when word comes that its run left RUNNING/RETRYING (a cancel
- * from any process), and all of them after a gap in that word; it does not poll. Its safety net is the heartbeat,
+ * With signals (PostgreSQL) the watch listens to each executing run's own word only, reads a lease when word comes
+ * that its run left RUNNING/RETRYING (a cancel from any process), and all of them after a gap in that word; it does
+ * not poll. Its safety net is the heartbeat,
  * which refuses a lease that is gone. Without signals it reads all its runs' status and token every second.
  * @module
  */
@@ -20,7 +21,6 @@ class LeaseWatch {
   private readonly leases = new Set<RunLease>();
   private timer: NodeJS.Timeout | undefined;
   private readonly store: RunStore;
-  private signals: RunSignals | undefined;
   private checking = false;
   /** A check asked for while one was under way: run again after it (that one may have read too early). */
   private checkAgain = false;
@@ -31,30 +31,23 @@ class LeaseWatch {
 
   add(lease: RunLease, signals: RunSignals | undefined): () => void {
     this.leases.add(lease);
-    if (signals !== undefined && this.signals === undefined) this.listen(signals);
-    if (this.timer === undefined && this.signals === undefined) {
+    // With signals, word of this run only (its bucket's channel on PostgreSQL), for as long as it executes here. A
+    // cancel committed before that LISTEN took effect goes unheard: the run's next fenced write (its next checkpoint)
+    // or heartbeat refuses it, so no read per claim is spent on that window.
+    const unlisten = signals?.listen({ onSignal: (signal) => this.heard(signal), onGap: () => void this.checkAll() }, { runId: lease.runId })
+      .catch(() => undefined);
+    if (signals === undefined && this.timer === undefined) {
       this.timer = setInterval(() => void this.tick(), LEASE_WATCH_MS);
       // The execution keeps the process alive, never the watch of it.
       this.timer.unref();
     }
     return () => {
       this.leases.delete(lease);
+      void unlisten?.then((stop) => stop?.());
       if (this.leases.size > 0) return;
       clearInterval(this.timer);
       this.timer = undefined;
     };
-  }
-
-  /** Listens for the store's lifetime (the LISTEN connection stays open until the database closes anyway). */
-  private listen(signals: RunSignals): void {
-    this.signals = signals;
-    clearInterval(this.timer);
-    this.timer = undefined;
-    signals.listen({ onSignal: (signal) => this.heard(signal), onGap: () => void this.checkAll() }).then(
-      // A cancel committed before the LISTEN took effect was not heard: one look now.
-      () => void this.checkAll(),
-      () => undefined,
-    );
   }
 
   private heard(signal: RunSignal): void {

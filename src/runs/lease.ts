@@ -104,14 +104,15 @@ export class RunLease {
    * and the deferred usage written in that transaction, so it commits with it. Returns (synchronously on SQLite)
    * the function that defers that usage again, for when the transaction does not commit.
    */
-  fenceWrite(tx: StoreTransaction): (() => void) | Promise<() => void> {
+  fenceWrite(tx: StoreTransaction): ((error?: unknown) => void) | Promise<(error?: unknown) => void> {
     const pending = this.takeDeferred();
-    const deferAgain = () => {
+    // On PostgreSQL the fence may travel with the write (tx.withWrite): its refusal then comes as the write's error.
+    const undo = (error?: unknown) => {
       if (pending !== undefined) this.deferred = sumUsage(this.deferred, pending);
+      if (error instanceof LeaseLostError) this.abort(error);
     };
     const refused = (error: unknown): never => {
-      deferAgain();
-      if (error instanceof LeaseLostError) this.abort(error);
+      undo(error);
       throw error;
     };
     let written: void | Promise<void>;
@@ -120,7 +121,7 @@ export class RunLease {
     } catch (error) {
       return refused(error);
     }
-    return written instanceof Promise ? written.then(() => deferAgain, refused) : deferAgain;
+    return written instanceof Promise ? written.then(() => undo, refused) : undo;
   }
 
   /** A fenced status change as the lease holder (ends the lease unless `to` is RUNNING). */

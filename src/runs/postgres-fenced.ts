@@ -4,7 +4,7 @@
  * SQLite's assertFence gives). They run on the pool (autocommit) or on another module's transaction client.
  * @module
  */
-import type { PgQueryable } from "../db/postgres/index.js";
+import type { PgQueryable, PgTransactionClient } from "../db/postgres/index.js";
 import { SystemError } from "../errors.js";
 import { UnknownRunError } from "./errors.js";
 import { assertFence } from "./fence.js";
@@ -26,6 +26,10 @@ const BACKOFF = `WITH upd AS (
 ev AS (INSERT INTO run_events (run_id, from_status, to_status, at, actor, fencing_token, reason)
   SELECT run_id, $4::text, $3::text, $5::bigint, $6::text, $2::bigint, $7::text FROM upd)
 SELECT * FROM upd`;
+
+// Schema V5's run_fence: the fence as one statement that raises (AL409 with "status token held", AL404) when the
+// lease is gone, with usage when $7 (now) is given.
+const RUN_FENCE = "SELECT run_fence($1::text, $2::bigint, $3::bigint, $4::bigint, $5::bigint, $6::float8, $7::bigint)";
 
 /** Rounds of read-then-guarded-write before a write that keeps losing to other writers gives up. */
 export const WRITE_ROUNDS = 5;
@@ -56,10 +60,34 @@ export async function assertHeldOn(on: PgQueryable, runId: string, fence: number
   assertFence({ runId, status: row.status as RunStatus, fencingToken: Number(row.fencing_token), lease: owner === null ? null : { owner, expiresAt: 0 } }, fence);
 }
 
-/** The heartbeat: one UPDATE; LeaseLostError when it matched nothing because the lease is gone. */
-export async function renewFenced(on: PgQueryable, runId: string, fence: number, expiresAt: number): Promise<void> {
-  const result = await on.query(`UPDATE runs SET lease_expires_at = $3 WHERE ${HELD}`, [runId, fence, expiresAt]);
-  if (result.rowCount === 0) await refused(on, runId, fence);
+/**
+ * The fence (with usage when given) held to travel in front of the transaction's next send, failing it with
+ * LeaseLostError (or UnknownRunError) when the lease is gone; false when it could not be held (run it yourself).
+ */
+export function holdFence(client: PgTransactionClient, runId: string, fence: number, usage: Partial<RunUsage> | undefined, now: number): boolean {
+  const values = usage === undefined
+    ? [runId, fence, 0, 0, 0, 0, null]
+    : [runId, fence, usage.steps ?? 0, usage.modelCalls ?? 0, usage.tokens ?? 0, usage.costUsd ?? 0, now];
+  return client.sendWithNext({ text: RUN_FENCE, values }, (error) => fenceFailure(error, runId, fence));
+}
+
+/** What run_fence's error means (LeaseLostError, UnknownRunError); any other error as it is. */
+export function fenceFailure(error: unknown, runId: string, fence: number): unknown {
+  const { code, detail } = error as { code?: unknown; detail?: unknown };
+  if (code === "AL404") return new UnknownRunError(runId);
+  if (code !== "AL409" || typeof detail !== "string") return error;
+  const [status, token, held] = detail.split(" ");
+  try {
+    assertFence({ runId, status: status as RunStatus, fencingToken: Number(token), lease: held === "true" ? { owner: "", expiresAt: 0 } : null }, fence);
+  } catch (lost) {
+    return lost;
+  }
+  return error;
+}
+
+/** Why a heartbeat matched nothing: LeaseLostError (or UnknownRunError); returns when the lease is in fact held. */
+export async function refusedRenewal(on: PgQueryable, runId: string, fence: number): Promise<void> {
+  await refused(on, runId, fence);
 }
 
 /** Moves the holder's run between RUNNING and RETRYING under its lease, with its event; one statement when it is where expected. */

@@ -5,7 +5,7 @@
  * migrated lazily on first use, so `open` is synchronous; `ready()` migrates eagerly.
  * @module
  */
-import { migrateOnce, readPostgresVersion, type PostgresDatabase } from "../db/postgres/index.js";
+import { migrateOnce, readPostgresVersion, type PgTransactionClient, type PostgresDatabase } from "../db/postgres/index.js";
 import type { StoreTransaction } from "../db/index.js";
 import { StorageError, SystemError } from "../errors.js";
 import { assertFence } from "./fence.js";
@@ -13,7 +13,8 @@ import type { RunStatus } from "./lifecycle.js";
 import { newRunValues } from "./new-run.js";
 import { EARLIER_ON_THREAD } from "./claim-rules.js";
 import { claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
-import { addUsageFenced, assertHeldOn, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
+import { addUsageFenced, assertHeldOn, holdFence, setBackoffFenced } from "./postgres-fenced.js";
+import { HeartbeatBatch } from "./postgres-heartbeats.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
 import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 import { cancelRun, expireWaitIfDueRun, resumeRun, transitionRun, type ResumeOptions } from "./postgres-transitions.js";
@@ -29,16 +30,27 @@ const PENDING_WORK = `SELECT EXISTS (SELECT 1 FROM runs WHERE status = 'RUNNING'
 const LATEST_OF_THREADS = `SELECT r.* FROM unnest($1::text[]) AS t(thread_id)
   CROSS JOIN LATERAL (SELECT * FROM runs WHERE thread_id = t.thread_id ORDER BY created_at DESC, run_id DESC LIMIT 1) r`;
 
+// Rows written by a transaction the snapshot $1 did not see: committed since, or still running then. The index
+// range starts at that snapshot's xmin (every older transaction had ended), so only recent writes are visited.
+const CHANGED_SINCE = `SELECT pg_current_snapshot()::text AS snapshot, EXISTS (SELECT 1 FROM runs
+  WHERE changed_xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(changed_xid, $1::pg_snapshot)) AS moved`;
+
 /** Durable run records and their event log in one PostgreSQL schema. */
 export class PostgresRunStore implements RunStore {
   readonly db: PostgresDatabase;
   readonly clock: () => number;
   readonly #migrate: () => Promise<void>;
+  /** The snapshot of the last look for changes, and how many looks found some. */
+  #seen: { snapshot: string | undefined; count: number } = { snapshot: undefined, count: 0 };
+  #looked: Promise<unknown> = Promise.resolve();
+  /** This process's heartbeats, one statement per batch. */
+  readonly #heartbeats: HeartbeatBatch;
 
   private constructor(db: PostgresDatabase, clock: () => number) {
     this.db = db;
     this.clock = clock;
     this.#migrate = migrateOnce(db, RUNS_PG_SCHEMA);
+    this.#heartbeats = new HeartbeatBatch(db, clock);
   }
 
   /**
@@ -157,18 +169,22 @@ export class PostgresRunStore implements RunStore {
    * One statement on the caller's transaction client: with usage, the fenced UPDATE (its row lock holds off a
    * takeover until that transaction ends); without, a `FOR SHARE` read of the lease. Refuses a SQLite transaction.
    * The row stays locked until `tx` ends, so `tx` must not wait on a write of this run made through the pool.
+   * With `tx.withWrite`, the statement is sent with the transaction's write and fails it instead.
    */
   async fenceIn(tx: StoreTransaction, runId: string, fence: number, usage?: Partial<RunUsage>): Promise<void> {
     if (tx.backend !== "postgres") throw new SystemError("INTERNAL", "a PostgreSQL run store cannot fence inside a SQLite transaction");
     // No migration wait here: it would need a second connection while the caller's transaction holds one, and a
     // run being fenced was claimed through a migrated store.
+    // Before a checkpoint's one write, the fence goes in the same send (one round trip for the whole transaction).
+    if (tx.withWrite === true && "sendWithNext" in tx.client && holdFence(tx.client as PgTransactionClient, runId, fence, usage, this.clock())) return;
     if (usage !== undefined) await addUsageFenced(tx.client, runId, fence, usage, this.clock());
     else await assertHeldOn(tx.client, runId, fence, true);
   }
 
+  /** Goes with this process's other heartbeats in one statement (postgres-heartbeats.ts), after a short wait. */
   async renewLease(runId: string, fence: number, expiresAt: number): Promise<void> {
     await this.ready();
-    await renewFenced(this.db, runId, fence, expiresAt);
+    await this.#heartbeats.renew(runId, fence, expiresAt);
   }
 
   async setBackoff(runId: string, fence: number, to: "RETRYING" | "RUNNING", options: { actor: string; reason: string }): Promise<RunRecord> {
@@ -216,9 +232,9 @@ export class PostgresRunStore implements RunStore {
   }
 
   /**
-   * The count of committed transactions that changed runs (schema V2's `run_changes`, bumped at commit by a
-   * deferred trigger): it moves with this process's commits and every other's, and a reader that sees it move
-   * also sees the change. Undefined once the database is closed.
+   * A count this store moves each time it finds runs changed since it last looked (any process, this one
+   * included): a row written by a transaction its previous snapshot did not see (schema V5's `changed_xid`). A
+   * reader that sees it move also sees the change. Undefined once the database is closed.
    */
   async changeStamp(): Promise<string | undefined> {
     const changes = await this.changes();
@@ -241,10 +257,23 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
-  private async changes(): Promise<number | undefined> {
+  /** One look at a time, so each compares with the snapshot of the one before it. */
+  private changes(): Promise<number | undefined> {
+    const look = this.#looked.then(() => this.lookForChanges());
+    this.#looked = look.catch(() => undefined);
+    return look;
+  }
+
+  private async lookForChanges(): Promise<number | undefined> {
     if (this.db.pool.ended) return undefined;
     await this.ready();
-    return (await pgRows(this.db, "SELECT changes FROM run_changes"))[0]?.changes as number | undefined;
+    const since = this.#seen.snapshot;
+    const row = since === undefined
+      ? (await pgRows(this.db, "SELECT pg_current_snapshot()::text AS snapshot, false AS moved"))[0]
+      : (await pgRows(this.db, CHANGED_SINCE, [since]))[0];
+    if (row === undefined) return undefined;
+    this.#seen = { snapshot: row.snapshot as string, count: this.#seen.count + (row.moved === true ? 1 : 0) };
+    return this.#seen.count;
   }
 
   /** A plain read first: the transaction (and its row locks) only when something is overdue. */

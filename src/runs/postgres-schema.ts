@@ -133,9 +133,65 @@ CREATE FUNCTION runs_tenant_share() RETURNS trigger LANGUAGE plpgsql AS $$
 CREATE TRIGGER runs_tenant_share AFTER INSERT ON runs FOR EACH ROW EXECUTE FUNCTION runs_tenant_share();
 `;
 
+// V5: no row every commit must lock. V2's single counter row serialized every transaction that touched runs (a
+// heartbeat included) at COMMIT; instead each run row records the transaction that last changed it (`changed_xid`,
+// set by a BEFORE trigger only for the columns readers watch: a heartbeat's lease_expires_at fires nothing), and a
+// reader asks "any row written by a transaction my last snapshot did not see?" (postgres-run-store.ts changeStamp).
+// run_fence() is the lease holder's fence as ONE statement that raises when the lease is gone, so a fenced write
+// sends it with the write itself (BEGIN; fence; write; COMMIT in one round trip): SQLSTATE AL409 carries the run's
+// "status token owner?" for LeaseLostError's reason, AL404 an unknown run. With usage it adds it (the row lock then
+// holds a takeover off until commit); without, FOR SHARE does.
+// The notify trigger wakes only who has work to do: a run queued (or retrying) on the "queued" channel, which only
+// workers with room listen to; every status change but a claim on its run's bucket channel ("run" and the first two
+// hex digits of md5(run_id)), which its holder (a cancel) and its waiters listen to; and on the "runs" channel, for
+// the viewer feed and draining workers. A claim (to RUNNING) notifies nobody: each NOTIFY takes the database's
+// notify lock at commit, and no one waits for a run to start.
+const V5 = `
+DROP TRIGGER runs_changed ON runs;
+DROP FUNCTION runs_count_change();
+DROP TABLE run_changes;
+ALTER TABLE runs ADD COLUMN changed_xid xid8;
+UPDATE runs SET changed_xid = pg_current_xact_id();
+CREATE INDEX runs_by_changed_xid ON runs (changed_xid);
+CREATE FUNCTION runs_stamp_change() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN NEW.changed_xid := pg_current_xact_id(); RETURN NEW; END $$;
+CREATE TRIGGER runs_stamp_change BEFORE INSERT OR UPDATE OF status, fencing_token, lease_owner, updated_at, steps ON runs
+  FOR EACH ROW EXECUTE FUNCTION runs_stamp_change();
+CREATE FUNCTION run_fence(p_run TEXT, p_token BIGINT, p_steps BIGINT, p_calls BIGINT, p_tokens BIGINT, p_cost FLOAT8, p_now BIGINT)
+RETURNS void LANGUAGE plpgsql AS $$
+  DECLARE r RECORD;
+  BEGIN
+    IF p_now IS NOT NULL THEN
+      UPDATE runs SET steps = steps + p_steps, model_calls = model_calls + p_calls, tokens = tokens + p_tokens,
+        cost_usd = cost_usd + p_cost, updated_at = p_now
+        WHERE run_id = p_run AND fencing_token = p_token AND status IN ('RUNNING', 'RETRYING') AND lease_owner IS NOT NULL;
+      IF FOUND THEN RETURN; END IF;
+    END IF;
+    SELECT status, fencing_token, lease_owner IS NOT NULL AS held INTO r FROM runs WHERE run_id = p_run FOR SHARE;
+    IF NOT FOUND THEN RAISE EXCEPTION USING ERRCODE = 'AL404', MESSAGE = 'agentrt: unknown run ' || p_run; END IF;
+    IF r.fencing_token = p_token AND (r.status = 'RUNNING' OR (r.status = 'RETRYING' AND r.held)) THEN RETURN; END IF;
+    RAISE EXCEPTION USING ERRCODE = 'AL409', MESSAGE = 'agentrt: lease lost on run ' || p_run,
+      DETAIL = r.status || ' ' || r.fencing_token || ' ' || r.held;
+  END $$;
+CREATE OR REPLACE FUNCTION run_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE available BIGINT; payload TEXT; tail TEXT := '_' || left(md5(TG_TABLE_SCHEMA), 16);
+  BEGIN
+    IF NEW.to_status = 'RUNNING' THEN RETURN NULL; END IF;
+    IF NEW.to_status IN ('QUEUED', 'RETRYING') THEN
+      SELECT available_at INTO available FROM runs WHERE run_id = NEW.run_id;
+    END IF;
+    payload := NEW.run_id || ' ' || NEW.to_status || ' ' || COALESCE(available::text, '');
+    IF NEW.to_status IN ('QUEUED', 'RETRYING') THEN PERFORM pg_notify('agentrt_queued' || tail, payload); END IF;
+    PERFORM pg_notify('agentrt_run' || left(md5(NEW.run_id), 2) || tail, payload);
+    PERFORM pg_notify('agentrt_runs' || tail, payload);
+    RETURN NULL;
+  END $$;
+`;
+
 /** The runs module's PostgreSQL schema; migration i brings version i to i + 1. */
 export const RUNS_PG_SCHEMA: PgModuleSchema = {
   module: "runs",
+  // run_changes: V2 creates it (V5 drops it), so a foreign table by that name still stops a first migration.
   tables: ["runs", "run_events", "run_changes", "tenant_shares"],
-  migrations: [V1, V2, V3, V4],
+  migrations: [V1, V2, V3, V4, V5],
 };

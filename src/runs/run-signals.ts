@@ -1,8 +1,8 @@
 /**
  * Word that a run changed status, from whichever process on the database changed it: workers wake for new work
  * (a run queued, a decision or an answer stored), waiters wake when a run rests, and the holder of a run hears its
- * cancel. On PostgreSQL this is LISTEN/NOTIFY sent by the commit that changed the run; polling stays only as a slow
- * safety net for word that was lost (a listener hears `onGap` after its connection came back).
+ * cancel. On PostgreSQL this is LISTEN/NOTIFY sent by the commit that changed the run, on a channel per scope (see
+ * {@link SignalScope}), so each process hears what it acts on; polling stays only as a slow safety net for word that was lost (a listener hears `onGap` after its connection came back).
  *
  * The safety nets, where they are and why (NOTIFY is not lost while the connection lives, and a lost connection is
  * a gap every listener hears, so these catch only what sends no word at all):
@@ -33,10 +33,20 @@ export interface RunSignalListener {
   onGap?(): void;
 }
 
+/**
+ * Which changes a listener hears: "all" (a viewer, a draining worker), "queued" (runs queued or retrying: work for a
+ * worker with room), or one run's (its holder hears its cancel, its waiters its rest). A claim (to RUNNING) is not
+ * signaled to "queued" or to the run's listeners, and may not be to "all".
+ */
+export type SignalScope = "all" | "queued" | { runId: string };
+
 /** Status changes committed by any process on one database. */
 export interface RunSignals {
-  /** Listens until the returned function is called; resolves once changes committed from now on are heard. */
-  listen(listener: RunSignalListener): Promise<() => void>;
+  /**
+   * Listens until the returned function is called; resolves once changes committed from now on are heard.
+   * `scope` narrows what is heard (on PostgreSQL, which channel is listened to). @default "all"
+   */
+  listen(listener: RunSignalListener, scope?: SignalScope): Promise<() => void>;
   /** True when signals cross processes (PostgreSQL); false when only this process's own changes are heard. */
   readonly crossProcess: boolean;
 }

@@ -13,6 +13,7 @@ import type { RunRecord } from "./run-record.js";
 import type { RunSignal, RunSignals } from "./run-signals.js";
 import type { RunStore } from "./run-store.js";
 import { LagProbe } from "./lag-probe.js";
+import { RoomListen } from "./room-listen.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import { WakeTimes } from "./wake-times.js";
 
@@ -113,6 +114,8 @@ class WorkerLoop implements Worker {
   /** Set by a poke during a turn (when there is no pause to end): the loop looks again at once. */
   private poked = false;
   private loop: Promise<WorkerStats> | undefined;
+  /** The listen for runs queued, while this worker has room (see listenWhileRoom). */
+  private readonly listening: RoomListen;
   /** While the database refuses claims (a full disk, a lost server): nothing is asked of it before the pause ends. */
   private readonly refusals = new ClaimRefusals();
 
@@ -134,6 +137,8 @@ class WorkerLoop implements Worker {
       onError: options.onError ?? reportToStderr,
     };
     if (!(this.settings.concurrency >= 1)) throw new TypeError("createWorker: concurrency must be at least 1");
+    const listener = { onSignal: (signal: RunSignal) => this.heard(signal), onGap: () => this.poke() };
+    this.listening = new RoomListen(this.signals, this.settings.once ? "all" : "queued", listener, (error) => this.settings.onError(error, undefined));
   }
 
   get active(): number {
@@ -164,24 +169,23 @@ class WorkerLoop implements Worker {
   private async loopUntilDone(): Promise<WorkerStats> {
     this.lag.start();
     // Listening before the first look: a run queued after that look is heard.
-    const unlisten = await this.listen();
+    await this.listenWhileRoom(false);
     try {
       return await this.loopWhileRunning();
     } finally {
-      unlisten?.();
+      this.listening.stop();
       this.due.clear();
       this.lag.stop();
     }
   }
 
-  private async listen(): Promise<(() => void) | undefined> {
-    try {
-      return await this.signals?.listen({ onSignal: (signal) => this.heard(signal), onGap: () => this.poke() });
-    } catch (error) {
-      // Without word the safety poll still finds every run, later.
-      this.settings.onError(error, undefined);
-      return undefined;
-    }
+  /**
+   * Listens for runs queued while this worker has room for one, and not while it is full (it has nothing to do
+   * with them). A draining worker (`once`) hears every rest, for as long as it runs.
+   */
+  private listenWhileRoom(look = true): Promise<unknown> {
+    const room = !this.stopping && (this.settings.once || this.inFlight.size < this.settings.concurrency);
+    return this.listening.sync(room, look ? () => this.poke() : undefined);
   }
 
   /** A run changed status somewhere: look for work now if it may be claimable (at its available_at if later). */
@@ -249,9 +253,11 @@ class WorkerLoop implements Worker {
         .then((result) => this.count(result))
         .finally(() => {
           this.inFlight.delete(claimed.run.runId);
+          void this.listenWhileRoom();
           this.poke();
         });
       this.inFlight.set(claimed.run.runId, { lease: claimed.lease, done });
+      void this.listenWhileRoom();
     }
     return false;
   }

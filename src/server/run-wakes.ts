@@ -60,7 +60,8 @@ export class RunWakes {
   private readonly signals: RunSignals | undefined;
   private readonly pollMs: number;
   private readonly wakeAllMs: number;
-  private unlisten: Promise<(() => void) | undefined> | undefined;
+  /** Per watched run (and a while after), its listen's stop. */
+  private readonly listens = new Map<string, Promise<(() => void) | undefined>>();
   private closed = false;
   /**
    * Final values of runs that ended while none of their waiters was waiting (one was reading the run, woken by a
@@ -100,8 +101,7 @@ export class RunWakes {
     this.closed = true;
     if (this.foreignTimer !== undefined) clearTimeout(this.foreignTimer);
     this.foreignTimer = undefined;
-    void this.unlisten?.then((stop) => stop?.());
-    this.unlisten = undefined;
+    this.unlistenIdle();
   }
 
   private wake(runId: string, report: RestReport | undefined): void {
@@ -153,22 +153,35 @@ export class RunWakes {
       const timer = timeoutMs === undefined ? undefined : setTimeout(aborted, timeoutMs);
       set.add(done);
       signal?.addEventListener("abort", aborted);
-      this.listen();
+      this.listen(runId);
       this.watchForeign();
     });
   }
 
-  /** Listens from the first waiter on until closed: a signal wakes that run's waiters, a gap all of them. */
-  private listen(): void {
-    if (this.signals === undefined || this.unlisten !== undefined || this.closed) return;
-    this.unlisten = this.signals.listen({ onSignal: (signal) => this.notify(signal.runId), onGap: () => this.wakeAll() }).then(
+  /**
+   * Listens to a watched run's own word (its bucket's channel on PostgreSQL): a signal wakes its waiters, a gap all
+   * of them. A run's listen outlives a wake (its waiters wait again at once) and ends at the first safety poll that
+   * finds no waiter of it left.
+   */
+  private listen(runId: string): void {
+    if (this.signals === undefined || this.listens.has(runId) || this.closed) return;
+    this.listens.set(runId, this.signals.listen({ onSignal: (signal) => this.notify(signal.runId), onGap: () => this.wakeAll() }, { runId }).then(
       (stop) => {
-        // A change committed before the LISTEN took effect was not heard: the waiters look once more.
-        this.wakeAll();
+        // A change committed before the LISTEN took effect was not heard: the run's waiters look once more.
+        this.notify(runId);
         return stop;
       },
       () => undefined,
-    );
+    ));
+  }
+
+  /** Ends the listens of runs no one waits for any more (all of them once closed). */
+  private unlistenIdle(): void {
+    for (const [runId, stop] of this.listens) {
+      if (!this.closed && this.watchers.has(runId)) continue;
+      this.listens.delete(runId);
+      void stop.then((unlisten) => unlisten?.());
+    }
   }
 
   private async checkForeign(): Promise<void> {
@@ -190,6 +203,7 @@ export class RunWakes {
         await this.wakeMoved();
       }
     }
+    this.unlistenIdle();
     // The timer stays set until these reads are done, so reads never overlap.
     this.foreignTimer = undefined;
     if (this.watchers.size > 0 && !this.closed) this.watchForeign();

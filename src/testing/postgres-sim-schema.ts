@@ -33,5 +33,10 @@ export const PG_SIM_SCHEMA: PgModuleSchema = Object.freeze({
      );
      CREATE TABLE sim_systems (system TEXT PRIMARY KEY, seeded_at BIGINT NOT NULL);
      CREATE TABLE sim_sequences (system TEXT PRIMARY KEY, value INTEGER NOT NULL);`,
+    // V2: a tool's counts over several rows (slot 0 the attempts and failures faults are decided on, a slot per
+    // connection for calls performed), so concurrent calls of one tool do not queue on one row until commit.
+    `ALTER TABLE sim_calls ADD COLUMN slot INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE sim_calls DROP CONSTRAINT sim_calls_pkey;
+     ALTER TABLE sim_calls ADD PRIMARY KEY (tool, slot);`,
   ]),
 });

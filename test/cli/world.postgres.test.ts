@@ -108,6 +108,6 @@ describe("agentrt world on PostgreSQL", () => {
     await schemaWrittenByNewer(newer.name, "sim");
     const { code, err } = await runCli(["world", "--db", newer.url]);
     expect(code).toBe(2);
-    expect(err).toMatch(/module sim is at schema version 99, newer than this agentrt knows \(1\) \[DB_SCHEMA_TOO_NEW\]$/);
+    expect(err).toMatch(/module sim is at schema version 99, newer than this agentrt knows \(2\) \[DB_SCHEMA_TOO_NEW\]$/);
   });
 });

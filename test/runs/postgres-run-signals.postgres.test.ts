@@ -31,7 +31,7 @@ function heard(): { onSignal(signal: RunSignal): void; next(): Promise<RunSignal
 const claim = { workerId: "w", leaseMs: 60_000 };
 
 describe("PostgresRunSignals", () => {
-  it("hears runs created, running, waiting, approved, finished and canceled by another store; nothing from another schema", async () => {
+  it("hears runs created, waiting, approved, finished and canceled by another store (a claim: nothing); nothing from another schema", async () => {
     const { url } = schema.fresh("a");
     const listening = new PostgresRunSignals(database(url));
     expect(listening.crossProcess).toBe(true);
@@ -45,15 +45,14 @@ describe("PostgresRunSignals", () => {
     await elsewhere.create({ graphId: "g" });
     const run = await writer.create({ graphId: "g", availableAt: later });
     expect(await signals.next()).toEqual({ runId: run.runId, status: "QUEUED", availableAt: later });
+    // A claim notifies nobody (runs V4): the next word is the run's wait.
     const claimed = (await new Scheduler(writer).claimRun(run.runId, claim))!;
-    expect(await signals.next()).toEqual({ runId: run.runId, status: "RUNNING" });
     await claimed.lease.transition("WAITING_APPROVAL", { pending: [{ tool: "t" }] });
     expect(await signals.next()).toEqual({ runId: run.runId, status: "WAITING_APPROVAL" });
     // An approval queued for a worker: QUEUED again, claimable from its available_at.
     const approved = await writer.resume(run.runId, { resume: { ok: true } });
     expect(await signals.next()).toEqual({ runId: run.runId, status: "QUEUED", availableAt: approved.availableAt });
     const again = (await new Scheduler(writer).claimRun(run.runId, claim))!;
-    expect(await signals.next()).toEqual({ runId: run.runId, status: "RUNNING" });
     await again.lease.transition("SUCCEEDED", { result: 1 });
     expect(await signals.next()).toEqual({ runId: run.runId, status: "SUCCEEDED" });
     const other = await writer.create({ graphId: "g" });
@@ -63,6 +62,28 @@ describe("PostgresRunSignals", () => {
     // The run created in the other schema was never heard: every signal so far was this schema's.
     expect(signals.left).toBe(0);
     stop();
+  });
+
+  it("hears only its scope: runs queued or retrying on \"queued\", one run's changes on its own", async () => {
+    const { url } = schema.fresh("s");
+    const listening = new PostgresRunSignals(database(url));
+    const writer = PostgresRunStore.open(database(url));
+    await writer.ready();
+    const [queued, mine] = [heard(), heard()];
+    const first = await writer.create({ graphId: "g", threadId: "t1" });
+    const stops = [await listening.listen(queued, "queued"), await listening.listen(mine, { runId: first.runId })];
+    const second = await writer.create({ graphId: "g", threadId: "t2" });
+    expect(await queued.next()).toMatchObject({ runId: second.runId, status: "QUEUED" });
+    const claimed = (await new Scheduler(writer).claimRun(first.runId, claim))!;
+    await writer.cancel(second.runId, { actor: "ops" });
+    await claimed.lease.retry({ delayMs: 0 });
+    // The retry is work for a worker and word for the run's listeners; the other run's cancel is neither's.
+    expect(await queued.next()).toMatchObject({ runId: first.runId, status: "RETRYING" });
+    expect(await mine.next()).toMatchObject({ runId: first.runId, status: "RETRYING" });
+    await writer.cancel(first.runId, { actor: "ops" });
+    expect(await mine.next()).toEqual({ runId: first.runId, status: "CANCELED" });
+    expect([queued.left, mine.left]).toEqual([0, 0]);
+    for (const stop of stops) stop();
   });
 
   it("sends nothing for a transition rolled back", async () => {

@@ -35,11 +35,18 @@ describe("PostgresRunStore round trips", () => {
       expect(await trips(() => lease.endBackoff("again"))).toBe(1);
       // BEGIN rides with the fence's statement, then COMMIT.
       expect(await trips(() => db.transaction((client) => store.fenceIn({ backend: "postgres", client }, runId, lease.token, { tokens: 3 })))).toBe(2);
+      // Before a checkpoint's write (withWrite), the fence travels with it: BEGIN, fence, write and COMMIT in one send.
+      const checkpointLike = (withWrite: boolean) => db.transaction(
+        (client) => store.fenceIn({ backend: "postgres", client, withWrite }, runId, lease.token, { tokens: 2 }),
+        { last: { text: "SELECT $1::int", values: [1] } },
+      );
+      expect(await trips(() => checkpointLike(true))).toBe(1);
+      expect(await trips(() => checkpointLike(false))).toBe(2);
       lease.deferUsage({ modelCalls: 1 });
       expect(await trips(() => lease.transition("WAITING_INPUT", { pending: {} }))).toBe(1);
       expect(await trips(() => store.resume(runId, { resume: 1 }))).toBe(2);
       expect(await trips(() => store.changeStamp())).toBe(1);
-      expect(await store.get(runId)).toMatchObject({ usage: { steps: 1, tokens: 3, modelCalls: 1 } });
+      expect(await store.get(runId)).toMatchObject({ usage: { steps: 1, tokens: 7, modelCalls: 1 } });
     } finally {
       await db.close();
     }

@@ -45,11 +45,12 @@ async function until(what: string, ready: () => boolean | Promise<boolean>, time
 }
 
 /**
- * Backends of the LISTEN connections on `schemaName`'s runs channel: application_name agentrt-listen, and a last
- * statement naming the channel (a hash of the schema), so other schemas' listeners on the shared server are never touched.
+ * Backends of the LISTEN connections on `schemaName`'s channels (a worker listens to "queued" while it has room,
+ * and to its runs' own): application_name agentrt-listen, and a last statement naming one of them (they all end in
+ * a hash of the schema), so other schemas' listeners on the shared server are never touched.
  */
 function listeners(schemaName: string): Promise<number[]> {
-  const channel = notificationChannel(schemaName, "runs");
+  const channel = notificationChannel(schemaName, "runs").slice("agentrt_runs".length);
   return withClient(async (client) => (await client.query<{ pid: number }>(
     "SELECT pid FROM pg_stat_activity WHERE application_name = 'agentrt-listen' AND query LIKE '%' || $1 || '%'", [channel],
   )).rows.map((row) => row.pid));

@@ -1,6 +1,6 @@
 /** PostgreSQL plumbing shared by every module's PostgreSQL implementation. */
 export { PostgresDatabase } from "./postgres-database.js";
-export type { PgQueryable, PostgresDatabaseOptions } from "./postgres-database.js";
+export type { PgQueryable, PgTransactionClient, PostgresDatabaseOptions } from "./postgres-database.js";
 export { migratePostgres, migrateOnce, readPostgresVersion, assertPostgresSchemaCurrent, postgresSchemaExists } from "./migrate-postgres.js";
 export type { PgModuleSchema } from "./migrate-postgres.js";
 export { postgresFailure, isConnectionFailure } from "./pg-errors.js";

@@ -39,6 +39,19 @@ export interface PgQueryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
+/**
+ * A transaction's own client (PostgresDatabase.transaction's): it can also hold a statement whose result nobody
+ * reads (a fence) to send in front of the transaction's next one, saving its round trip.
+ */
+export interface PgTransactionClient extends PgQueryable {
+  /**
+   * Sends `statement` in front of the next statement (or COMMIT), in one send; if it fails, that send fails with
+   * what `failure` makes of the error (the error itself when not its own). False, and nothing held, when its values
+   * cannot be written in as literals: then run it yourself.
+   */
+  sendWithNext(statement: { text: PgStatement; values?: unknown[] }, failure: (error: unknown) => unknown): boolean;
+}
+
 /** One schema of a PostgreSQL database, reached through a connection pool. */
 export class PostgresDatabase implements PgQueryable {
   /** The schema every table lives in (always a plain lower-case identifier). */
@@ -136,10 +149,10 @@ export class PostgresDatabase implements PgQueryable {
    * Runs `work` inside BEGIN … COMMIT on one client, rolling back when it throws. A client whose connection
    * failed is discarded rather than returned to the pool; the server rolls its transaction back. A connection
    * lost during COMMIT is DB_CONNECTION_LOST though the commit may have happened. `begin`: parameterless
-   * statements sent with BEGIN in the same round trip (e.g. taking an advisory lock); without it, BEGIN rides
-   * with work's first statement. `last`: a statement run after work, sent with COMMIT in the same round trip.
+   * statements sent with BEGIN and work's first statement in the same round trip (e.g. taking an advisory lock);
+   * without it, BEGIN rides with work's first statement alone. `last`: a statement run after work, sent with COMMIT in the same round trip.
    */
-  async transaction<T>(work: (client: PgQueryable) => Promise<T>, options: { begin?: string; last?: { text: PgStatement; values?: unknown[] } } = {}): Promise<T> {
+  async transaction<T>(work: (client: PgTransactionClient) => Promise<T>, options: { begin?: string; last?: { text: PgStatement; values?: unknown[] } } = {}): Promise<T> {
     const client = await this.#acquire();
     let broken: unknown;
     // A checked-out client has no listener of the pool's: its connection dying between statements (idle in the
@@ -148,7 +161,7 @@ export class PostgresDatabase implements PgQueryable {
     client.on("error", onError);
     try {
       const tx = new LazyBegin(client);
-      if (options.begin !== undefined) await tx.begin(options.begin);
+      if (options.begin !== undefined) tx.begin(options.begin);
       const result = await work(tx);
       await tx.commit(options.last);
       return result;
@@ -190,36 +203,45 @@ export class PostgresDatabase implements PgQueryable {
 
 /**
  * A transaction's client that sends BEGIN with the first statement, and COMMIT with the last one it is given, when
- * their values can be written in as literals (one round trip each instead of two); otherwise on their own.
+ * their values can be written in as literals (one round trip each instead of two); otherwise on their own. A
+ * statement handed to {@link LazyBegin.sendWithNext} waits and travels in front of the next send.
  */
-class LazyBegin implements PgQueryable {
+class LazyBegin implements PgTransactionClient {
   readonly #client: pg.PoolClient;
   #begun = false;
+  #held: { text: string; failure: (error: unknown) => unknown }[] = [];
 
   constructor(client: pg.PoolClient) {
     this.#client = client;
   }
 
-  async begin(statements: string): Promise<void> {
-    this.#begun = true;
-    await this.#client.query(`BEGIN; ${statements}`);
+  /** Statements to run first: they travel with BEGIN and the transaction's first statement (one send). */
+  begin(statements: string): void {
+    this.#held.push({ text: statements, failure: (error) => error });
+  }
+
+  sendWithNext(statement: { text: PgStatement; values?: unknown[] }, failure: (error: unknown) => unknown): boolean {
+    const inlined = inlineParams(statement.text, statement.values);
+    if (inlined === undefined) return false;
+    this.#held.push({ text: inlined.text, failure });
+    return true;
   }
 
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    if (this.#begun) return this.#client.query<R>(text, values);
-    this.#begun = true;
+    if (this.#begun && this.#held.length === 0) return this.#client.query<R>(text, values);
     // Inlined, it goes in one send with BEGIN. Sent with parameters it waits for BEGIN (below), so a transaction's
     // statements must be awaited in turn, as every caller does: one issued meanwhile would overtake it.
     const inlined = inlineParams(text as PgStatement, values);
-    if (inlined !== undefined) return lastResult<R>(this.#client.query({ ...inlined.options, text: `BEGIN; ${inlined.text}` }));
+    if (inlined !== undefined) return lastResult<R>(this.#send(inlined.text, inlined.options));
     // The statement waits for BEGIN: run after a failed one it would autocommit, outside the transaction and its fence.
-    return this.#client.query("BEGIN").then(() => this.#client.query<R>(text, values));
+    return this.#send().then(() => this.#client.query<R>(text, values));
   }
 
   /** COMMIT, after `last` (in the same send when it can be); nothing when no statement ran and none is left. */
   async commit(last?: { text: PgStatement; values?: unknown[] }): Promise<void> {
     if (last === undefined) {
-      if (this.#begun) await this.#client.query("COMMIT");
+      if (this.#held.length > 0) await this.#send("COMMIT");
+      else if (this.#begun) await this.#client.query("COMMIT");
       return;
     }
     const inlined = inlineParams(last.text, last.values);
@@ -228,8 +250,24 @@ class LazyBegin implements PgQueryable {
       await this.#client.query("COMMIT");
       return;
     }
-    await this.#client.query({ ...inlined.options, text: this.#begun ? `${inlined.text}; COMMIT` : `BEGIN; ${inlined.text}; COMMIT` });
+    await this.#send(`${inlined.text}; COMMIT`, inlined.options);
+  }
+
+  /** One send: BEGIN unless sent, the held statements, then `text`; a held statement's failure says what it means. */
+  async #send(text?: string, options: Record<string, unknown> = {}): Promise<unknown> {
+    const held = this.#held.splice(0);
+    const parts = [...(this.#begun ? [] : ["BEGIN"]), ...held.map((h) => h.text), ...(text === undefined ? [] : [text])];
     this.#begun = true;
+    if (parts.length === 0) return undefined;
+    try {
+      return await this.#client.query({ ...options, text: parts.join("; ") });
+    } catch (error) {
+      for (const h of held) {
+        const meant = h.failure(error);
+        if (meant !== error) throw meant;
+      }
+      throw error;
+    }
   }
 }
 

@@ -27,7 +27,7 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
   const chunks = new PostgresChunkLog(db);
   const signals = new PostgresRunSignals(db);
   const checkpointer = (fence?: CheckpointFence) =>
-    new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client }, config) });
+    new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client, withWrite: true }, config) });
   let ready: Promise<void> | undefined;
   return {
     backend: "postgres", db, runs, trace, ledger, store, chunks, signals, checkpointer, sharedLimits: new SharedToolLimits(limitStore),

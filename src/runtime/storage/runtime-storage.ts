@@ -18,7 +18,10 @@ import type { TraceStore } from "../../trace/index.js";
  * Runs inside each checkpoint write's transaction: throw (or reject) to refuse it; return a function to be called
  * if the transaction then fails. Synchronous on SQLite.
  */
-export type CheckpointFence = (tx: StoreTransaction, config: RunnableConfig) => void | (() => void) | Promise<void | (() => void)>;
+export type CheckpointFence = (tx: StoreTransaction, config: RunnableConfig) => void | FenceUndo | Promise<void | FenceUndo>;
+
+/** Called when a fenced write then fails, with its error. */
+export type FenceUndo = (error?: unknown) => void;
 
 /** A checkpointer that can also copy a thread (SQLite synchronously, inside a caller's transaction). */
 export type ThreadCopyingSaver = BaseCheckpointSaver & { copyThread(from: string, to: string): void | Promise<void> };
