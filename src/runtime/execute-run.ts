@@ -86,9 +86,15 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     // Checks only (read-only, shared with the checkpointer's cache): where the thread stopped, and for a foreign
     // agent how many model turns it took (its messages); an agentrt graph's check reads no message history.
     const snapshot = firstStart ? undefined : reportsOwnCalls(graph) ? await tasksForCheck(checked(graph), config) : await stateForCheck(checked(graph), config);
-    const input = snapshot === undefined ? run.input : inputFor(run, snapshot as never, foreign);
+    const inputDue = snapshot === undefined || !resumesOwnCheckpoint(run, snapshot);
+    const input = inputDue ? run.input : inputFor(run, snapshot as never, foreign);
     const options = {
       ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+      // A fork's input goes in at its checkpoint, as LangGraph's server runs it: the new branch's first checkpoint is
+      // that one's child, with no copy of it written first. Later starts continue from the run's own checkpoints.
+      ...(inputDue && run.config?.fromCheckpoint !== undefined
+        ? { configurable: { ...config.configurable, checkpoint_id: run.config.fromCheckpoint } }
+        : {}),
       // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
       callbacks: foreignCallbacks(graph, hooks, snapshot !== undefined && "values" in snapshot ? (snapshot.values as Record<string, unknown>) : undefined),
     };
@@ -121,8 +127,8 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   }
 }
 
+/** What a run that resumes its own checkpoint is streamed with (its input was applied already). */
 function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[]; metadata?: unknown }, foreign: ForeignScope): unknown {
-  if (!resumesOwnCheckpoint(run, snapshot)) return run.input;
   // An answer to a plain interrupt() resumes exactly the question it answers (if still live).
   const answer = inputCommand(run.resume, snapshot);
   if (answer !== undefined) return answer;

@@ -135,6 +135,7 @@ export class RunService {
       return this.prepareResume(threadId, body.command.resume, caller, where);
     }
     const fork = checkpointId === undefined ? undefined : await this.forkAt(graphId, threadId, checkpointId);
+    const forkConfig = fork === undefined ? spec.config : { ...spec.config, fromCheckpoint: fork };
     const strategy = (body.multitask_strategy ?? "reject") as MultitaskStrategy;
     const ifWaiting = body.if_waiting ?? "supersede";
     if (pathThreadId !== undefined) {
@@ -143,7 +144,7 @@ export class RunService {
       await this.assertMayCancel(strategy === "interrupt" ? active : ifWaiting === "supersede" ? active.filter((r) => isWaiting(r.status)) : [], caller);
     }
     const { run, behind, canceled } = await this.runtime.createRun({
-      ...spec, thread: threadId, multitask: strategy, ifWaiting, by: caller.id, ...(fork === undefined ? {} : { beforeCreate: fork }),
+      ...spec, config: forkConfig, thread: threadId, multitask: strategy, ifWaiting, by: caller.id,
     });
     for (const runId of canceled) this.canceled(runId);
     return { run, created: true, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
@@ -233,20 +234,19 @@ export class RunService {
   }
 
   /**
-   * How a run from `checkpointId` starts, as LangGraph's server runs it: from the newest checkpoint as it is;
-   * from an older one on a new branch — a copy of it written as the thread's newest (a fork), its later
-   * checkpoints kept as history and the side effects done after it not undone. The returned function writes the
-   * fork, once the thread has room for the run. BAD_INPUT for a checkpoint the thread does not have.
+   * How a run from `checkpointId` starts, as LangGraph's server runs it: from the newest checkpoint as it is
+   * (undefined); from an older one on a new branch — the checkpoint id the run's input goes in at (its first
+   * checkpoint is that one's child), its later checkpoints kept as history and the side effects done after it not
+   * undone. No copy of it is written, so a fork costs the thread no more history entries than on LangGraph's server.
+   * BAD_INPUT for a checkpoint the thread does not have.
    */
-  private async forkAt(graphId: string, threadId: string, checkpointId: string): Promise<(() => Promise<void>) | undefined> {
+  private async forkAt(graphId: string, threadId: string, checkpointId: string): Promise<string | undefined> {
     const newest = (await this.states.state(graphId, threadId))?.config.configurable?.checkpoint_id;
     if (newest === checkpointId) return undefined;
     if ((await this.states.state(graphId, threadId, checkpointId)) === undefined) {
       throw new HttpError(422, "BAD_INPUT", `thread ${threadId} has no checkpoint ${checkpointId}`);
     }
-    return async () => {
-      await this.states.update(graphId, threadId, null, { checkpointId });
-    };
+    return checkpointId;
   }
 
   /** A resume continues from the thread's newest checkpoint, whose interrupt a run waits on. */
