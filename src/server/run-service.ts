@@ -10,12 +10,14 @@ import { isWaiting, validateBudget, validateGraphConfig, type RunRecord } from "
 import {
   threadValues, validateGraphInput, UNFINISHED, type DecisionInput, type MultitaskStrategy, type Runtime,
 } from "../runtime/index.js";
+import type { GraphCommand } from "../runtime/command-resume.js";
 import type { Caller } from "./auth.js";
 import { cancelRefusalNow } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
 import { assistantIdFor, newThreadId } from "./ids.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import { decisionsFrom } from "./resume-decisions.js";
+import { graphCommandOf } from "./graph-command.js";
 import type { RunWakesOptions } from "./run-wakes.js";
 import { RunWaiters } from "./run-waiters.js";
 import type { ThreadStateReader } from "./thread-state.js";
@@ -128,7 +130,11 @@ export class RunService {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
       throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
     }
-    const threadId = await this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId);
+    const command = graphCommandOf(body.command);
+    if (command !== undefined && pathThreadId === undefined) throw new HttpError(422, "BAD_INPUT", "command.goto / command.update move a thread's waiting run: run on its thread");
+    // A command moves a waiting run: its thread is never made on the fly.
+    const threadId = await this.threadFor(pathThreadId, command === undefined ? body.if_not_exists ?? "reject" : "reject", graphId);
+    if (command !== undefined) return this.prepareCommand(threadId, command, caller, where);
     if (body.command?.resume !== undefined) {
       // A resume answers the thread's live interrupt: an older checkpoint's interrupt has no run waiting on it.
       if (checkpointId !== undefined) await this.assertNewest(graphId, threadId, checkpointId);
@@ -270,6 +276,22 @@ export class RunService {
     // Bound to its first run's graph (also repairs a graph_id an older version let a client overwrite).
     if (thread.metadata.graph_id !== graphId) await this.threads.patch(pathThreadId, { graph_id: graphId });
     return pathThreadId;
+  }
+
+  /**
+   * LangGraph's `Command({ goto, update })` for the thread's waiting run (see Runtime.command): checked like a
+   * decision by the caller (without auth, by the run's user), stored with the run, QUEUED; the kick starts it.
+   */
+  private async prepareCommand(threadId: string, command: GraphCommand, caller: Caller, where: KickWhere): Promise<PreparedRun> {
+    const active = await this.unfinishedRuns(threadId);
+    const waiting = active.find((r) => r.status === "WAITING_APPROVAL") ?? active.find((r) => r.status === "WAITING_INPUT");
+    if (waiting === undefined) {
+      throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has no run waiting for an answer: command.goto / command.update move a waiting run; send new input instead`);
+    }
+    const here = this.executesHere(where);
+    const decider = caller.authenticated ? { by: caller.id, roles: caller.roles } : { by: waiting.userId, roles: [] };
+    await this.runtime.command(waiting.runId, command, { ...decider, queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
+    return { run: await this.runtime.records.get(waiting.runId), created: false, kick: (at) => this.launch(waiting.runId, here ? "here" : at) };
   }
 
   private async prepareResume(threadId: string, resume: unknown, caller: Caller, where: KickWhere): Promise<PreparedRun> {
