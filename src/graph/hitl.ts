@@ -18,20 +18,27 @@ export interface HitlActionRequest {
   description: string;
 }
 
-/** What a reviewer may do with one action (LangChain HITL `ReviewConfig`). */
+/**
+ * What a reviewer may do with one action (LangChain HITL `ReviewConfig`), every field in both spellings: a client's
+ * normalizer picks one array (the SDK's `useStream` prefers `reviewConfigs`) and a UI then reads the other spelling
+ * of its fields (agent-chat-ui reads `action_name`), so each object must answer to both.
+ */
 export interface HitlReviewConfig {
   action_name: string;
+  actionName: string;
   allowed_decisions: ReviewDecision[];
+  allowedDecisions: ReviewDecision[];
   /** JSON Schema of the tool's arguments, for editing forms. */
   args_schema?: Record<string, unknown>;
+  argsSchema?: Record<string, unknown>;
 }
 
-/** The HITL fields an approval interrupt carries, in both spellings. */
+/** The HITL fields an approval interrupt carries, in both spellings (equal objects under each name). */
 export interface HitlRequestFields {
   action_requests: HitlActionRequest[];
   review_configs: HitlReviewConfig[];
-  actionRequests: { name: string; args: Record<string, unknown>; description: string }[];
-  reviewConfigs: { actionName: string; allowedDecisions: ReviewDecision[]; argsSchema?: Record<string, unknown> }[];
+  actionRequests: HitlActionRequest[];
+  reviewConfigs: HitlReviewConfig[];
 }
 
 /** One HITL decision, as LangChain sends it (snake_case or camelCase `edited_action`). */
@@ -44,16 +51,14 @@ export type HitlDecision =
 export function hitlRequestFields(action: {
   tool: string; args: Record<string, unknown>; reason: string; allowed_decisions: ReviewDecision[]; args_schema?: Record<string, unknown>;
 }): HitlRequestFields {
-  const schema = action.args_schema === undefined ? {} : { args_schema: action.args_schema };
-  return {
-    action_requests: [{ name: action.tool, args: action.args, description: action.reason }],
-    review_configs: [{ action_name: action.tool, allowed_decisions: action.allowed_decisions, ...schema }],
-    actionRequests: [{ name: action.tool, args: action.args, description: action.reason }],
-    reviewConfigs: [{
-      actionName: action.tool, allowedDecisions: action.allowed_decisions,
-      ...(action.args_schema === undefined ? {} : { argsSchema: action.args_schema }),
-    }],
-  };
+  const schema = action.args_schema === undefined ? {} : { args_schema: action.args_schema, argsSchema: action.args_schema };
+  const request = (): HitlActionRequest => ({ name: action.tool, args: action.args, description: action.reason });
+  const config = (): HitlReviewConfig => ({
+    action_name: action.tool, actionName: action.tool,
+    allowed_decisions: action.allowed_decisions, allowedDecisions: action.allowed_decisions, ...schema,
+  });
+  // Fresh objects per array, so a consumer that edits one spelling in place does not change the other.
+  return { action_requests: [request()], review_configs: [config()], actionRequests: [request()], reviewConfigs: [config()] };
 }
 
 const editedAction = z.object({ name: z.string().min(1), args: z.record(z.string(), z.unknown()) });

@@ -21,6 +21,12 @@ export interface RunGraphConfig {
    * its chunks (with these modes) to the shared chunk log from the first one. Never taken from a caller.
    */
   stream?: { modes: string[] };
+  /**
+   * Set by the server for a run from an earlier checkpoint of its thread (a fork): the run's input is applied at
+   * this checkpoint, a new branch, as LangGraph's server runs it — no copy of it is written first. Used only while
+   * the run's input is still due; once the run has written a checkpoint it continues from its own. Never taken from a caller.
+   */
+  fromCheckpoint?: string;
 }
 
 /** LangGraph's default is 25; agentrt's agents take a model turn and a tool step per round. */
@@ -41,7 +47,10 @@ const RESERVED = new Set([
 /** The config as given, or BAD_INPUT naming what is wrong; undefined when there is nothing to store. */
 export function validateGraphConfig(config: RunGraphConfig | undefined): RunGraphConfig | undefined {
   if (config === undefined) return undefined;
-  const { configurable, recursionLimit, stream } = config;
+  const { configurable, recursionLimit, stream, fromCheckpoint } = config;
+  if (fromCheckpoint !== undefined && (typeof fromCheckpoint !== "string" || fromCheckpoint === "")) {
+    throw new UserInputError("BAD_INPUT", "fromCheckpoint must be a checkpoint id");
+  }
   if (stream !== undefined && !(Array.isArray(stream.modes) && stream.modes.every((m) => typeof m === "string"))) {
     throw new UserInputError("BAD_INPUT", "stream.modes must be a list of stream mode names");
   }
@@ -59,9 +68,10 @@ export function validateGraphConfig(config: RunGraphConfig | undefined): RunGrap
     }
   }
   const hasKeys = configurable !== undefined && Object.keys(configurable).length > 0;
-  if (!hasKeys && recursionLimit === undefined && stream === undefined) return undefined;
+  if (!hasKeys && recursionLimit === undefined && stream === undefined && fromCheckpoint === undefined) return undefined;
   return {
     ...(hasKeys ? { configurable } : {}), ...(recursionLimit === undefined ? {} : { recursionLimit }),
     ...(stream === undefined ? {} : { stream: { modes: [...stream.modes] } }),
+    ...(fromCheckpoint === undefined ? {} : { fromCheckpoint }),
   };
 }

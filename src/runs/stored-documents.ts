@@ -51,16 +51,17 @@ function fastBudget(doc: Record<string, unknown>, version: number): RunBudget | 
   return budget;
 }
 
-/** Today's config document (`$v` 1 or 2) without its version; else UNSURE. */
+/** Today's config document (`$v` 1, 2 or 3) without its version; else UNSURE. */
 function fastConfig(doc: Record<string, unknown>, version: number): RunGraphConfig | typeof UNSURE {
-  if (version !== 1 && version !== 2) return UNSURE;
+  if (version !== 1 && version !== 2 && version !== 3) return UNSURE;
   const config: RunGraphConfig = {};
   for (const key in doc) {
     const value = doc[key];
     if (key === "$v") continue;
     if (key === "configurable" && isPlainObject(value)) config.configurable = value;
     else if (key === "recursionLimit" && Number.isSafeInteger(value) && (value as number) > 0) config.recursionLimit = value as number;
-    else if (key === "stream" && version === 2 && isStream(value)) config.stream = { modes: [...value.modes] };
+    else if (key === "stream" && version >= 2 && isStream(value)) config.stream = { modes: [...value.modes] };
+    else if (key === "fromCheckpoint" && version === 3 && typeof value === "string") config.fromCheckpoint = value;
     else return UNSURE;
   }
   return config;
@@ -100,6 +101,8 @@ const configFields = {
   recursionLimit: z.number().int().positive().optional(),
 };
 
+const streamField = z.strictObject({ modes: z.array(z.string()) }).optional();
+
 const CONFIG: DocumentFormat<RunGraphConfig> = {
   column: "config_json",
   versions: [
@@ -108,9 +111,12 @@ const CONFIG: DocumentFormat<RunGraphConfig> = {
     z.strictObject({ $v: z.literal(1), ...configFields }).transform(withoutVersion),
     // v2: a run streamed through the shared chunk log says so (its modes); written only for such runs, so an older
     // agentrt refuses just those (DB_SCHEMA_TOO_NEW) rather than executing them unpublished.
-    z.strictObject({ $v: z.literal(2), ...configFields, stream: z.strictObject({ modes: z.array(z.string()) }).optional() }).transform(withoutVersion),
+    z.strictObject({ $v: z.literal(2), ...configFields, stream: streamField }).transform(withoutVersion),
+    // v3: a run from an earlier checkpoint names it; written only for such runs, so an older agentrt refuses just
+    // those (DB_SCHEMA_TOO_NEW) rather than running their input on the thread's newest checkpoint.
+    z.strictObject({ $v: z.literal(3), ...configFields, stream: streamField, fromCheckpoint: z.string().min(1).optional() }).transform(withoutVersion),
   ],
-  encode: (config) => ({ $v: config.stream === undefined ? 1 : 2, ...config }),
+  encode: (config) => ({ $v: config.fromCheckpoint !== undefined ? 3 : config.stream === undefined ? 1 : 2, ...config }),
   fast: fastConfig,
 };
 

@@ -10,6 +10,7 @@ import { checkForeignDecisions } from "./foreign-decisions.js";
 import type { ExpectedRunState, RunRecord } from "../runs/index.js";
 import type { ClaimDeps } from "./execute-and-record.js";
 import type { GraphRegistry } from "./graph-registry.js";
+import type { CommandResume } from "./command-resume.js";
 import { readInputRequests, type InputResume } from "./input-resume.js";
 import { toRunView, type RunView } from "./run-view.js";
 import type { DecisionOptions } from "./runtime-options.js";
@@ -104,16 +105,19 @@ export async function checkInput(
   return { resume, expect: { status: run.status, fencingToken: run.fencingToken } };
 }
 
+/** What a waiting run may be resumed with: decisions, an answer, or a LangGraph command. */
+export type StoredResume = ApprovalResume[] | InputResume | CommandResume;
+
 /**
  * Stores a checked resume and leaves the run QUEUED for a worker; `holdMs`: for that long only a claim by id
- * (`Runtime.start`, the process that will execute it) takes it.
+ * (`Runtime.start`, the process that will execute it) takes it. `note`: who resumed it and why, in its events.
  */
 export async function queueResume(
-  deps: DecisionDeps, runId: string, resume: ApprovalResume[] | InputResume, expect?: ExpectedRunState, holdMs?: number,
+  deps: DecisionDeps, runId: string, resume: StoredResume, expect?: ExpectedRunState, holdMs?: number, note?: { actor: string; reason: string },
 ): Promise<RunView> {
   let queued: RunRecord;
   try {
-    queued = await deps.runs.resume(runId, { resume, expect, ...(holdMs === undefined ? {} : { availableAt: deps.runs.clock() + holdMs }) });
+    queued = await deps.runs.resume(runId, { resume, expect, ...(holdMs === undefined ? {} : { availableAt: deps.runs.clock() + holdMs }), ...note });
   } catch (error) {
     // The wait's TTL passed since the check: record the expiry (with its trace), resume nothing.
     await currentRun(deps, runId);
@@ -129,7 +133,7 @@ async function liveState(deps: DecisionDeps, run: RunRecord): Promise<{ tasks: n
 }
 
 /** The run's graph and its thread's live tasks: a check of interrupts alone, which reads no message history. */
-async function liveGraphState(deps: DecisionDeps, run: RunRecord): Promise<{ graph: unknown; state: { tasks: never[] } }> {
+export async function liveGraphState(deps: DecisionDeps, run: RunRecord): Promise<{ graph: unknown; state: { tasks: never[] } }> {
   const graph = (await deps.registry.load(run.graphId)) as unknown as CheckedGraph;
   const { tasks } = await tasksForCheck(graph, { configurable: { thread_id: run.threadId } });
   return { graph, state: { tasks: tasks as never[] } };

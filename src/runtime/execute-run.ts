@@ -5,6 +5,7 @@
  * to a run outcome.
  * @module
  */
+import { END } from "@langchain/langgraph";
 import type { RunDatabase } from "../db/index.js";
 import type { ToolLedger } from "../ledger/index.js";
 import type { SharedToolLimits } from "../resilience/index.js";
@@ -16,6 +17,7 @@ import { DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY, type RunLease, type RunOutc
 import { priceFor, redactArgs, type PricingTable, type TraceRecorder } from "../trace/index.js";
 import type { GraphRegistry, RegisteredGraph } from "./graph-registry.js";
 import { inputCommand, readInputRequests } from "./input-resume.js";
+import { commandInput, isCommandResume } from "./command-resume.js";
 import type { PendingActionView } from "./run-view.js";
 import { createBudgetGuard } from "./budget-guard.js";
 import { foreignAnswer, foreignCallbacks } from "./foreign-run.js";
@@ -49,6 +51,7 @@ export interface ExecutionDeps {
 interface RunnableGraph extends RegisteredGraph {
   getState(config: object): Promise<{ values: Record<string, unknown>; tasks: unknown[]; next: string[]; config: object; createdAt?: string }>;
   stream(input: unknown, options: object): Promise<AsyncIterable<unknown>>;
+  updateState(config: object, values: unknown, asNode?: string): Promise<unknown>;
   interruptBefore?: unknown;
   interruptAfter?: unknown;
 }
@@ -86,9 +89,15 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
     // Checks only (read-only, shared with the checkpointer's cache): where the thread stopped, and for a foreign
     // agent how many model turns it took (its messages); an agentrt graph's check reads no message history.
     const snapshot = firstStart ? undefined : reportsOwnCalls(graph) ? await tasksForCheck(checked(graph), config) : await stateForCheck(checked(graph), config);
-    const input = snapshot === undefined ? run.input : inputFor(run, snapshot as never, foreign);
+    const inputDue = snapshot === undefined || !resumesOwnCheckpoint(run, snapshot);
+    const input = inputDue ? run.input : await resumeInput(graph, config, run, snapshot as never, foreign);
     const options = {
       ...config, durability: "sync", signal: lease.signal, recursionLimit: run.config?.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+      // A fork's input goes in at its checkpoint, as LangGraph's server runs it: the new branch's first checkpoint is
+      // that one's child, with no copy of it written first. Later starts continue from the run's own checkpoints.
+      ...(inputDue && run.config?.fromCheckpoint !== undefined
+        ? { configurable: { ...config.configurable, checkpoint_id: run.config.fromCheckpoint } }
+        : {}),
       // A foreign agent's model and tool calls reach the same hooks through LangChain callbacks.
       callbacks: foreignCallbacks(graph, hooks, snapshot !== undefined && "values" in snapshot ? (snapshot.values as Record<string, unknown>) : undefined),
     };
@@ -121,8 +130,23 @@ export async function executeRun(deps: ExecutionDeps, run: RunRecord, lease: Run
   }
 }
 
+/**
+ * What a run that resumes its own checkpoint is streamed with (its input was applied already). A stored command
+ * ending the wait clears the thread's pending tasks first, in a checkpoint written under the run's lease.
+ */
+async function resumeInput(
+  graph: RunnableGraph, config: object, run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[]; metadata?: unknown }, foreign: ForeignScope,
+): Promise<unknown> {
+  if (!isCommandResume(run.resume)) return inputFor(run, snapshot, foreign);
+  const live = new Set((snapshot.tasks as { interrupts?: { id?: string }[] }[]).flatMap((t) => (t.interrupts ?? []).flatMap((i) => (i.id === undefined ? [] : [i.id]))));
+  const plan = commandInput(run.resume, live);
+  // Applied before a crash: continue from the checkpoint.
+  if (plan === undefined) return null;
+  if (plan.clear) await graph.updateState(config, null, END);
+  return plan.input;
+}
+
 function inputFor(run: RunRecord, snapshot: { tasks: never[]; createdAt?: string; next: string[]; metadata?: unknown }, foreign: ForeignScope): unknown {
-  if (!resumesOwnCheckpoint(run, snapshot)) return run.input;
   // An answer to a plain interrupt() resumes exactly the question it answers (if still live).
   const answer = inputCommand(run.resume, snapshot);
   if (answer !== undefined) return answer;

@@ -23,6 +23,7 @@ import { startWithClaim } from "./trace-within.js";
 import { stampRunIds } from "./run-stamp.js";
 import type { InputResume } from "./input-resume.js";
 import { checkDecisions, checkInput, currentRun, decisionInput, queueResume, type DecisionDeps, type DecisionInput } from "./decisions.js";
+import { checkCommand, commandNote, type GraphCommand } from "./command-resume.js";
 import { createRun, type CreateRunOptions, type CreatedRun } from "./create-run.js";
 import { RunRecords } from "./run-records.js";
 import { submitSpec } from "./submit-spec.js";
@@ -176,6 +177,18 @@ export class Runtime {
   async answer(runId: string, value: unknown, options: ResumeOptions & { by?: string } = {}): Promise<RunView> {
     const { resume, expect } = await checkInput(this.decisionDeps, runId, value, options.by);
     return this.resumeChecked(runId, resume, expect, options);
+  }
+
+  /**
+   * Sends LangGraph's `Command({ goto, update })` to a waiting run (see command-resume.ts): `goto: ["__end__"]` ends
+   * it without performing its pending actions; any other command runs with the paused tasks asking again. Checked
+   * like a decision (APPROVER_NOT_ALLOWED unless `by` may decide every pending action), recorded in the run's events
+   * with who sent it and what is not performed, and resumed here (or left QUEUED with `queue`).
+   */
+  async command(runId: string, command: GraphCommand, options: ResumeOptions & { by?: string; roles?: readonly string[] } = {}): Promise<RunView> {
+    const { resume, expect } = await checkCommand(this.decisionDeps, runId, command, options);
+    const queued = await queueResume(this.decisionDeps, runId, resume, expect, options.holdMs, { actor: resume.by, reason: commandNote(resume) });
+    return options.queue === true ? queued : this.runHere(runId);
   }
 
   /**

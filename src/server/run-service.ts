@@ -10,6 +10,7 @@ import { isWaiting, validateBudget, validateGraphConfig, type RunRecord } from "
 import {
   threadValues, validateGraphInput, UNFINISHED, type DecisionInput, type MultitaskStrategy, type Runtime,
 } from "../runtime/index.js";
+import type { GraphCommand } from "../runtime/command-resume.js";
 import type { Caller } from "./auth.js";
 import { cancelRefusalNow } from "./cancel-authz.js";
 import { HttpError } from "./http-error.js";
@@ -17,6 +18,7 @@ import { assistantIdFor, newThreadId } from "./ids.js";
 import { assertMayAnswer, withOwner } from "./ownership.js";
 import { graphConfigOf, unsupportedOption, type RunCreate } from "./schemas.js";
 import { decisionsFrom } from "./resume-decisions.js";
+import { graphCommandOf } from "./graph-command.js";
 import type { RunWakesOptions } from "./run-wakes.js";
 import { RunWaiters } from "./run-waiters.js";
 import type { ThreadStateReader } from "./thread-state.js";
@@ -129,13 +131,18 @@ export class RunService {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
       throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
     }
-    const threadId = await this.threadFor(pathThreadId, body.if_not_exists ?? "reject", graphId, caller);
+    const command = graphCommandOf(body.command);
+    if (command !== undefined && pathThreadId === undefined) throw new HttpError(422, "BAD_INPUT", "command.goto / command.update move a thread's waiting run: run on its thread");
+    // A command moves a waiting run: its thread is never made on the fly.
+    const threadId = await this.threadFor(pathThreadId, command === undefined ? body.if_not_exists ?? "reject" : "reject", graphId, caller);
+    if (command !== undefined) return this.prepareCommand(threadId, command, caller, where);
     if (body.command?.resume !== undefined) {
       // A resume answers the thread's live interrupt: an older checkpoint's interrupt has no run waiting on it.
       if (checkpointId !== undefined) await this.assertNewest(graphId, threadId, checkpointId);
       return this.prepareResume(threadId, body.command.resume, caller, where);
     }
     const fork = checkpointId === undefined ? undefined : await this.forkAt(graphId, threadId, checkpointId);
+    const forkConfig = fork === undefined ? spec.config : { ...spec.config, fromCheckpoint: fork };
     const strategy = (body.multitask_strategy ?? "reject") as MultitaskStrategy;
     const ifWaiting = body.if_waiting ?? "supersede";
     if (pathThreadId !== undefined) {
@@ -144,7 +151,7 @@ export class RunService {
       await this.assertMayCancel(strategy === "interrupt" ? active : ifWaiting === "supersede" ? active.filter((r) => isWaiting(r.status)) : [], caller);
     }
     const { run, behind, canceled } = await this.runtime.createRun({
-      ...spec, thread: threadId, multitask: strategy, ifWaiting, by: caller.id, ...(fork === undefined ? {} : { beforeCreate: fork }),
+      ...spec, config: forkConfig, thread: threadId, multitask: strategy, ifWaiting, by: caller.id,
     });
     for (const runId of canceled) this.canceled(runId);
     return { run, created: true, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
@@ -234,20 +241,19 @@ export class RunService {
   }
 
   /**
-   * How a run from `checkpointId` starts, as LangGraph's server runs it: from the newest checkpoint as it is;
-   * from an older one on a new branch — a copy of it written as the thread's newest (a fork), its later
-   * checkpoints kept as history and the side effects done after it not undone. The returned function writes the
-   * fork, once the thread has room for the run. BAD_INPUT for a checkpoint the thread does not have.
+   * How a run from `checkpointId` starts, as LangGraph's server runs it: from the newest checkpoint as it is
+   * (undefined); from an older one on a new branch — the checkpoint id the run's input goes in at (its first
+   * checkpoint is that one's child), its later checkpoints kept as history and the side effects done after it not
+   * undone. No copy of it is written, so a fork costs the thread no more history entries than on LangGraph's server.
+   * BAD_INPUT for a checkpoint the thread does not have.
    */
-  private async forkAt(graphId: string, threadId: string, checkpointId: string): Promise<(() => Promise<void>) | undefined> {
+  private async forkAt(graphId: string, threadId: string, checkpointId: string): Promise<string | undefined> {
     const newest = (await this.states.state(graphId, threadId))?.config.configurable?.checkpoint_id;
     if (newest === checkpointId) return undefined;
     if ((await this.states.state(graphId, threadId, checkpointId)) === undefined) {
       throw new HttpError(422, "BAD_INPUT", `thread ${threadId} has no checkpoint ${checkpointId}`);
     }
-    return async () => {
-      await this.states.update(graphId, threadId, null, { checkpointId });
-    };
+    return checkpointId;
   }
 
   /** A resume continues from the thread's newest checkpoint, whose interrupt a run waits on. */
@@ -271,6 +277,22 @@ export class RunService {
     // Bound to its first run's graph (also repairs a graph_id an older version let a client overwrite).
     if (thread.metadata.graph_id !== graphId) await this.threads.patch(pathThreadId, { graph_id: graphId });
     return pathThreadId;
+  }
+
+  /**
+   * LangGraph's `Command({ goto, update })` for the thread's waiting run (see Runtime.command): checked like a
+   * decision by the caller (without auth, by the run's user), stored with the run, QUEUED; the kick starts it.
+   */
+  private async prepareCommand(threadId: string, command: GraphCommand, caller: Caller, where: KickWhere): Promise<PreparedRun> {
+    const active = await this.unfinishedRuns(threadId);
+    const waiting = active.find((r) => r.status === "WAITING_APPROVAL") ?? active.find((r) => r.status === "WAITING_INPUT");
+    if (waiting === undefined) {
+      throw new HttpError(409, "THREAD_NOT_INTERRUPTED", `thread ${threadId} has no run waiting for an answer: command.goto / command.update move a waiting run; send new input instead`);
+    }
+    const here = this.executesHere(where);
+    const decider = caller.authenticated ? { by: caller.id, roles: caller.roles } : { by: waiting.userId, roles: [] };
+    await this.runtime.command(waiting.runId, command, { ...decider, queue: true, ...(here ? { holdMs: HERE_HOLD_MS } : {}) });
+    return { run: await this.runtime.records.get(waiting.runId), created: false, kick: (at) => this.launch(waiting.runId, here ? "here" : at) };
   }
 
   private async prepareResume(threadId: string, resume: unknown, caller: Caller, where: KickWhere): Promise<PreparedRun> {

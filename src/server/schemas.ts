@@ -174,8 +174,5 @@ export function unsupportedOption(body: z.infer<typeof RunCreate>): string | und
   }
   if ((body.after_seconds ?? 0) > 0) return "after_seconds (delayed runs) is not supported";
   if (body.multitask_strategy === "rollback") return "multitask_strategy rollback is not supported: use interrupt (cancels the unfinished run) or enqueue";
-  // Accepted and dropped, they would run the graph from somewhere the caller did not ask for.
-  if (body.command?.update !== undefined && body.command.update !== null) return "command.update is not supported: update the state with POST /threads/{thread_id}/state, then run";
-  if (body.command?.goto !== undefined && body.command.goto !== null) return "command.goto is not supported: resume with command.resume";
   return undefined;
 }

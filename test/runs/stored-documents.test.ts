@@ -35,6 +35,18 @@ describe("the JSON documents of a run row", () => {
     expect((await store.get("r3")).config).toEqual({ recursionLimit: 40, stream: { modes: ["updates"] } });
   });
 
+  it("a config that names the checkpoint a forked run starts from is version 3, read back by the zod schema too", async () => {
+    const { db, store } = freshStore();
+    const config = { recursionLimit: 40, stream: { modes: ["updates"] }, fromCheckpoint: "1f0-cp" };
+    const created = await store.create({ runId: "r4", graphId: "g", config });
+    expect(JSON.parse(raw(db, "r4").config_json!)).toEqual({ $v: 3, ...config });
+    expect(created.config).toEqual(config);
+    expect((await store.get("r4")).config).toEqual(config);
+    // A key the fast read does not know goes to the version's schema, which refuses it.
+    db.prepare("UPDATE runs SET config_json = ? WHERE run_id = 'r4'").run('{"$v":3,"fromCheckpoint":"1f0-cp","extra":1}');
+    expect(await thrown(() => store.get("r4"))).toMatchObject({ code: "DB_CORRUPT" });
+  });
+
   it("written before versions existed (version 0) are read by their own schema", async () => {
     const { db, store } = freshStore();
     await store.create({ runId: "r0", graphId: "g" });

@@ -1,9 +1,11 @@
 // LangChain's HITL dialect over HTTP with the official SDK client: the interrupt carries action_requests and
 // review_configs, `{ decisions }` resumes it (approve, edit, reject), and a malformed list leaves the run waiting.
 import type { Client } from "@langchain/langgraph-sdk";
+import { userFacingInterruptsFromThreadTasks } from "@langchain/langgraph-sdk/ui";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentServer } from "../../src/server/server.js";
 import { openWorld } from "../../src/testing/index.js";
+import { agentChatUiShowsButtons } from "../helpers/agent-chat-ui.js";
 import { httpCall } from "./http-call.js";
 import { ROLLBACK_INPUT, serverBackends, startTestServer } from "./harness.js";
 
@@ -47,6 +49,17 @@ describe.each(serverBackends(import.meta.url))("on $backend", ({ db }) => {
         action_requests: [{ name: "rollback_deployment", args: value.args, description: expect.any(String) }],
         review_configs: [{ action_name: "rollback_deployment", allowed_decisions: ["approve", "edit", "reject"] }],
       });
+    });
+
+    it("read as useStream reads it (the SDK's normalizer), the interrupt gets agent-chat-ui's approval buttons", async () => {
+      const { threadId } = await pausedThread();
+      const state = await shared.client.threads.getState(threadId);
+      const interrupts = userFacingInterruptsFromThreadTasks(state.tasks.flatMap((t) => t.interrupts)) ?? [];
+      expect(interrupts).toHaveLength(1);
+      expect(agentChatUiShowsButtons(interrupts[0])).toBe(true);
+      expect((interrupts[0]!.value as { reviewConfigs: unknown[] }).reviewConfigs).toEqual([expect.objectContaining({
+        actionName: "rollback_deployment", action_name: "rollback_deployment", allowedDecisions: ["approve", "edit", "reject"],
+      })]);
     });
 
     it("resumes with { decisions: [{ type: 'approve' }] } through the SDK", async () => {

@@ -217,6 +217,12 @@ function runGroup(task: ToolTask & { group: PlannedCall[] }, resolved: Resolved,
   }, config);
 }
 
+/** True for a branch input made by {@link routeToolCalls}: a `call` with a name. */
+function isToolTask(value: unknown): value is ToolTask {
+  const call = (value as { call?: { name?: unknown } } | null)?.call;
+  return typeof call === "object" && call !== null && typeof call.name === "string";
+}
+
 /** The tool branch node: input is a {@link ToolTask}, output one ToolMessage and one step per call. */
 export function createToolNode(options: ToolNodeOptions) {
   const resolved: Resolved = {
@@ -226,6 +232,9 @@ export function createToolNode(options: ToolNodeOptions) {
     hooks: options.hooks ?? {},
   };
   return async (task: ToolTask, config?: LangGraphRunnableConfig): Promise<AgentStateUpdate> => {
+    // Started by a Command's goto, it gets the graph's state, not a call: it runs nothing, least of all the last
+    // turn's calls, which run only in their own branches (each through policy, and approval where it asks).
+    if (!isToolTask(task)) return {};
     // A model call the tool makes itself is reported to the run's hooks like a turn's (see nested-calls.ts).
     const records = await withNestedCallHooks(config, resolveRunScope(config).hooks, task.turn, async () => task.group !== undefined
       ? await runGroup(task as ToolTask & { group: PlannedCall[] }, resolved, config)
