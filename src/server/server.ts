@@ -135,8 +135,9 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     await runtime.ready();
     const { storage } = runtimeInternals(runtime);
     // Threads of runs started without HTTP (CLI, Runtime, workers) read like any other (run-backed-threads.ts).
-    const threads = new RunBackedThreads(await openThreadStore(storage.db), runtime.records);
-    service = new RunService(runtime, threads, new ThreadStateReader(runtime.registry, storage.checkpointer()), log, pool);
+    const states = new ThreadStateReader(runtime.registry, storage.checkpointer());
+    const threads = new RunBackedThreads(await openThreadStore(storage.db), runtime.records, async (id) => (await states.storedCheckpoint(id)) !== undefined);
+    service = new RunService(runtime, threads, states, log, pool);
     streams = storage.chunks === undefined ? busStreams(bus ?? new StreamBus()) : new ChunkFeed(storage.chunks, { retentionMs: streamRetention(options), log });
   } catch (error) {
     await runtime.close();

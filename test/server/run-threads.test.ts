@@ -75,4 +75,11 @@ describe.each(serverBackends(import.meta.url))("on $backend", ({ db }) => {
     const listed = await call("POST", "/threads/search", { ids: [threadId] });
     expect(listed.json.map((t: { thread_id: string }) => t.thread_id)).toEqual([threadId]);
   });
+
+  it("forgets the thread once deleted, though its runs are kept", async () => {
+    expect((await call("DELETE", `/threads/${threadId}`)).status).toBe(204);
+    expect((await call("GET", `/threads/${threadId}`)).status).toBe(404);
+    expect((await call("GET", `/threads/${threadId}/state`)).status).toBe(404);
+    expect((await call("GET", `/agentrt/runs/${runId}`)).json.status).toBe("CANCELED");
+  });
 });
