@@ -24,6 +24,7 @@ import { busStreams, type RunStreams } from "./run-streams.js";
 import { ChunkFeed } from "../streams/chunk-feed.js";
 import { ThreadStateReader } from "./thread-state.js";
 import { openThreadStore } from "./open-thread-store.js";
+import { RunBackedThreads } from "./run-backed-threads.js";
 import { WorkerPool, workerCount, type WorkerInfo } from "./worker-pool.js";
 
 /** Options of {@link startServer}. */
@@ -133,7 +134,10 @@ export async function startServer(options: ServeOptions = {}): Promise<AgentServ
     // Migrated before any worker process starts, so none races the server's migrations (instant on SQLite).
     await runtime.ready();
     const { storage } = runtimeInternals(runtime);
-    service = new RunService(runtime, await openThreadStore(storage.db), new ThreadStateReader(runtime.registry, storage.checkpointer()), log, pool);
+    // Threads of runs started without HTTP (CLI, Runtime, workers) read like any other (run-backed-threads.ts).
+    const states = new ThreadStateReader(runtime.registry, storage.checkpointer());
+    const threads = new RunBackedThreads(await openThreadStore(storage.db), runtime.records, async (id) => (await states.storedCheckpoint(id)) !== undefined);
+    service = new RunService(runtime, threads, states, log, pool);
     streams = storage.chunks === undefined ? busStreams(bus ?? new StreamBus()) : new ChunkFeed(storage.chunks, { retentionMs: streamRetention(options), log });
   } catch (error) {
     await runtime.close();

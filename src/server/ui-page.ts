@@ -1,15 +1,19 @@
 /**
  * The run viewer page at /ui: the run list (newest first, filter, search), and a run's page with its
- * conversation, forms for a waiting run, graph with the path taken, trace waterfall and state timeline,
+ * conversation, forms for a waiting run, a cancel button, graph with the path taken, trace waterfall with each span's
+ * detail, state timeline and the run's status changes,
  * kept current by the live feed (`/agentrt/events`). Plain HTML, CSS and JS (the parts in ./ui/), no
  * framework; Mermaid is served from /ui/assets (never a CDN) and fetched when a graph is first drawn. Data is set with textContent, never as HTML.
  * @module
  */
 import { CLIENT_CONVERSATION } from "./ui/client-conversation.js";
 import { CLIENT_CORE } from "./ui/client-core.js";
+import { CLIENT_EVENTS } from "./ui/client-events.js";
 import { CLIENT_GRAPH } from "./ui/client-graph.js";
 import { CLIENT_LIST } from "./ui/client-list.js";
 import { CLIENT_RUN } from "./ui/client-run.js";
+import { CLIENT_SPAN } from "./ui/client-span.js";
+import { CLIENT_STATE } from "./ui/client-state.js";
 import { CLIENT_WATERFALL } from "./ui/client-waterfall.js";
 import { VIEWER_CSS } from "./ui/style.js";
 
@@ -30,6 +34,7 @@ async function refreshAll() {
 $("status-filter").onchange = renderRuns;
 $("search").oninput = renderRuns;
 $("key-form").onsubmit = useKey;
+$("state-raw-toggle").onclick = toggleRawState;
 window.addEventListener("hashchange", () => {
   const id = new URLSearchParams(location.hash.slice(1)).get("run");
   if (id && id !== ui.selected) select(id);
@@ -59,7 +64,7 @@ export const VIEWER_HTML = `<!doctype html>
 <main>
   <div id="placeholder" class="placeholder"><div id="overview"></div></div>
   <div id="detail" hidden>
-    <div class="card"><div id="run-head"></div></div>
+    <div class="card head-card"><div id="run-head"></div><div id="run-cancel" class="cancel"></div></div>
     <div id="run-error" class="card" hidden></div>
     <div id="actions"></div>
     <div id="result-card" class="card" hidden><h3>Result</h3><div id="run-result"></div></div>
@@ -68,10 +73,13 @@ export const VIEWER_HTML = `<!doctype html>
       <div>
         <div class="card"><h3>Graph <small id="graph-note"></small></h3><div id="graph"></div>
           <div class="legend"><span><i style="background:#dcfce7;border:1px solid #16a34a"></i>went through</span><span><i style="background:#fef3c7;border:1px solid #d97706"></i>now at</span></div></div>
-        <div class="card"><h3>State <small>by checkpoint</small></h3><div id="timeline"></div><div id="state-meta"></div><pre id="state-view"></pre></div>
+        <div class="card"><h3>State <small>by checkpoint</small></h3><div id="timeline"></div><div id="state-meta"></div>
+          <div id="state-messages" class="messages"></div><div id="state-other" class="state-other"></div>
+          <button id="state-raw-toggle" type="button" class="toggle" hidden>Show raw JSON</button><pre id="state-view" hidden></pre></div>
+        <div class="card"><h3>Events <small>status changes</small></h3><ol id="events"></ol></div>
       </div>
     </div>
-    <div class="card"><h3>Trace <small id="legend" class="legend"></small></h3><div id="trace"></div></div>
+    <div class="card"><h3>Trace <small id="legend" class="legend"></small> <small>click a span for its input and output</small></h3><div id="trace"></div><div id="span-detail" hidden></div></div>
   </div>
 </main>
 <div id="error-banner" role="alert"></div>
@@ -83,5 +91,5 @@ export const VIEWER_HTML = `<!doctype html>
   <p id="key-refused" class="form-error" hidden>The key this tab had was refused: check it against the server's AGENTRT_API_KEY.</p>
   <form id="key-form"><input id="key-input" type="password" placeholder="API key" autocomplete="off"><button type="submit">Use key</button></form>
 </div></div>
-<script>${CLIENT_CORE}${CLIENT_LIST}${CLIENT_RUN}${CLIENT_CONVERSATION}${CLIENT_GRAPH}${CLIENT_WATERFALL}${START}</script>
+<script>${CLIENT_CORE}${CLIENT_LIST}${CLIENT_RUN}${CLIENT_CONVERSATION}${CLIENT_GRAPH}${CLIENT_STATE}${CLIENT_WATERFALL}${CLIENT_SPAN}${CLIENT_EVENTS}${START}</script>
 </body></html>`;

@@ -1,7 +1,7 @@
 /**
  * Browser code of the conversation: the run's messages in order (user, model with its tool calls, tool
  * results folded), with the approvals it asked for and how they were decided, and the questions it asked,
- * placed where they happened (taken from the checkpoints' interrupts).
+ * placed where they happened (taken from the checkpoints' interrupts); an open question is left to its form.
  * @module
  */
 
@@ -26,6 +26,14 @@ function toolMessage(m) {
   return el("div", { className: "msg tool" + (failed ? " error" : "") },
     el("div", { className: "who", textContent: "tool · " + (m.name || (env && env.tool) || "") }),
     el("details", {}, el("summary", { textContent: headline }), el("pre", { textContent: pretty(body) })));
+}
+
+/** One message as the conversation shows it (the state panel shows a checkpoint's messages the same way). */
+function messageNode(m) {
+  if (m.type === "tool") return toolMessage(m);
+  const who = m.type === "human" ? "user" : m.type === "ai" ? "model" : m.type;
+  const calls = (m.tool_calls || []).map((c) => el("span", { className: "tool-call", textContent: "→ " + c.name + " " + JSON.stringify(c.args) }));
+  return el("div", { className: "msg " + m.type }, el("div", { className: "who", textContent: who }), textOf(m.content), ...calls);
 }
 
 function renderConversation(run, spans, history) {
@@ -58,29 +66,20 @@ function renderConversation(run, spans, history) {
           : env && env.status === "rejected" ? "✗ " + v.tool + " " + (env.error ? env.error.message : "rejected") + took
           : "✓ " + v.tool + " approved" + took;
         nodes.push(el("div", { className: "decision" + (env && env.status === "rejected" ? " rejected" : ""), textContent: text }));
-      } else {
+      } else if (!run.input_requests.some((r) => r.interrupt_id === ask.id)) {
+        // A question still open is the form above, where it is answered: shown here too, it read as asked twice.
         nodes.push(el("div", { className: "decision question", textContent: "The run asked: " + (v.question || JSON.stringify(v)) }));
       }
     }
   };
   messages.forEach((m, i) => {
-    if (m.type === "tool") nodes.push(toolMessage(m));
-    else {
-      const who = m.type === "human" ? "user" : m.type === "ai" ? "model" : m.type;
-      const calls = (m.tool_calls || []).map((c) => el("span", { className: "tool-call", textContent: "→ " + c.name + " " + JSON.stringify(c.args) }));
-      nodes.push(el("div", { className: "msg " + m.type }, el("div", { className: "who", textContent: who }), textOf(m.content), ...calls));
-    }
+    nodes.push(messageNode(m));
     chipsAt(i + 1);
   });
   if (messages.length === 0) {
     chipsAt(0);
     if (run.input_requests.length === 0) nodes.push(el("div", { className: "msg system", textContent: "No messages in this run's state." }));
   }
-  const box = $("conversation");
-  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
-  box.replaceChildren(...nodes);
-  // A run still moving (or waiting on you) is followed at its end; a finished one reads from the top.
-  const resting = ["SUCCEEDED", "FAILED", "CANCELED", "EXPIRED"].includes(run.status);
-  if (atBottom && !resting) box.scrollTop = box.scrollHeight;
+  $("conversation").replaceChildren(...nodes);
 }
 `;

@@ -13,7 +13,7 @@ if (params.get("key")) {
   // Keep the key out of the address bar, history and screenshots.
   history.replaceState(null, "", location.pathname + location.hash);
 }
-const ui = { key: sessionStorage.getItem("agentrt-key"), selected: null, runs: [], detail: null, checkpoint: null };
+const ui = { key: sessionStorage.getItem("agentrt-key"), selected: null, runs: [], detail: null, checkpoint: null, span: null };
 
 class KeyNeeded extends Error {}
 async function api(path, body) {
@@ -21,8 +21,10 @@ async function api(path, body) {
   if (ui.key) headers["x-api-key"] = ui.key;
   const res = await fetch(path, body === undefined ? { headers } : { method: "POST", headers, body: JSON.stringify(body) });
   if (res.status === 401) { showKeyNeeded(); throw new KeyNeeded("API key needed"); }
-  const json = await res.json();
-  if (!res.ok) { const e = new Error(json.message || res.statusText); e.code = json.code || json.error; throw e; }
+  // A 202 or 204 (a cancel) has no body.
+  const text = await res.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!res.ok) { const e = new Error((json && json.message) || res.statusText); e.code = json && (json.code || json.error); throw e; }
   return json;
 }
 function el(tag, props, ...children) {

@@ -83,8 +83,8 @@ function renderTimeline(history) {
   const box = $("timeline");
   if (history.length === 0) {
     box.replaceChildren(el("span", { className: "note", textContent: "No checkpoints." }));
-    $("state-view").textContent = "";
     $("state-meta").textContent = "";
+    renderState(null);
     return;
   }
   const ids = history.map((cp) => cp.checkpoint.checkpoint_id);
@@ -104,6 +104,6 @@ function renderTimeline(history) {
   const source = cp.metadata && cp.metadata.source ? cp.metadata.source : "";
   $("state-meta").textContent = "checkpoint " + (ids.indexOf(current) + 1) + " of " + ids.length + " · step " + checkpointLabel(cp) +
     (source ? " · " + source : "") + " · next: " + ((cp.next || []).join(", ") || "—") + " · " + ago(cp.created_at) + (ui.checkpoint ? "" : " (latest, follows the run)");
-  $("state-view").textContent = JSON.stringify(cp.values, null, 2);
+  renderState(cp, history[ids.indexOf(current) - 1]);
 }
 `;

@@ -64,7 +64,7 @@ function renderOverview() {
 }
 
 function select(runId) {
-  if (ui.selected !== runId) { ui.detail = null; ui.checkpoint = null; }
+  if (ui.selected !== runId) { ui.detail = null; ui.checkpoint = null; ui.span = null; }
   ui.selected = runId;
   history.replaceState(null, "", "#run=" + runId);
   renderRuns();

@@ -1,7 +1,7 @@
 /**
  * Browser code of a run's page: loads the run, its trace, state history and graph; draws the header
  * (status, usage, duration), the error with its code, the result, and the forms that move a waiting run
- * on: approve / edit / reject a pending action, answer a WAITING_INPUT question.
+ * on: approve / edit / reject a pending action, answer a WAITING_INPUT question (cancel and events: client-events.ts).
  * @module
  */
 
@@ -14,21 +14,22 @@ async function refreshDetail() {
   const seq = ++detailSeq;
   try {
     const run = await api("/agentrt/runs/" + runId);
-    const [spans, history] = await Promise.all([
+    const [spans, history, events] = await Promise.all([
       api("/agentrt/runs/" + runId + "/trace"),
       api("/threads/" + run.thread_id + "/history", { limit: 200 }).catch(() => []),
+      api("/agentrt/runs/" + runId + "/events").catch(() => []),
     ]);
     if (seq !== detailSeq || ui.selected !== runId) return;
     // The thread may hold other runs: keep this run's checkpoints, oldest first.
     const mine = history.filter((c) => !c.metadata || !c.metadata.run_id || c.metadata.run_id === runId).reverse();
-    ui.detail = { run, spans, history: mine };
+    ui.detail = { run, spans, history: mine, events };
     renderDetail();
     await renderGraph(run, mine);
   } catch (error) { flash(error); }
 }
 
 function renderDetail() {
-  const { run, spans, history } = ui.detail;
+  const { run, spans, history, events } = ui.detail;
   $("placeholder").hidden = true;
   $("detail").hidden = false;
   renderHead(run, spans);
@@ -39,6 +40,8 @@ function renderDetail() {
   $("result-card").hidden = !result;
   $("run-result").textContent = result;
   renderActions(run);
+  renderCancel(run);
+  renderEvents(events);
   renderConversation(run, spans, history);
   renderTimeline(history);
   renderWaterfall(spans);

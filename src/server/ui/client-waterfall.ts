@@ -1,7 +1,7 @@
 /**
  * Browser code of the trace waterfall: one row per span in tree order, bars coloured by kind, duration,
  * tokens and cost per row. Waits for approval or input are drawn collapsed to a fixed narrow slot, so a
- * run that waited an hour still shows its working steps at a readable width.
+ * run that waited an hour still shows its working steps at a readable width. A row opens its span (client-span.ts).
  * @module
  */
 
@@ -75,7 +75,11 @@ function treeOrder(spans) {
 function renderWaterfall(spans) {
   const box = $("trace");
   const shown = spans.filter((s) => s.kind !== "state_change");
-  if (shown.length === 0) { box.replaceChildren(el("div", { className: "muted", textContent: "No spans recorded yet." })); return; }
+  if (shown.length === 0) {
+    box.replaceChildren(el("div", { className: "muted", textContent: "No spans recorded yet." }));
+    renderSpanDetail();
+    return;
+  }
   const now = Date.now();
   const axis = timeAxis(spans, now);
   const marks = spans.filter((s) => s.kind === "state_change");
@@ -108,12 +112,14 @@ function renderWaterfall(spans) {
       s.error ? el("span", { className: "kind", textContent: "⚠" }) : null);
     label.style.paddingLeft = (depth * 14) + "px";
     const tokens = s.inputTokens === null && s.outputTokens === null ? "" : count((s.inputTokens || 0) + (s.outputTokens || 0));
-    return el("div", { className: "row", title: s.error || "" }, label, track,
+    return el("div", { className: "row" + (s.spanId === ui.span ? " selected" : ""), title: s.error || "", dataset: { spanId: s.spanId },
+      tabIndex: 0, role: "button", onclick: () => selectSpan(s.spanId), onkeydown: (e) => { if (e.key === "Enter") selectSpan(s.spanId); } }, label, track,
       el("span", { className: "dur", textContent: s.endMs === null ? duration(end - s.startMs) + "…" : duration(end - s.startMs) }),
       el("span", { className: "tokens", textContent: tokens, title: s.inputTokens === null ? "" : s.inputTokens + " in / " + s.outputTokens + " out" }),
       el("span", { className: "cost", textContent: money(s.costUsd) }));
   });
   box.replaceChildren(head, ...rows);
+  renderSpanDetail();
   const kinds = [...new Set(spans.map((s) => s.kind))];
   $("legend").replaceChildren(...kinds.map((k) => {
     const i = el("i");

@@ -42,7 +42,7 @@ main { overflow: auto; padding: 20px 24px 48px; min-width: 0; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 14px 16px; margin-bottom: 16px; min-width: 0; }
 .card h3 { margin: 0 0 10px; font-size: 13px; text-transform: uppercase; letter-spacing: .6px; color: var(--muted); display: flex; gap: 8px; align-items: baseline; }
 .card h3 small { text-transform: none; letter-spacing: 0; font-weight: 400; }
-#run-head { display: flex; flex-wrap: wrap; align-items: center; gap: 10px 16px; }
+.head-card { display: flex; gap: 12px; align-items: flex-start; } #run-head { flex: 1; min-width: 0; display: flex; flex-wrap: wrap; align-items: center; gap: 10px 16px; }
 #run-head h2 { margin: 0; font-size: 20px; } #run-head .id { font-family: ui-monospace, monospace; color: var(--muted); font-size: 12px; }
 .stats { display: flex; gap: 22px; flex-wrap: wrap; margin-top: 10px; width: 100%; }
 .stat { display: flex; flex-direction: column; } .stat b { font-size: 15px; } .stat span { color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .5px; }
@@ -60,7 +60,8 @@ button.approve, button[type=submit] { background: #16a34a; border-color: #16a34a
 button:disabled { opacity: .5; cursor: default; }
 .form-error { color: #b91c1c; font-size: 12px; }
 .grid2 { display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 16px; align-items: start; }
-#conversation { display: flex; flex-direction: column; gap: 8px; max-height: 620px; overflow: auto; }
+/* The conversation grows with the run: the page scrolls, never a box inside it that cuts messages off. */
+#conversation, .messages { display: flex; flex-direction: column; gap: 8px; }
 .msg { border-radius: 10px; padding: 8px 12px; max-width: 92%; white-space: pre-wrap; word-break: break-word; }
 .msg .who { font-size: 11px; font-weight: 700; text-transform: uppercase; letter-spacing: .5px; color: var(--muted); margin-bottom: 2px; }
 .msg.human { background: #eef2ff; align-self: flex-end; } .msg.ai { background: #f3f4f6; }
@@ -82,9 +83,15 @@ details summary { cursor: pointer; color: #065f46; overflow: hidden; text-overfl
 #timeline .tick { border: 1px solid var(--line); background: #fff; border-radius: 5px; padding: 2px 7px; font-size: 11px; cursor: pointer; font-weight: 500; }
 #timeline .tick.on { background: var(--accent); border-color: var(--accent); color: #fff; }
 #state-meta { font-size: 12px; color: var(--muted); margin-bottom: 6px; }
+#state-view[hidden] { display: none; }
 #state-view { font: 11px/1.4 ui-monospace, monospace; background: #0f172a; color: #e2e8f0; border-radius: 8px; padding: 10px; max-height: 280px; overflow: auto; white-space: pre-wrap; word-break: break-word; margin: 0; }
-#trace .row { display: grid; grid-template-columns: 250px 1fr 64px 70px 70px; align-items: center; gap: 8px; height: 24px; font-size: 12px; }
-#trace .row:hover { background: #f8fafc; } #trace .row.head { color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .4px; height: 20px; }
+/* The span column shrinks before the timeline does; tokens and cost give way first on a narrow card. */
+#trace { container-type: inline-size; }
+#trace .row { display: grid; grid-template-columns: minmax(110px, 250px) minmax(120px, 1fr) 64px 64px 70px; align-items: center; gap: 8px; height: 24px; font-size: 12px; cursor: pointer; }
+#trace .row > * { min-width: 0; }
+#trace .row.selected { background: #eef0ff; box-shadow: inset 3px 0 0 var(--accent); }
+@container (max-width: 620px) { #trace .row { grid-template-columns: minmax(90px, 38%) minmax(100px, 1fr) 56px; } #trace .tokens, #trace .cost { display: none; } }
+#trace .row:hover { background: #f8fafc; } #trace .row.head { cursor: default; color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .4px; height: 20px; }
 #trace .label { overflow: hidden; white-space: nowrap; text-overflow: ellipsis; display: flex; align-items: center; gap: 6px; }
 #trace .kind { font-size: 10px; color: var(--muted); }
 #trace .track { position: relative; height: 14px; background: #f3f4f6; border-radius: 3px; }
@@ -106,4 +113,32 @@ details summary { cursor: pointer; color: #065f46; overflow: hidden; text-overfl
 #key-needed .box { background: #fff; border-radius: 12px; padding: 24px 28px; width: 560px; box-shadow: 0 20px 50px rgba(0,0,0,.3); }
 #key-needed h2 { margin: 0 0 8px; } #key-needed code { background: #f3f4f6; padding: 1px 5px; border-radius: 4px; }
 #key-needed form { display: flex; gap: 8px; margin-top: 14px; } #key-needed input { flex: 1; font: inherit; padding: 7px 10px; border: 1px solid var(--line); border-radius: 6px; }
+/* Narrow windows: the run list goes above the run, and the two-column cards stack. */
+@media (max-width: 1000px) {
+  body { grid-template-columns: 1fr; grid-template-rows: 48px auto 1fr; height: auto; min-height: 100vh; }
+  header.top { grid-column: 1; }
+  aside { border-right: 0; border-bottom: 1px solid var(--line); }
+  #run-list { max-height: 180px; }
+  main { padding: 14px 12px 40px; overflow: visible; }
+  .grid2 { grid-template-columns: minmax(0, 1fr); }
+}
+#run-cancel { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; justify-content: flex-end; }
+button.danger { color: #b91c1c; border-color: #fca5a5; } button.danger.sure { background: #dc2626; border-color: #dc2626; color: #fff; }
+#span-detail { margin-top: 12px; border-top: 1px solid var(--line); padding-top: 12px; }
+#span-detail h4 { margin: 0 0 8px; font-size: 14px; display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+#span-detail h5 { margin: 12px 0 4px; font-size: 11px; text-transform: uppercase; letter-spacing: .5px; color: var(--muted); }
+#span-detail pre, .state-other pre { font: 11px/1.4 ui-monospace, monospace; background: #f8fafc; border: 1px solid var(--line); border-radius: 6px; padding: 8px; margin: 0; max-height: 320px; overflow: auto; white-space: pre-wrap; word-break: break-word; }
+#span-detail .span-error { background: #fef2f2; border: 1px solid #fecaca; color: #7f1d1d; border-radius: 6px; padding: 6px 10px; }
+.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; font-size: 12px; }
+.facts dt { color: var(--muted); } .facts dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
+.close { margin-left: auto; font-weight: 400; padding: 2px 10px; }
+#state-messages { margin-top: 8px; } #state-messages .msg { font-size: 12px; } #state-messages .note { color: var(--muted); font-size: 11px; }
+.earlier summary { color: var(--muted); font-size: 12px; } .earlier .messages { margin: 6px 0; padding-left: 8px; border-left: 2px solid var(--line); }
+.state-other { margin-top: 10px; display: flex; flex-direction: column; gap: 6px; } .state-other summary { color: var(--text); font-family: ui-monospace, monospace; font-size: 12px; }
+.toggle { font-weight: 400; font-size: 11px; padding: 2px 8px; margin-top: 8px; }
+#events { list-style: none; margin: 0; padding: 0; font-size: 12px; }
+#events li { display: grid; grid-template-columns: 92px 1fr; gap: 2px 10px; padding: 5px 0; border-bottom: 1px solid #f0f1f3; }
+#events li:last-child { border-bottom: 0; }
+#events .at { color: var(--muted); font-variant-numeric: tabular-nums; } #events .who { color: var(--muted); }
+#events .move { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; } #events .why { grid-column: 2; color: var(--muted); }
 `;
