@@ -48,6 +48,7 @@ const THREAD_ROWS: Row[] = [
   { name: "list its run's approvals", method: "GET", path: (t) => `/agentrt/runs/${t.run}/approvals` },
   { name: "read its run's trace", method: "GET", path: (t) => `/agentrt/runs/${t.run}/trace` },
   { name: "draw its run's graph", method: "GET", path: (t) => `/agentrt/runs/${t.run}/graph` },
+  { name: "list its run's status changes", method: "GET", path: (t) => `/agentrt/runs/${t.run}/events` },
   { name: "answer its question", method: "POST", path: (t) => `/threads/${t.asking}/runs/wait`, body: () => ({ assistant_id: "ask", command: { resume: "order 7" } }), writes: true },
   { name: "read a store item of hers", method: "GET", path: () => `/store/items?namespace=${PREFS.join(".")}&key=language` },
   { name: "put a store item of hers", method: "PUT", path: () => "/store/items", body: () => ({ namespace: PREFS, key: "language", value: { value: "Klingon" } }), writes: true },

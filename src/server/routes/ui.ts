@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { Hono } from "hono";
 import type { RunEvent } from "../../runs/index.js";
 import type { RouteDeps, ServerEnv } from "../context.js";
+import { assertMayReadRun } from "../ownership.js";
 import { VIEWER_HTML } from "../ui-page.js";
 import { uiEventRoutes } from "./ui-events.js";
 
@@ -30,6 +31,8 @@ export function uiRoutes(deps: RouteDeps): Hono<ServerEnv> {
   app.route("/", uiEventRoutes(deps));
   app.get("/agentrt/runs/:rid/events", async (c) => {
     const run = await deps.service.runtime.records.get(c.req.param("rid"));
+    // Read as the run itself is: its owner, an approver it waits on, or admin.
+    await assertMayReadRun(deps.service, run, c.get("caller"), true);
     return c.json((await deps.service.runtime.records.events(run.runId)).map(eventToWire));
   });
   app.get("/ui", (c) => c.html(VIEWER_HTML));
