@@ -27,7 +27,7 @@ export type { RunStore, ClaimCaps, ClaimRequest, ClaimRunRequest, LeaseState } f
 export { validateGraphConfig, DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY } from "./graph-config.js";
 export type { RunGraphConfig } from "./graph-config.js";
 export { assertFence } from "./fence.js";
-export type { RunStoreOptions, CreateRunInput, RunFilter } from "./run-store.js";
+export type { RunStoreOptions, CreateRunInput, RunFilter, CancelOptions } from "./run-store.js";
 export type { TransitionOptions } from "./transition-write.js";
 export type { TransactionHooks, WithinTransaction } from "./within.js";
 export { RunLease, defaultLeaseMs, recoverExpiredLeases, expireOverdueRuns } from "./lease.js";

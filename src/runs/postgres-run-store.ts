@@ -18,7 +18,7 @@ import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 import { cancelRun, expireWaitIfDueRun, resumeRun, transitionRun, type ResumeOptions } from "./postgres-transitions.js";
 import { rowToEvent, rowToRun, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import type {
-  ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
+  CancelOptions, ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
 import { EARLIER_ON_THREAD } from "./sqlite-claims.js";
 import type { TransitionOptions } from "./transition-write.js";
@@ -128,7 +128,7 @@ export class PostgresRunStore implements RunStore {
     return transitionRun(this.db, runId, to, options, this.clock);
   }
 
-  async cancel(runId: string, options: { actor?: string; reason?: string } = {}): Promise<RunRecord> {
+  async cancel(runId: string, options: CancelOptions = {}): Promise<RunRecord> {
     await this.ready();
     return cancelRun(this.db, runId, options, this.clock);
   }

@@ -81,6 +81,13 @@ export interface ClaimRunRequest extends ClaimRequest {
   expect?: ExpectedRunState;
 }
 
+/** Who cancels a run and why; `expect`: only while the run is still in the state the caller checked. */
+export interface CancelOptions {
+  actor?: string;
+  reason?: string;
+  expect?: ExpectedRunState;
+}
+
 /** What {@link RunStore.leaseStates} reads of a run: enough to tell whether a lease is still held. */
 export interface LeaseState {
   runId: string;
@@ -118,8 +125,11 @@ export interface RunStore {
    * in the same transaction; without it, leaving RUNNING revokes the holder's lease. Never to RUNNING (claims do that).
    */
   transition(runId: string, to: RunStatus, options?: TransitionOptions): Promise<RunRecord>;
-  /** Cancels a run that is not finished (else RUN_FINISHED); done side effects stay done. */
-  cancel(runId: string, options?: { actor?: string; reason?: string }): Promise<RunRecord>;
+  /**
+   * Cancels a run that is not finished (else RUN_FINISHED); done side effects stay done. With `expect` only while it
+   * is still so, checked in the cancel's own write (else RUN_NOT_WAITING, nothing changed).
+   */
+  cancel(runId: string, options?: CancelOptions): Promise<RunRecord>;
   /**
    * Hands a waiting run back to the queue with what it resumes with; with `expect` only while it is still so
    * (else RUN_NOT_WAITING). `availableAt`: not claimed by a worker before then (a claim by id is).

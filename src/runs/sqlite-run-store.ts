@@ -11,6 +11,7 @@ import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
 import type {
+  CancelOptions,
   ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
 import { RUNS_SCHEMA } from "./schema.js";
@@ -87,7 +88,7 @@ export class SqliteRunStore implements RunStore {
     return this.sync.transition(runId, to, options);
   }
 
-  async cancel(runId: string, options: { actor?: string; reason?: string } = {}): Promise<RunRecord> {
+  async cancel(runId: string, options: CancelOptions = {}): Promise<RunRecord> {
     return this.sync.cancel(runId, options);
   }
 

@@ -21,7 +21,7 @@ import { callWithin, settleHooks } from "./within.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
 export type { ClaimFields, TransitionOptions } from "./transition-write.js";
-import type { CreateRunInput, RunFilter, RunStoreOptions } from "./run-store.js";
+import type { CancelOptions, CreateRunInput, RunFilter, RunStoreOptions } from "./run-store.js";
 
 /**
  * The INSERT of a new run: newRunValues' columns in its order (with `status` and `updated_at`, the statement's own,
@@ -223,16 +223,21 @@ export class SqliteRuns {
     return { runId, status: row.status, fencingToken: row.fencing_token, lease, availableAt: row.available_at };
   }
 
-  /** Cancels a run that is not finished (else RUN_FINISHED, checked in the same transaction); done side effects stay done. */
-  cancel(runId: string, options: { actor?: string; reason?: string } = {}): RunRecord {
+  /**
+   * Cancels a run that is not finished (else RUN_FINISHED), with `expect` only while it is still so (else
+   * RUN_NOT_WAITING), both checked in the same transaction; done side effects stay done.
+   */
+  cancel(runId: string, options: CancelOptions = {}): RunRecord {
     return this.transaction(() => {
       const current = this.get(runId);
       // A run that finished since the caller looked (another process) is the caller's race, not a bug.
       if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
+      assertUnchanged(current, options.expect);
+      const { actor, reason } = options;
       // Who canceled and why, so `status` never prints an empty reason.
-      const why = options.reason === undefined || options.reason === "canceled" ? "" : `: ${options.reason}`;
-      const errorMessage = `canceled${options.actor === undefined ? "" : ` by ${options.actor}`}${why}`;
-      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED", errorMessage });
+      const why = reason === undefined || reason === "canceled" ? "" : `: ${reason}`;
+      const errorMessage = `canceled${actor === undefined ? "" : ` by ${actor}`}${why}`;
+      return this.transition(runId, "CANCELED", { actor, reason, errorCode: "CANCELED", errorMessage });
     });
   }
 

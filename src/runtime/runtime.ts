@@ -197,14 +197,15 @@ export class Runtime {
   /**
    * Cancels a run that has not finished: no new steps, in-flight tools are aborted (here at once, by the process
    * executing it elsewhere within about a second); side effects already done stay done and are listed, calls still
-   * in flight as "unknown" ({@link cancelAndWait} waits for them to report).
+   * in flight as "unknown" ({@link cancelAndWait} waits for them to report). With `expect`, only while the run is
+   * still in that state, checked in the cancel's own write (else RUN_NOT_WAITING and nothing changes).
    */
-  async cancel(runId: string, options: { by?: string; reason?: string } = {}): Promise<CanceledRunView> {
+  async cancel(runId: string, options: { by?: string; reason?: string; expect?: ExpectedRunState } = {}): Promise<CanceledRunView> {
     const run = await this.current(runId);
     if (isTerminal(run.status)) {
       throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${run.status}; nothing to cancel`);
     }
-    const canceled = await this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
+    const canceled = await this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled", expect: options.expect });
     const lease = this.active.get(runId);
     lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
     await syncStateChanges(this.runs, await this.deps.recorder(canceled), canceled);
