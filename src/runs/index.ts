@@ -48,3 +48,5 @@ export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, ha
 export { storageBackoffMs, storageRetryOutcome, connectionRetryOutcome, writeWhileStorageRefuses } from "./storage-retry.js";
 export type { RunSignal, RunSignalListener, RunSignals } from "./run-signals.js";
 export { PostgresRunSignals } from "./postgres-run-signals.js";
+export { IDEMPOTENCY_TTL_MS, IdempotencyKeyTakenError, validateIdempotencyKey } from "./idempotency.js";
+export type { IdempotentRun, RunIdempotency } from "./idempotency.js";

@@ -14,6 +14,8 @@ import { newRunValues } from "./new-run.js";
 import { claimLockStatement, claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claims.js";
 import { addUsageFenced, assertHeldOn, renewFenced, setBackoffFenced } from "./postgres-fenced.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
+import type { IdempotentRun } from "./idempotency.js";
+import { claimKeyPg, findIdempotentPg } from "./postgres-idempotency.js";
 import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 import { cancelRun, expireWaitIfDueRun, resumeRun, transitionRun, type ResumeOptions } from "./postgres-transitions.js";
 import { rowToEvent, rowToRun, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
@@ -60,13 +62,24 @@ export class PostgresRunStore implements RunStore {
   async create(input: CreateRunInput): Promise<RunRecord> {
     const values = newRunValues(input, this.clock());
     await this.ready();
-    return insertRun(this.db, values);
+    const { idempotency } = input;
+    if (idempotency === undefined) return insertRun(this.db, values);
+    return this.db.transaction(async (client) => {
+      await claimKeyPg(client, values[3], idempotency, values[0], values[11]);
+      return insertRun(client, values);
+    });
+  }
+
+  async findIdempotent(userId: string, key: string): Promise<IdempotentRun | undefined> {
+    await this.ready();
+    return findIdempotentPg(this.db, userId, key, this.clock());
   }
 
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
     const values = newRunValues(input, this.clock());
     await this.ready();
     return this.db.transaction(async (client) => {
+      if (input.idempotency !== undefined) await claimKeyPg(client, values[3], input.idempotency, values[0], values[11]);
       const run = await insertRun(client, values);
       return { run, claimed: await claimRunIn(client, run.runId, claim, this.clock()) };
     }, this.claiming);

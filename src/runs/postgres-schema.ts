@@ -100,9 +100,22 @@ CREATE FUNCTION run_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 CREATE TRIGGER run_events_notify AFTER INSERT ON run_events FOR EACH ROW EXECUTE FUNCTION run_events_notify();
 `;
 
+// V4: idempotency keys of run creates, as SQLite's V5 (schema.ts).
+const V4_IDEMPOTENCY = `
+CREATE TABLE run_idempotency_keys (
+  user_id TEXT NOT NULL,
+  idem_key TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (user_id, idem_key)
+);
+CREATE INDEX run_idempotency_keys_by_age ON run_idempotency_keys (created_at);
+`;
+
 /** The runs module's PostgreSQL schema; migration i brings version i to i + 1. */
 export const RUNS_PG_SCHEMA: PgModuleSchema = {
   module: "runs",
-  tables: ["runs", "run_events", "run_changes"],
-  migrations: [V1, V2, V3],
+  tables: ["runs", "run_events", "run_changes", "run_idempotency_keys"],
+  migrations: [V1, V2, V3, V4_IDEMPOTENCY],
 };

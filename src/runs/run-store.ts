@@ -5,6 +5,7 @@
  * @module
  */
 import type { StoreTransaction } from "../db/index.js";
+import type { IdempotentRun, RunIdempotency } from "./idempotency.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
 import type { RunGraphConfig } from "./graph-config.js";
@@ -47,6 +48,11 @@ export interface CreateRunInput {
   config?: RunGraphConfig;
   /** Not claimed before this time. @default now */
   availableAt?: number;
+  /**
+   * The caller's idempotency key, stored with the run in its transaction; a live key of the same user already
+   * naming a run refuses the create (IdempotencyKeyTakenError, with that run). @default none
+   */
+  idempotency?: RunIdempotency;
 }
 
 /** Which runs {@link SqliteRuns.list} returns; fields combine with AND. */
@@ -107,6 +113,8 @@ export interface RunStore {
    * holds it back. `within`: called with the claimed run inside that commit (SQLite only; see WithinTransaction).
    */
   createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }>;
+  /** The run `userId`'s idempotency key names, while the key lives (IDEMPOTENCY_TTL_MS); else undefined. */
+  findIdempotent(userId: string, key: string): Promise<IdempotentRun | undefined>;
   /** The run, or UnknownRunError. */
   get(runId: string): Promise<RunRecord>;
   /** The run, or undefined. */

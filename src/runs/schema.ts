@@ -86,9 +86,23 @@ const V4 = `
 -- runs v4: stored JSON documents carry "$v"
 `;
 
+// V5: idempotency keys of run creates (idempotency.ts): a caller's key names its first run for a day, unique per
+// user, written in the create's transaction; pruned by keyed creates once past their time.
+const V5 = `
+CREATE TABLE run_idempotency_keys (
+  user_id TEXT NOT NULL,
+  idem_key TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, idem_key)
+);
+CREATE INDEX run_idempotency_keys_by_age ON run_idempotency_keys (created_at);
+`;
+
 /** The runs module's schema; migration i brings version i to i + 1. */
 export const RUNS_SCHEMA: ModuleSchema = {
   module: "runs",
-  tables: ["runs", "run_events"],
-  migrations: [V1, V2, V3, V4],
+  tables: ["runs", "run_events", "run_idempotency_keys"],
+  migrations: [V1, V2, V3, V4, V5],
 };

@@ -17,6 +17,8 @@ import type {
 import { RUNS_SCHEMA } from "./schema.js";
 import { claimNextNow, claimRunNow, createAndClaimNow, hasPendingWorkNow, sweepRuns } from "./sqlite-claims.js";
 import { SqliteRuns } from "./sqlite-runs.js";
+import type { IdempotentRun } from "./idempotency.js";
+import { findIdempotentSqlite } from "./sqlite-idempotency.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
 import { expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
@@ -49,6 +51,10 @@ export class SqliteRunStore implements RunStore {
 
   async create(input: CreateRunInput): Promise<RunRecord> {
     return this.sync.create(input);
+  }
+
+  async findIdempotent(userId: string, key: string): Promise<IdempotentRun | undefined> {
+    return findIdempotentSqlite(this.sync.db, userId, key, this.clock());
   }
 
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {

@@ -11,6 +11,7 @@ import { StorageError, SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { assertFence } from "./fence.js";
 import { setBackoff } from "./backoff.js";
+import { claimKeySqlite } from "./sqlite-idempotency.js";
 import { assertTransition, isRunStatus, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
 import { newRunValues, type NewRunValues } from "./new-run.js";
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
@@ -72,7 +73,11 @@ export class SqliteRuns {
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
   create(input: CreateRunInput): RunRecord {
     const values = this.newValues(input);
-    return this.transaction(() => this.insertRun(values));
+    const { idempotency } = input;
+    return this.transaction(() => {
+      if (idempotency !== undefined) claimKeySqlite(this.db, values[3], idempotency, values[0], values[11]);
+      return this.insertRun(values);
+    });
   }
 
   /**

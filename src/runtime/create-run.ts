@@ -6,6 +6,7 @@
  */
 import { defaultWaitTtlMs, isTerminal, type ExpectedRunState, type RunBudget, type RunGraphConfig, type RunRecord, type RunStatus, type RunStore } from "../runs/index.js";
 import { UserInputError } from "../errors.js";
+import { createOnce, firstRunOf, runIdempotency, type CreateIdempotency } from "./idempotent-create.js";
 import { makeRoom, type IfWaiting, type MultitaskStrategy } from "./multitask.js";
 
 /** What to store; see {@link Runtime.createRun}. The input is stored as given: validate it first (validateGraphInput). */
@@ -43,6 +44,11 @@ export interface CreateRunOptions {
    * of the thread it would queue behind is unfinished: that run would move the thread's head first. @default none
    */
   beforeCreate?: () => Promise<void>;
+  /**
+   * A retried create (same user, same key, same request) returns the first run (`replayed`) instead of storing a
+   * second, for IDEMPOTENCY_TTL_MS; the key with another request is IDEMPOTENCY_KEY_REUSED. @default none
+   */
+  idempotency?: CreateIdempotency;
 }
 
 /** A stored run, the runs of its thread it waits for (enqueue) and those its creation canceled (interrupt). */
@@ -50,6 +56,8 @@ export interface CreatedRun {
   run: RunRecord;
   behind: string[];
   canceled: string[];
+  /** True when `run` is the first run of a repeated idempotency key: nothing was stored or canceled now. */
+  replayed?: boolean;
 }
 
 /** Statuses of a run that has not finished. */
@@ -65,20 +73,37 @@ export interface CreateRunDeps {
 /** Stores the run; see {@link CreateRunOptions}. */
 export async function createRun(deps: CreateRunDeps, options: CreateRunOptions): Promise<CreatedRun> {
   const { runs } = deps;
+  const userId = options.user ?? "anonymous";
+  const idempotency = options.idempotency === undefined ? undefined : runIdempotency(options.idempotency, () => requestOf(options));
   const spec = (threadId: string | undefined) => ({
-    graphId: options.graph, input: options.input ?? null, threadId, userId: options.user ?? "anonymous", budget: options.budget,
+    graphId: options.graph, input: options.input ?? null, threadId, userId, budget: options.budget,
     waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(), config: options.config, metadata: options.metadata ?? {},
-    ...(options.holdMs === undefined ? {} : { availableAt: runs.clock() + options.holdMs }),
+    ...(options.holdMs === undefined ? {} : { availableAt: runs.clock() + options.holdMs }), idempotency,
   });
+  const first = async () => (idempotency === undefined ? undefined : firstRunOf(runs, userId, idempotency));
+  const replay = (run: RunRecord): CreatedRun => ({ run, behind: [], canceled: [], replayed: true });
   if (typeof options.thread === "function") {
+    const known = await first();
+    if (known !== undefined) return replay(known);
     // A new thread has no runs to make room among.
-    return { run: await runs.create(spec(await options.thread())), behind: [], canceled: [] };
+    const made = spec(await options.thread());
+    return { ...(await createOnce(runs, idempotency, () => runs.create(made))), behind: [], canceled: [] };
   }
   const threadId = options.thread;
   const active = threadId === undefined ? [] : await runs.list({ threadId, status: UNFINISHED });
+  // Looked up after the listing: a first run that the listing holds is returned, never canceled or refused as busy.
+  const known = await first();
+  if (known !== undefined) return replay(known);
   const { behind, canceled } = threadId === undefined ? { behind: [], canceled: [] } : await makeRoomNow(deps, threadId, active, options);
   await options.beforeCreate?.();
-  return { run: await runs.create(spec(threadId)), behind, canceled };
+  const { run, replayed } = await createOnce(runs, idempotency, () => runs.create(spec(threadId)));
+  return replayed ? replay(run) : { run, behind, canceled };
+}
+
+/** What a key stands for when the caller names no request: the run as asked for. */
+function requestOf(options: CreateRunOptions): unknown {
+  const { graph, input, budget, config, metadata, multitask, ifWaiting } = options;
+  return { graph, input: input ?? null, thread: typeof options.thread === "string" ? options.thread : null, budget, config, metadata, multitask, ifWaiting };
 }
 
 /** Times a listed waiting run may move on and wait again under one create before the create is refused. */

@@ -12,8 +12,8 @@ describe("RUNS_PG_SCHEMA", () => {
   it("migrates to its newest version, once, and keeps run_events append-only with increasing ids", async () => {
     const db = new PostgresDatabase(parseDatabaseTarget(schema.url, {}) as PostgresTarget);
     try {
-      expect(await migratePostgres(db, RUNS_PG_SCHEMA)).toBe(3);
-      expect(await migratePostgres(db, RUNS_PG_SCHEMA)).toBe(3);
+      expect(await migratePostgres(db, RUNS_PG_SCHEMA)).toBe(4);
+      expect(await migratePostgres(db, RUNS_PG_SCHEMA)).toBe(4);
       await db.query(
         `INSERT INTO runs (run_id, thread_id, graph_id, user_id, status, max_attempts, available_at, created_at, updated_at)
          VALUES ('run_1', 'thread_1', 'g', 'u', 'QUEUED', 3, $1, $1, $1)`,

@@ -9,7 +9,7 @@ import type { Caller } from "../auth.js";
 import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from "../context.js";
 import { HttpError } from "../http-error.js";
 import type { RestingRun } from "../run-waiters.js";
-import { RunCreate, requestedModes } from "../schemas.js";
+import { RunCreate, requestedModes, withIdempotencyKey } from "../schemas.js";
 import { lastEventIdOf, streamRun } from "../sse.js";
 import { damageOf } from "../thread-damage.js";
 import { toWire } from "../../streams/value-wire.js";
@@ -61,7 +61,7 @@ async function runOfThread(deps: RouteDeps, threadId: string, runId: string): Pr
 }
 
 async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background" | "stream" | "wait"): Promise<Response> {
-  const body = await readBody(c, RunCreate);
+  const body = withIdempotencyKey(await readBody(c, RunCreate), c.req.header("idempotency-key"));
   const modes = requestedModes(body);
   // With the shared chunk log (PostgreSQL) a new streamed run may execute in any process; otherwise it executes here.
   // A background run created resumable is published from its first chunk too, for whoever joins it later, anywhere.
