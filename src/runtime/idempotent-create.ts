@@ -36,10 +36,17 @@ export async function createOnce(runs: RunStore, idempotency: RunIdempotency | u
   try {
     return { run: await create(), replayed: false };
   } catch (error) {
-    if (!(error instanceof IdempotencyKeyTakenError) || idempotency === undefined) throw error;
-    if (error.holder.requestHash !== idempotency.requestHash) throw reused(idempotency.key, error.holder.runId);
-    return { run: await runs.get(error.holder.runId), replayed: true };
+    const first = heldBy(error, idempotency);
+    if (first === undefined) throw error;
+    return { run: await runs.get(first), replayed: true };
   }
+}
+
+/** The first run's id when `error` refused a create whose key a racing create stored first with the same request. */
+export function heldBy(error: unknown, idempotency: RunIdempotency | undefined): string | undefined {
+  if (!(error instanceof IdempotencyKeyTakenError) || idempotency === undefined) return undefined;
+  if (error.holder.requestHash !== idempotency.requestHash) throw reused(idempotency.key, error.holder.runId);
+  return error.holder.runId;
 }
 
 function reused(key: string, runId: string): UserInputError {

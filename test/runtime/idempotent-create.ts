@@ -27,6 +27,19 @@ export function idempotentCreateCases(open: () => Promise<Runtime>): void {
     expect(await weatherCalls(rt)).toBe(3);
   });
 
+  it("a retried submit with the key shows the first run, executed once; racing submits give one run", async () => {
+    const rt = await open();
+    const submit = () => rt.submit({ graph: "city_weather", message: "Weather for Beijing, Shanghai and Shenzhen", user: "ann", idempotencyKey: "s-1" });
+    const first = await submit();
+    expect(first.status).toBe("SUCCEEDED");
+    expect((await submit()).run_id).toBe(first.run_id);
+    const queued = await Promise.all([1, 2, 3].map(() => rt.submit({ graph: "city_weather", message: "Weather for Paris", user: "ann", queue: true, idempotencyKey: "s-2" })));
+    expect(new Set(queued.map((v) => v.run_id)).size).toBe(1);
+    await expect(rt.submit({ graph: "city_weather", message: "Weather for Rome", user: "ann", idempotencyKey: "s-1" })).rejects.toMatchObject({ code: "IDEMPOTENCY_KEY_REUSED" });
+    expect(await rt.records.list({ userId: "ann" })).toHaveLength(2);
+    expect(await weatherCalls(rt)).toBe(3);
+  });
+
   it("concurrent duplicate creates on one thread give one run, never canceled by its duplicates", async () => {
     const rt = await open();
     const thread = (await rt.submit({ graph: "city_weather", message: "Weather for Beijing", user: "ann" })).thread_id;
