@@ -20,6 +20,7 @@ export type AgentrtErrorCode =
   | "EDIT_ARGS_INVALID"
   | "RUN_NOT_WAITING"
   | "RUN_FINISHED"
+  | "IDEMPOTENCY_KEY_REUSED"
   // server (HTTP API)
   | "UNKNOWN_THREAD"
   | "THREAD_BUSY"

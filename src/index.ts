@@ -61,7 +61,7 @@ export { Runtime, GraphRegistry, StreamBus } from "./runtime/index.js";
 export type {
   RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, CanceledRunView, InputRequest, InputResume, SideEffectView,
   GraphEntry, RegisteredGraph, RunView, PendingActionView, RuntimeEvent, RuntimeListener, StreamChunk, StreamListener,
-  StreamBusOptions, DecisionInput, ResumeOptions, CreateRunOptions, CreatedRun, MultitaskStrategy,
+  StreamBusOptions, DecisionInput, ResumeOptions, CreateRunOptions, CreatedRun, CreateIdempotency, MultitaskStrategy,
 } from "./runtime/index.js";
 export { RUN_STATUSES, isTerminal, isWaiting } from "./runs/index.js";
 export type { RunStatus, RunUsage, RunBudget, RunGraphConfig, RunFilter } from "./runs/index.js";

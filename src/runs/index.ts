@@ -27,7 +27,7 @@ export type { RunStore, ClaimCaps, ClaimRequest, ClaimRunRequest, LeaseState } f
 export { validateGraphConfig, DEFAULT_RECURSION_LIMIT, FENCING_TOKEN_KEY } from "./graph-config.js";
 export type { RunGraphConfig } from "./graph-config.js";
 export { assertFence } from "./fence.js";
-export type { RunStoreOptions, CreateRunInput, RunFilter } from "./run-store.js";
+export type { RunStoreOptions, CreateRunInput, RunFilter, CancelOptions } from "./run-store.js";
 export type { TransitionOptions } from "./transition-write.js";
 export type { TransactionHooks, WithinTransaction } from "./within.js";
 export { RunLease, defaultLeaseMs, recoverExpiredLeases, expireOverdueRuns } from "./lease.js";
@@ -48,3 +48,5 @@ export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, ha
 export { storageBackoffMs, storageRetryOutcome, connectionRetryOutcome, writeWhileStorageRefuses } from "./storage-retry.js";
 export type { RunSignal, RunSignalListener, RunSignals } from "./run-signals.js";
 export { PostgresRunSignals } from "./postgres-run-signals.js";
+export { IDEMPOTENCY_TTL_MS, IdempotencyKeyTakenError, validateIdempotencyKey } from "./idempotency.js";
+export type { IdempotentRun, RunIdempotency } from "./idempotency.js";

@@ -16,11 +16,13 @@ import { claimNextIn, claimRunIn, overdueWhere, sweepIn } from "./postgres-claim
 import { addUsageFenced, assertHeldOn, holdFence, setBackoffFenced } from "./postgres-fenced.js";
 import { HeartbeatBatch } from "./postgres-heartbeats.js";
 import { findRun, getRun, insertRun, pgRows } from "./postgres-run-rows.js";
+import type { IdempotentRun } from "./idempotency.js";
+import { claimKeyPg, findIdempotentPg } from "./postgres-idempotency.js";
 import { RUNS_PG_SCHEMA } from "./postgres-schema.js";
 import { cancelRun, expireWaitIfDueRun, resumeRun, transitionRun, type ResumeOptions } from "./postgres-transitions.js";
 import { rowToEvent, rowToRun, type RunEvent, type RunRecord, type RunUsage } from "./run-record.js";
 import type {
-  ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
+  CancelOptions, ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
 import type { TransitionOptions } from "./transition-write.js";
 
@@ -69,13 +71,24 @@ export class PostgresRunStore implements RunStore {
   async create(input: CreateRunInput): Promise<RunRecord> {
     const values = newRunValues(input, this.clock());
     await this.ready();
-    return insertRun(this.db, values);
+    const { idempotency } = input;
+    if (idempotency === undefined) return insertRun(this.db, values);
+    return this.db.transaction(async (client) => {
+      await claimKeyPg(client, values[3], idempotency, values[0], values[11]);
+      return insertRun(client, values);
+    });
+  }
+
+  async findIdempotent(userId: string, key: string): Promise<IdempotentRun | undefined> {
+    await this.ready();
+    return findIdempotentPg(this.db, userId, key, this.clock());
   }
 
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
     const values = newRunValues(input, this.clock());
     await this.ready();
     return this.db.transaction(async (client) => {
+      if (input.idempotency !== undefined) await claimKeyPg(client, values[3], input.idempotency, values[0], values[11]);
       const run = await insertRun(client, values);
       return { run, claimed: await claimRunIn(client, run.runId, claim, this.clock()) };
     });
@@ -137,7 +150,7 @@ export class PostgresRunStore implements RunStore {
     return transitionRun(this.db, runId, to, options, this.clock);
   }
 
-  async cancel(runId: string, options: { actor?: string; reason?: string } = {}): Promise<RunRecord> {
+  async cancel(runId: string, options: CancelOptions = {}): Promise<RunRecord> {
     await this.ready();
     return cancelRun(this.db, runId, options, this.clock);
   }

@@ -188,10 +188,23 @@ CREATE OR REPLACE FUNCTION run_events_notify() RETURNS trigger LANGUAGE plpgsql 
   END $$;
 `;
 
+// V6: idempotency keys of run creates, as SQLite's V6 (schema.ts).
+const V6 = `
+CREATE TABLE run_idempotency_keys (
+  user_id TEXT NOT NULL,
+  idem_key TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (user_id, idem_key)
+);
+CREATE INDEX run_idempotency_keys_by_age ON run_idempotency_keys (created_at);
+`;
+
 /** The runs module's PostgreSQL schema; migration i brings version i to i + 1. */
 export const RUNS_PG_SCHEMA: PgModuleSchema = {
   module: "runs",
   // run_changes: V2 creates it (V5 drops it), so a foreign table by that name still stops a first migration.
-  tables: ["runs", "run_events", "run_changes", "tenant_shares"],
-  migrations: [V1, V2, V3, V4, V5],
+  tables: ["runs", "run_events", "run_changes", "tenant_shares", "run_idempotency_keys"],
+  migrations: [V1, V2, V3, V4, V5, V6],
 };

@@ -14,6 +14,7 @@ import { assertTransition, canTransition, isTerminal, isWaiting, type RunStatus 
 import { WRITE_ROUNDS } from "./postgres-fenced.js";
 import { changeEvent, getRun, writeTransition, type PgEvent, type PgTransitionWrite } from "./postgres-run-rows.js";
 import type { RunRecord } from "./run-record.js";
+import type { CancelOptions } from "./run-store.js";
 import type { TransitionOptions } from "./transition-write.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 import { isWaitDue, waitExpiry } from "./wait-expiry.js";
@@ -54,14 +55,19 @@ export async function transitionRun(on: PgQueryable, runId: string, to: RunStatu
   return guarded(on, runId, (current) => plan(current, to, options, clock()));
 }
 
-/** `RunStore.cancel`: RUN_FINISHED for a finished run (checked against the run as written). */
-export async function cancelRun(on: PgQueryable, runId: string, options: { actor?: string; reason?: string }, clock: () => number): Promise<RunRecord> {
-  const why = options.reason === undefined || options.reason === "canceled" ? "" : `: ${options.reason}`;
-  const errorMessage = `canceled${options.actor === undefined ? "" : ` by ${options.actor}`}${why}`;
+/**
+ * `RunStore.cancel`: RUN_FINISHED for a finished run, RUN_NOT_WAITING for one no longer as `expect` (both checked
+ * against the run as written: the write's guard is the status and token read).
+ */
+export async function cancelRun(on: PgQueryable, runId: string, options: CancelOptions, clock: () => number): Promise<RunRecord> {
+  const { actor, reason } = options;
+  const why = reason === undefined || reason === "canceled" ? "" : `: ${reason}`;
+  const errorMessage = `canceled${actor === undefined ? "" : ` by ${actor}`}${why}`;
   return guarded(on, runId, (current) => {
     // A run that finished since the caller looked (another process) is the caller's race, not a bug.
     if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
-    return plan(current, "CANCELED", { ...options, errorCode: "CANCELED", errorMessage }, clock());
+    assertUnchanged(current, options.expect);
+    return plan(current, "CANCELED", { actor, reason, errorCode: "CANCELED", errorMessage }, clock());
   });
 }
 

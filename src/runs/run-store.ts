@@ -5,6 +5,7 @@
  * @module
  */
 import type { StoreTransaction } from "../db/index.js";
+import type { IdempotentRun, RunIdempotency } from "./idempotency.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
 import type { RunGraphConfig } from "./graph-config.js";
@@ -48,6 +49,11 @@ export interface CreateRunInput {
   config?: RunGraphConfig;
   /** Not claimed before this time. @default now */
   availableAt?: number;
+  /**
+   * The caller's idempotency key, stored with the run in its transaction; a live key of the same user already
+   * naming a run refuses the create (IdempotencyKeyTakenError, with that run). @default none
+   */
+  idempotency?: RunIdempotency;
 }
 
 /** Which runs {@link SqliteRuns.list} returns; fields combine with AND. */
@@ -84,6 +90,13 @@ export interface ClaimRunRequest extends ClaimRequest {
   expect?: ExpectedRunState;
 }
 
+/** Who cancels a run and why; `expect`: only while the run is still in the state the caller checked. */
+export interface CancelOptions {
+  actor?: string;
+  reason?: string;
+  expect?: ExpectedRunState;
+}
+
 /** What {@link RunStore.leaseStates} reads of a run: enough to tell whether a lease is still held. */
 export interface LeaseState {
   runId: string;
@@ -105,6 +118,8 @@ export interface RunStore {
    * holds it back. `within`: called with the claimed run inside that commit (SQLite only; see WithinTransaction).
    */
   createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }>;
+  /** The run `userId`'s idempotency key names, while the key lives (IDEMPOTENCY_TTL_MS); else undefined. */
+  findIdempotent(userId: string, key: string): Promise<IdempotentRun | undefined>;
   /** The run, or UnknownRunError. */
   get(runId: string): Promise<RunRecord>;
   /** The run, or undefined. */
@@ -123,8 +138,11 @@ export interface RunStore {
    * in the same transaction; without it, leaving RUNNING revokes the holder's lease. Never to RUNNING (claims do that).
    */
   transition(runId: string, to: RunStatus, options?: TransitionOptions): Promise<RunRecord>;
-  /** Cancels a run that is not finished (else RUN_FINISHED); done side effects stay done. */
-  cancel(runId: string, options?: { actor?: string; reason?: string }): Promise<RunRecord>;
+  /**
+   * Cancels a run that is not finished (else RUN_FINISHED); done side effects stay done. With `expect` only while it
+   * is still so, checked in the cancel's own write (else RUN_NOT_WAITING, nothing changed).
+   */
+  cancel(runId: string, options?: CancelOptions): Promise<RunRecord>;
   /**
    * Hands a waiting run back to the queue with what it resumes with; with `expect` only while it is still so
    * (else RUN_NOT_WAITING). `availableAt`: not claimed by a worker before then (a claim by id is).

@@ -108,9 +108,23 @@ CREATE TRIGGER runs_tenant_share AFTER INSERT ON runs
   END;
 `;
 
+// V6: idempotency keys of run creates (idempotency.ts): a caller's key names its first run for a day, unique per
+// user, written in the create's transaction; pruned by keyed creates once past their time.
+const V6 = `
+CREATE TABLE run_idempotency_keys (
+  user_id TEXT NOT NULL,
+  idem_key TEXT NOT NULL,
+  run_id TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, idem_key)
+);
+CREATE INDEX run_idempotency_keys_by_age ON run_idempotency_keys (created_at);
+`;
+
 /** The runs module's schema; migration i brings version i to i + 1. */
 export const RUNS_SCHEMA: ModuleSchema = {
   module: "runs",
-  tables: ["runs", "run_events", "tenant_shares"],
-  migrations: [V1, V2, V3, V4, V5],
+  tables: ["runs", "run_events", "tenant_shares", "run_idempotency_keys"],
+  migrations: [V1, V2, V3, V4, V5, V6],
 };

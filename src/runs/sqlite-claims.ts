@@ -8,6 +8,7 @@
  * runs of its thread until it finishes (succeeds, fails, is canceled or expires).
  * @module
  */
+import { claimKeySqlite } from "./sqlite-idempotency.js";
 import { isHeldRetrying } from "./backoff.js";
 import { claimReason, EARLIER_ON_THREAD, earlierUnfinished, userCap } from "./claim-rules.js";
 import { expireOverdueRuns, recoverExpiredLeases } from "./lease.js";
@@ -70,6 +71,7 @@ export function createAndClaimNow(
 ): { run: RunRecord; claimed: RunRecord | undefined; events?: RunEvent[] } {
   const values = runs.newValues(input);
   const [runId, threadId, , userId, , , deadlineAt, , , , , createdAt] = values;
+  if (input.idempotency !== undefined) claimKeySqlite(runs.db, userId, input.idempotency, runId, createdAt);
   const sweptAt = runs.clock();
   if (deadlineAt !== null && deadlineAt <= sweptAt) {
     // Due at once: the claim's sweep expires it (and the claim refuses it) as it always did.

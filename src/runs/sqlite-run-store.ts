@@ -11,11 +11,14 @@ import { assertFence } from "./fence.js";
 import type { RunStatus } from "./lifecycle.js";
 import type { RunEvent, RunRecord, RunUsage } from "./run-record.js";
 import type {
+  CancelOptions,
   ClaimRequest, ClaimRunRequest, CreateRunInput, LeaseState, RunFilter, RunStore, RunStoreOptions,
 } from "./run-store.js";
 import { RUNS_SCHEMA } from "./schema.js";
 import { claimNextNow, claimRunNow, createAndClaimNow, hasPendingWorkNow, sweepRuns } from "./sqlite-claims.js";
 import { SqliteRuns } from "./sqlite-runs.js";
+import type { IdempotentRun } from "./idempotency.js";
+import { findIdempotentSqlite } from "./sqlite-idempotency.js";
 import type { TransitionOptions } from "./transition-write.js";
 import type { ExpectedRunState } from "./unchanged.js";
 import { expireOverdueWaits, expireWaitIfDue, hasOverdueWaits } from "./wait-expiry.js";
@@ -48,6 +51,10 @@ export class SqliteRunStore implements RunStore {
 
   async create(input: CreateRunInput): Promise<RunRecord> {
     return this.sync.create(input);
+  }
+
+  async findIdempotent(userId: string, key: string): Promise<IdempotentRun | undefined> {
+    return findIdempotentSqlite(this.sync.db, userId, key, this.clock());
   }
 
   async createAndClaim(input: CreateRunInput, claim: ClaimRequest, within?: WithinTransaction): Promise<{ run: RunRecord; claimed: RunRecord | undefined }> {
@@ -87,7 +94,7 @@ export class SqliteRunStore implements RunStore {
     return this.sync.transition(runId, to, options);
   }
 
-  async cancel(runId: string, options: { actor?: string; reason?: string } = {}): Promise<RunRecord> {
+  async cancel(runId: string, options: CancelOptions = {}): Promise<RunRecord> {
     return this.sync.cancel(runId, options);
   }
 

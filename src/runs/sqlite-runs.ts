@@ -11,6 +11,7 @@ import { StorageError, SystemError, UserInputError } from "../errors.js";
 import { IllegalTransitionError, UnknownRunError } from "./errors.js";
 import { assertFence } from "./fence.js";
 import { setBackoff } from "./backoff.js";
+import { claimKeySqlite } from "./sqlite-idempotency.js";
 import { assertTransition, isRunStatus, isTerminal, isWaiting, type RunStatus } from "./lifecycle.js";
 import { newRunValues, type NewRunValues } from "./new-run.js";
 import { appendRunEvent, listEventsAfter, listRunEvents } from "./run-events.js";
@@ -21,7 +22,7 @@ import { callWithin, settleHooks } from "./within.js";
 import { assertUnchanged, type ExpectedRunState } from "./unchanged.js";
 
 export type { ClaimFields, TransitionOptions } from "./transition-write.js";
-import type { CreateRunInput, RunFilter, RunStoreOptions } from "./run-store.js";
+import type { CancelOptions, CreateRunInput, RunFilter, RunStoreOptions } from "./run-store.js";
 
 /**
  * The INSERT of a new run: newRunValues' columns in its order (with `status` and `updated_at`, the statement's own,
@@ -72,7 +73,11 @@ export class SqliteRuns {
   /** Writes a QUEUED run and its first event; BAD_INPUT for a taken run id or non-integer numbers or a bad budget. */
   create(input: CreateRunInput): RunRecord {
     const values = this.newValues(input);
-    return this.transaction(() => this.insertRun(values));
+    const { idempotency } = input;
+    return this.transaction(() => {
+      if (idempotency !== undefined) claimKeySqlite(this.db, values[3], idempotency, values[0], values[11]);
+      return this.insertRun(values);
+    });
   }
 
   /**
@@ -223,16 +228,21 @@ export class SqliteRuns {
     return { runId, status: row.status, fencingToken: row.fencing_token, lease, availableAt: row.available_at };
   }
 
-  /** Cancels a run that is not finished (else RUN_FINISHED, checked in the same transaction); done side effects stay done. */
-  cancel(runId: string, options: { actor?: string; reason?: string } = {}): RunRecord {
+  /**
+   * Cancels a run that is not finished (else RUN_FINISHED), with `expect` only while it is still so (else
+   * RUN_NOT_WAITING), both checked in the same transaction; done side effects stay done.
+   */
+  cancel(runId: string, options: CancelOptions = {}): RunRecord {
     return this.transaction(() => {
       const current = this.get(runId);
       // A run that finished since the caller looked (another process) is the caller's race, not a bug.
       if (isTerminal(current.status)) throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${current.status}; nothing to cancel`);
+      assertUnchanged(current, options.expect);
+      const { actor, reason } = options;
       // Who canceled and why, so `status` never prints an empty reason.
-      const why = options.reason === undefined || options.reason === "canceled" ? "" : `: ${options.reason}`;
-      const errorMessage = `canceled${options.actor === undefined ? "" : ` by ${options.actor}`}${why}`;
-      return this.transition(runId, "CANCELED", { ...options, errorCode: "CANCELED", errorMessage });
+      const why = reason === undefined || reason === "canceled" ? "" : `: ${reason}`;
+      const errorMessage = `canceled${actor === undefined ? "" : ` by ${actor}`}${why}`;
+      return this.transition(runId, "CANCELED", { actor, reason, errorCode: "CANCELED", errorMessage });
     });
   }
 

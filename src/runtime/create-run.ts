@@ -4,8 +4,9 @@
  * handled per multitask strategy, and a hold that keeps other processes' workers from claiming it first.
  * @module
  */
-import { defaultWaitTtlMs, type RunBudget, type RunGraphConfig, type RunRecord, type RunStatus, type RunStore } from "../runs/index.js";
+import { defaultWaitTtlMs, isTerminal, type ExpectedRunState, type RunBudget, type RunGraphConfig, type RunRecord, type RunStatus, type RunStore } from "../runs/index.js";
 import { UserInputError } from "../errors.js";
+import { createOnce, firstRunOf, runIdempotency, type CreateIdempotency } from "./idempotent-create.js";
 import { makeRoom, type IfWaiting, type MultitaskStrategy } from "./multitask.js";
 
 /** What to store; see {@link Runtime.createRun}. The input is stored as given: validate it first (validateGraphInput). */
@@ -43,6 +44,11 @@ export interface CreateRunOptions {
    * of the thread it would queue behind is unfinished: that run would move the thread's head first. @default none
    */
   beforeCreate?: () => Promise<void>;
+  /**
+   * A retried create (same user, same key, same request) returns the first run (`replayed`) instead of storing a
+   * second, for IDEMPOTENCY_TTL_MS; the key with another request is IDEMPOTENCY_KEY_REUSED. @default none
+   */
+  idempotency?: CreateIdempotency;
 }
 
 /** A stored run, the runs of its thread it waits for (enqueue) and those its creation canceled (interrupt). */
@@ -50,6 +56,8 @@ export interface CreatedRun {
   run: RunRecord;
   behind: string[];
   canceled: string[];
+  /** True when `run` is the first run of a repeated idempotency key: nothing was stored or canceled now. */
+  replayed?: boolean;
 }
 
 /** Statuses of a run that has not finished. */
@@ -58,41 +66,100 @@ export const UNFINISHED: readonly RunStatus[] = ["QUEUED", "RUNNING", "RETRYING"
 /** What createRun needs from the Runtime: its store and its cancel. */
 export interface CreateRunDeps {
   runs: RunStore;
-  cancel: (runId: string, options: { by?: string; reason: string }) => Promise<unknown>;
+  /** Cancels as `by`; with `expect` only while the run is still so (else RUN_NOT_WAITING). */
+  cancel: (runId: string, options: { by?: string; reason: string; expect?: ExpectedRunState }) => Promise<unknown>;
 }
 
 /** Stores the run; see {@link CreateRunOptions}. */
 export async function createRun(deps: CreateRunDeps, options: CreateRunOptions): Promise<CreatedRun> {
   const { runs } = deps;
+  const userId = options.user ?? "anonymous";
+  const idempotency = options.idempotency === undefined ? undefined : runIdempotency(options.idempotency, () => requestOf(options));
   const spec = (threadId: string | undefined) => ({
-    graphId: options.graph, input: options.input ?? null, threadId, userId: options.user ?? "anonymous", budget: options.budget,
+    graphId: options.graph, input: options.input ?? null, threadId, userId, budget: options.budget,
     waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(), config: options.config, metadata: options.metadata ?? {},
-    ...(options.holdMs === undefined ? {} : { availableAt: runs.clock() + options.holdMs }),
+    ...(options.holdMs === undefined ? {} : { availableAt: runs.clock() + options.holdMs }), idempotency,
   });
+  const first = async () => (idempotency === undefined ? undefined : firstRunOf(runs, userId, idempotency));
+  const replay = (run: RunRecord): CreatedRun => ({ run, behind: [], canceled: [], replayed: true });
   if (typeof options.thread === "function") {
+    const known = await first();
+    if (known !== undefined) return replay(known);
     // A new thread has no runs to make room among.
-    return { run: await runs.create(spec(await options.thread())), behind: [], canceled: [] };
+    const made = spec(await options.thread());
+    return { ...(await createOnce(runs, idempotency, () => runs.create(made))), behind: [], canceled: [] };
   }
   const threadId = options.thread;
   const active = threadId === undefined ? [] : await runs.list({ threadId, status: UNFINISHED });
-  // makeRoom decides (and refuses) before anything changes; the cancels it asks for follow.
-  const interrupted: { runId: string; reason: string }[] = [];
-  const behind = threadId === undefined || active.length === 0 ? [] : makeRoom(threadId, active, options.multitask ?? "reject", (runId, reason) => {
-    interrupted.push({ runId, reason });
-  }, options.ifWaiting);
-  if (options.beforeCreate !== undefined && behind.length > 0) {
-    throw new UserInputError("THREAD_BUSY", `thread ${String(threadId)} has an unfinished run ${behind.join(", ")}: a run from an earlier checkpoint cannot queue behind it (it would move the thread's head first); wait for it, or use multitask_strategy interrupt`);
-  }
-  const canceled: string[] = [];
-  for (const { runId, reason } of interrupted) {
-    try {
-      await deps.cancel(runId, { by: options.by, reason });
-      canceled.push(runId);
-    } catch (error) {
-      // Finished since it was listed: left as it is.
-      if ((error as { code?: unknown }).code !== "RUN_FINISHED") throw error;
-    }
-  }
+  // Looked up after the listing: a first run that the listing holds is returned, never canceled or refused as busy.
+  const known = await first();
+  if (known !== undefined) return replay(known);
+  const { behind, canceled } = threadId === undefined ? { behind: [], canceled: [] } : await makeRoomNow(deps, threadId, active, options);
   await options.beforeCreate?.();
-  return { run: await runs.create(spec(threadId)), behind, canceled };
+  const { run, replayed } = await createOnce(runs, idempotency, () => runs.create(spec(threadId)));
+  return replayed ? replay(run) : { run, behind, canceled };
+}
+
+/** What a key stands for when the caller names no request: the run as asked for. */
+function requestOf(options: CreateRunOptions): unknown {
+  const { graph, input, budget, config, metadata, multitask, ifWaiting } = options;
+  return { graph, input: input ?? null, thread: typeof options.thread === "string" ? options.thread : null, budget, config, metadata, multitask, ifWaiting };
+}
+
+/** Times a listed waiting run may move on and wait again under one create before the create is refused. */
+const SUPERSEDE_ROUNDS = 5;
+
+/**
+ * makeRoom over the listed runs, then the cancels it asks for. A supersede cancels only a run still waiting as
+ * listed (checked in the cancel's own write): one an approval moved on meanwhile — its action approved, maybe
+ * running — is read again and handled as the queued or running run it now is (THREAD_BUSY under reject, queued
+ * behind under enqueue), so an approval answered 200 is never thrown away. Only the first round refuses before
+ * anything changes: a later refusal leaves the runs already superseded canceled.
+ */
+async function makeRoomNow(deps: CreateRunDeps, threadId: string, active: readonly RunRecord[], options: CreateRunOptions): Promise<Room> {
+  const room: Room = { behind: [], canceled: [] };
+  let listed = active;
+  for (let round = 0; listed.length > 0; round++) {
+    if (round === SUPERSEDE_ROUNDS) throw new UserInputError("THREAD_BUSY", `thread ${threadId}: its waiting run kept moving on while new input superseded it; try again`);
+    const asked: Cancel[] = [];
+    room.behind.push(...makeRoom(threadId, listed, options.multitask ?? "reject", (runId, reason, expect) => {
+      asked.push({ runId, reason, expect });
+    }, options.ifWaiting));
+    if (options.beforeCreate !== undefined && room.behind.length > 0) {
+      throw new UserInputError("THREAD_BUSY", `thread ${threadId} has an unfinished run ${room.behind.join(", ")}: a run from an earlier checkpoint cannot queue behind it (it would move the thread's head first); wait for it, or use multitask_strategy interrupt`);
+    }
+    const movedOn: RunRecord[] = [];
+    for (const cancel of asked) {
+      const outcome = await cancelListed(deps, cancel, options.by);
+      if (outcome === "canceled") room.canceled.push(cancel.runId);
+      else if (outcome !== "finished") movedOn.push(outcome);
+    }
+    listed = movedOn;
+  }
+  return room;
+}
+
+interface Room {
+  behind: string[];
+  canceled: string[];
+}
+
+interface Cancel {
+  runId: string;
+  reason: string;
+  expect: ExpectedRunState | undefined;
+}
+
+/** One cancel makeRoom asked for: "finished" when the run finished since it was listed, the run as it is now when it no longer waits as `expect`. */
+async function cancelListed(deps: CreateRunDeps, { runId, reason, expect }: Cancel, by: string | undefined): Promise<"canceled" | "finished" | RunRecord> {
+  try {
+    await deps.cancel(runId, { by, reason, ...(expect === undefined ? {} : { expect }) });
+    return "canceled";
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "RUN_FINISHED") return "finished";
+    if (code !== "RUN_NOT_WAITING" || expect === undefined) throw error;
+  }
+  const now = await deps.runs.find(runId);
+  return now === undefined || isTerminal(now.status) ? "finished" : now;
 }

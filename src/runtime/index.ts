@@ -4,6 +4,7 @@ export type { RuntimeOptions, SubmitOptions, DecisionOptions, InputOptions, Canc
 export type { DecisionInput } from "./decisions.js";
 export { decisionInput } from "./decisions.js";
 export type { CreateRunOptions, CreatedRun } from "./create-run.js";
+export type { CreateIdempotency } from "./idempotent-create.js";
 export { UNFINISHED } from "./create-run.js";
 export type { IfWaiting, MultitaskStrategy } from "./multitask.js";
 export { RunRecords } from "./run-records.js";

@@ -52,6 +52,11 @@ export interface SubmitOptions {
   config?: RunGraphConfig;
   /** Free-form JSON kept with the run. @default {} */
   metadata?: Record<string, unknown>;
+  /**
+   * A retried submit with this key (same user, same options) returns the first run as it is now instead of starting
+   * a second, for 24 hours; the key with other options is IDEMPOTENCY_KEY_REUSED. @default none
+   */
+  idempotencyKey?: string;
 }
 
 /** An answer to a run waiting for input; see {@link Runtime.provideInput}. */

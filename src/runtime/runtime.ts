@@ -11,7 +11,7 @@ import type { MemoryStore } from "../memory/memory-store.js";
 import {
   Scheduler, createWorker, executeClaimed, defaultLeaseMs, newSortableId, isTerminal, isWaiting,
   IllegalTransitionError, LeaseLostError, WorkerStoppingError,
-  type ClaimedRun, type RunStore, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type WorkerOptions, type ExpectedRunState,
+  type ClaimedRun, type CreateRunInput, type RunStore, type ExecutionResult, type RunLease, type RunRecord, type RunStatus, type Worker, type WorkerOptions, type ExpectedRunState,
 } from "../runs/index.js";
 import type { TraceRecorder, TraceStore } from "../trace/index.js";
 import { GraphRegistry } from "./graph-registry.js";
@@ -25,6 +25,7 @@ import type { InputResume } from "./input-resume.js";
 import { checkDecisions, checkInput, currentRun, decisionInput, queueResume, type DecisionDeps, type DecisionInput } from "./decisions.js";
 import { checkCommand, commandNote, type GraphCommand } from "./command-resume.js";
 import { createRun, type CreateRunOptions, type CreatedRun } from "./create-run.js";
+import { firstRunOf, heldBy } from "./idempotent-create.js";
 import { RunRecords } from "./run-records.js";
 import { submitSpec } from "./submit-spec.js";
 import { inFlightCalls, listSideEffects, settledSideEffects } from "./side-effects.js";
@@ -104,10 +105,21 @@ export class Runtime {
     return this.storage.ready();
   }
 
-  /** Creates a run; runs it here until it finishes or waits unless `queue` is set. */
+  /** Creates a run; runs it here until it finishes or waits unless `queue` is set. A repeated `idempotencyKey`: the first run. */
   async submit(options: SubmitOptions): Promise<RunView> {
     const spec = await submitSpec(this.registry, this.runs, options);
-    if (options.queue === true) return toRunView(await this.runs.create(spec));
+    const { idempotency } = spec;
+    const first = idempotency === undefined ? undefined : await firstRunOf(this.runs, spec.userId ?? "anonymous", idempotency);
+    if (first !== undefined) return this.view(first);
+    return this.submitNew(spec, options.queue === true).catch(async (error: unknown) => {
+      const racing = heldBy(error, idempotency);
+      if (racing === undefined) throw error;
+      return this.get(racing);
+    });
+  }
+
+  private async submitNew(spec: CreateRunInput, queue: boolean): Promise<RunView> {
+    if (queue) return toRunView(await this.runs.create(spec));
     // Created and claimed in one commit, with its trace's start on SQLite; on PostgreSQL the trace starts after it (a
     // crash between leaves a claimed run whose lease expires, and its trace is rebuilt from run_events when it starts again).
     const start = startWithClaim(this.deps);
@@ -210,14 +222,15 @@ export class Runtime {
   /**
    * Cancels a run that has not finished: no new steps, in-flight tools are aborted (here at once, by the process
    * executing it elsewhere within about a second); side effects already done stay done and are listed, calls still
-   * in flight as "unknown" ({@link cancelAndWait} waits for them to report).
+   * in flight as "unknown" ({@link cancelAndWait} waits for them to report). With `expect`, only while the run is
+   * still in that state, checked in the cancel's own write (else RUN_NOT_WAITING and nothing changes).
    */
-  async cancel(runId: string, options: { by?: string; reason?: string } = {}): Promise<CanceledRunView> {
+  async cancel(runId: string, options: { by?: string; reason?: string; expect?: ExpectedRunState } = {}): Promise<CanceledRunView> {
     const run = await this.current(runId);
     if (isTerminal(run.status)) {
       throw new UserInputError("RUN_FINISHED", `run ${runId} is already ${run.status}; nothing to cancel`);
     }
-    const canceled = await this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled" });
+    const canceled = await this.runs.cancel(runId, { actor: options.by, reason: options.reason ?? "canceled", expect: options.expect });
     const lease = this.active.get(runId);
     lease?.abort(new LeaseLostError({ runId, token: lease.token, reason: "canceled", status: "CANCELED" }));
     await syncStateChanges(this.runs, await this.deps.recorder(canceled), canceled);

@@ -7,6 +7,7 @@ import { UserInputError } from "../errors.js";
 import { defaultWaitTtlMs, type CreateRunInput, type RunStore } from "../runs/index.js";
 import { threadValues, validateGraphInput } from "./graph-input.js";
 import { stateKeys, type GraphRegistry } from "./graph-registry.js";
+import { runIdempotency } from "./idempotent-create.js";
 import type { SubmitOptions } from "./runtime-options.js";
 
 /** The run to store for `options`, once every check passed; BAD_INPUT (or the graph's load error) otherwise. */
@@ -27,10 +28,12 @@ export async function submitSpec(registry: GraphRegistry, runs: RunStore, option
   const input = options.input ?? { messages: [{ role: "user", content: options.message }] };
   // Refused before it is stored: a run whose input its graph's reducers refuse would leave an unreadable thread.
   if (graph !== undefined) await validateGraphInput(graph, options.graph, input, { current: threadValues(graph, options.threadId) });
+  const { idempotencyKey: key, ...request } = options;
   return {
     graphId: options.graph, input, threadId: options.threadId, userId: options.user ?? "anonymous",
     priority: options.priority, budget: options.budget, waitTtlMs: options.waitTtlMs ?? defaultWaitTtlMs(),
     config: options.config, metadata: options.metadata,
+    ...(key === undefined ? {} : { idempotency: runIdempotency({ key, request }, () => request) }),
   };
 }
 

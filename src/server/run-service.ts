@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import { isWaiting, validateBudget, validateGraphConfig, type RunRecord } from "../runs/index.js";
 import {
-  threadValues, validateGraphInput, UNFINISHED, type DecisionInput, type MultitaskStrategy, type Runtime,
+  threadValues, validateGraphInput, UNFINISHED, type CreateIdempotency, type DecisionInput, type MultitaskStrategy, type Runtime,
 } from "../runtime/index.js";
 import type { GraphCommand } from "../runtime/command-resume.js";
 import type { Caller } from "./auth.js";
@@ -53,6 +53,12 @@ export interface RunHandoff {
   canceled(runId: string): void;
   /** True when the worker with this id reports its rests to this server (with the final values). */
   reportsRests(workerId: string): boolean;
+}
+
+/** A new run's idempotency key, standing for the request's thread and body (the key itself left out). */
+function idempotencyOf(body: z.infer<typeof RunCreate>, pathThreadId: string | undefined): { idempotency?: CreateIdempotency } {
+  const { idempotency_key: key, ...request } = body;
+  return key == null ? {} : { idempotency: { key, request: { thread: pathThreadId ?? null, body: request } } };
 }
 
 /** The run operations the routes call. */
@@ -117,6 +123,7 @@ export class RunService {
       graph: graphId, input: body.input ?? null, user: caller.id, budget, config, metadata: body.metadata ?? {},
       // Claimed by id when kicked; if this process dies first, anyone may claim it then.
       ...(where === "here" && streamedWith === undefined ? { holdMs: HERE_HOLD_MS } : {}),
+      ...idempotencyOf(body, pathThreadId),
     };
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
     if (pathThreadId === undefined && body.command?.resume === undefined && checkpointId === undefined) {
@@ -124,8 +131,8 @@ export class RunService {
       // between leaves an empty thread nobody was told of, never a run without its thread. Made by createRun, which
       // then knows the thread is new: a thread id would have it list the thread's unfinished runs first, a query
       // (prepared per call) that was ~2 % of the server process's time at 200 runs.wait clients, always finding none.
-      const { run } = await this.runtime.createRun({ ...spec, thread: async () => (await this.threads.create(newThreadId(), withOwner({ graph_id: graphId }, caller))).threadId });
-      return { run, created: true, kick: (at) => this.launch(run.runId, at) };
+      const { run, replayed } = await this.runtime.createRun({ ...spec, thread: async () => (await this.threads.create(newThreadId(), withOwner({ graph_id: graphId }, caller))).threadId });
+      return { run, created: true, kick: (at) => (replayed === true ? undefined : this.launch(run.runId, at)) };
     }
     if (checkpointId !== undefined && (pathThreadId === undefined || (await this.threads.find(pathThreadId)) === undefined)) {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
@@ -150,11 +157,12 @@ export class RunService {
       const active = await this.unfinishedRuns(threadId);
       await this.assertMayCancel(strategy === "interrupt" ? active : ifWaiting === "supersede" ? active.filter((r) => isWaiting(r.status)) : [], caller);
     }
-    const { run, behind, canceled } = await this.runtime.createRun({
+    const { run, behind, canceled, replayed } = await this.runtime.createRun({
       ...spec, config: forkConfig, thread: threadId, multitask: strategy, ifWaiting, by: caller.id,
     });
     for (const runId of canceled) this.canceled(runId);
-    return { run, created: true, kick: (at) => this.launch(run.runId, at), ...(behind.length > 0 ? { behind } : {}) };
+    // A repeated idempotency key's first run was kicked by the request that created it.
+    return { run, created: true, kick: (at) => (replayed === true ? undefined : this.launch(run.runId, at)), ...(behind.length > 0 ? { behind } : {}) };
   }
 
   /** Starts (or resumes) a run in this process without waiting for it. */

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { RunGraphConfig } from "../runs/index.js";
+import { HttpError } from "./http-error.js";
 
 const metadata = z.record(z.string(), z.unknown());
 
@@ -103,7 +104,21 @@ export const RunCreate = z.object({
   on_disconnect: z.enum(["cancel", "continue"]).nullish(),
   /** agentrt extension: the run's budget `{ maxSteps, maxModelCalls, maxTokens, maxCostUsd, deadlineMs }` (checked at submit). */
   budget: z.unknown().optional(),
+  /** agentrt extension, as the `Idempotency-Key` header: a retried create with it returns the first run (see withIdempotencyKey). */
+  idempotency_key: z.string().nullish(),
 }).loose();
+
+/**
+ * The body with the request's `Idempotency-Key` header (the IETF draft's name) as its `idempotency_key`; 422 when
+ * both are given and differ.
+ */
+export function withIdempotencyKey<T extends { idempotency_key?: string | null }>(body: T, header: string | undefined): T {
+  if (header === undefined) return body;
+  if (body.idempotency_key != null && body.idempotency_key !== header) {
+    throw new HttpError(422, "BAD_INPUT", "the Idempotency-Key header and the body's idempotency_key differ; send one of them");
+  }
+  return { ...body, idempotency_key: header };
+}
 
 /** One decision on a pending action, as the approvals endpoints take it. */
 export const DecisionBody = z.object({

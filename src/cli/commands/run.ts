@@ -9,7 +9,7 @@ import { withRuntime } from "../runtime-context.js";
 export const runCommand: Command = {
   name: "run",
   summary: "Start a run of a graph and execute it until it finishes or waits",
-  usage: `agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] ${BUDGET_USAGE} [--wait-ttl-ms N] [--configurable JSON] [--recursion-limit N] [--queue]`,
+  usage: `agentrt run <graph> (--message TEXT | --input JSON) [--thread ID] [--user NAME] [--priority N] ${BUDGET_USAGE} [--wait-ttl-ms N] [--configurable JSON] [--recursion-limit N] [--idempotency-key KEY] [--queue]`,
   details: [
     "<graph> is an id from langgraph.json (agentrt graph lists them). The run is stored in --db and executed in this",
     "process; a run that waits for approval or an answer stays in the file, and any later process decides it.",
@@ -25,6 +25,7 @@ export const runCommand: Command = {
     "wait-ttl-ms": { type: "string", value: "N", description: "A wait for approval or input expires after N ms (the run ends EXPIRED). Default: AGENTRT_WAIT_TTL_MS, else no limit." },
     configurable: { type: "string", value: "JSON", description: "A JSON object handed to the graph as config.configurable (e.g. a model name)." },
     "recursion-limit": { type: "string", value: "N", description: "LangGraph's limit of super-steps; past it the run ends FAILED RECURSION_LIMIT." },
+    "idempotency-key": { type: "string", value: "KEY", description: "Run again with the same key (same user and flags, within 24 h): shows the first run instead of starting a second." },
   },
   examples: [
     'agentrt run ops_rollback --message "Why did the payments deploy fail?" --user alice',
@@ -60,7 +61,7 @@ export const runCommand: Command = {
     return withRuntime(ctx, async (runtime) => {
       const view = await runtime.submit({
         graph, message, input, threadId: ctx.flags.thread as string | undefined, user: ctx.flags.user as string | undefined,
-        priority, budget, waitTtlMs, queue: ctx.flags.queue === true,
+        priority, budget, waitTtlMs, queue: ctx.flags.queue === true, idempotencyKey: ctx.flags["idempotency-key"] as string | undefined,
         config: configurable === undefined && recursionLimit === undefined ? undefined : {
           ...(configurable === undefined ? {} : { configurable: configurable as Record<string, unknown> }),
           ...(recursionLimit === undefined ? {} : { recursionLimit }),

@@ -10,7 +10,7 @@ import { flagParam, intParam, readBody, type RouteDeps, type ServerEnv } from ".
 import { HttpError } from "../http-error.js";
 import { assertMayReadRun, assertMayRunOn, ownThread } from "../ownership.js";
 import type { RestingRun } from "../run-waiters.js";
-import { RunCreate, requestedModes } from "../schemas.js";
+import { RunCreate, requestedModes, withIdempotencyKey } from "../schemas.js";
 import { lastEventIdOf, streamRun } from "../sse.js";
 import { damageOf } from "../thread-damage.js";
 import { toWire } from "../../streams/value-wire.js";
@@ -64,7 +64,7 @@ async function runOfThread(deps: RouteDeps, threadId: string, runId: string, cal
 }
 
 async function create(c: Context<ServerEnv>, deps: RouteDeps, mode: "background" | "stream" | "wait"): Promise<Response> {
-  const body = await readBody(c, RunCreate);
+  const body = withIdempotencyKey(await readBody(c, RunCreate), c.req.header("idempotency-key"));
   const modes = requestedModes(body);
   const threadId = c.req.param("tid");
   if (threadId !== undefined) await assertMayRunOn(deps.service, threadId, c.get("caller"), body.command?.resume !== undefined);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { Scheduler } from "../../../src/runs/index.js";
 import { claimConformance } from "./run-store-claims.js";
+import { idempotencyConformance } from "./run-store-idempotency.js";
 import { leaseConformance } from "./run-store-leases.js";
 import { lifecycleConformance } from "./run-store-lifecycle.js";
 import { queryConformance } from "./run-store-queries.js";
@@ -20,6 +21,7 @@ export function describeRunStoreConformance(name: string, open: () => Promise<Op
     describe("claims", () => claimConformance(open));
     describe("leases and fencing", () => leaseConformance(open));
     describe("waits, events and reads", () => queryConformance(open));
+    describe("idempotency keys and conditional cancels", () => idempotencyConformance(open));
 
     it("creates a QUEUED run with its first event and reads it back", withStore(async ({ store }) => {
       const run = await store.create({ graphId: "g", userId: "ann", input: { a: 1 }, metadata: { m: true } });
