@@ -48,3 +48,5 @@ export { WAIT_EXPIRED, defaultWaitTtlMs, expireOverdueWaits, expireWaitIfDue, ha
 export { storageBackoffMs, storageRetryOutcome, connectionRetryOutcome, writeWhileStorageRefuses } from "./storage-retry.js";
 export type { RunSignal, RunSignalListener, RunSignals } from "./run-signals.js";
 export { PostgresRunSignals } from "./postgres-run-signals.js";
+export type { WorkerLiveness } from "./worker-liveness.js";
+export { PostgresWorkerLiveness, RUN_WORKERS_PG_SCHEMA } from "./postgres-worker-liveness.js";

@@ -15,6 +15,7 @@ import type { RunStore } from "./run-store.js";
 import { LagProbe } from "./lag-probe.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import { WakeTimes } from "./wake-times.js";
+import type { WorkerLiveness } from "./worker-liveness.js";
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -41,6 +42,13 @@ export interface WorkerOptions {
    * worker that died (their leases expire without a status change, so no signal says they are claimable). @default 5000
    */
   safetyPollMs?: number;
+  /**
+   * Liveness the database ends with this process (PostgreSQL): held while the loop runs, so when this worker is
+   * killed another recovers its runs at its next look (at most `safetyPollMs` later) instead of after their leases
+   * expire; and on each look (at most once a second) this worker recovers the runs of workers found dead.
+   * @default none: a dead worker's runs wait for their leases to expire
+   */
+  liveness?: WorkerLiveness;
   /** Exit when nothing is QUEUED, RETRYING or RUNNING anywhere and no run is active here. @default false */
   once?: boolean;
   /**
@@ -92,13 +100,18 @@ export function createWorker(options: WorkerOptions): Worker {
 const CLAIM_BURST = 8;
 /** Pause between bursts: long enough for the lag probe (10 ms ticks) to see the new runs' load. */
 const BURST_PAUSE_MS = 30;
+/** Least time between two looks for dead workers: a busy loop turns at every run's end, the look reads pg_locks. */
+const LIVENESS_LOOK_MS = 1000;
 
 class WorkerLoop implements Worker {
   readonly workerId: string;
   private readonly store: RunStore;
   private readonly scheduler: Scheduler;
-  private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId" | "signals" | "safetyPollMs">>;
+  private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId" | "signals" | "safetyPollMs" | "liveness">>;
   private readonly signals: RunSignals | undefined;
+  private readonly liveness: WorkerLiveness | undefined;
+  /** When dead workers were last looked for (epoch ms). */
+  private lookedForDead = 0;
   /** Runs heard of that become claimable later: the loop is poked then. */
   private readonly due = new WakeTimes(() => this.poke());
   private readonly lag = new LagProbe();
@@ -119,6 +132,7 @@ class WorkerLoop implements Worker {
     this.store = options.store;
     this.scheduler = options.scheduler instanceof Scheduler ? options.scheduler : new Scheduler(options.store, options.scheduler);
     this.signals = options.signals;
+    this.liveness = options.liveness;
     this.workerId = options.workerId ?? `worker_${hostname()}_${process.pid}_${randomBytes(3).toString("hex")}`;
     const leaseMs = options.leaseMs ?? defaultLeaseMs();
     this.settings = {
@@ -162,12 +176,15 @@ class WorkerLoop implements Worker {
 
   private async loopUntilDone(): Promise<WorkerStats> {
     this.lag.start();
+    // Alive before the first claim: a run this worker leases is never under an owner no one can judge dead.
+    const release = await this.liveness?.hold(this.workerId);
     // Listening before the first look: a run queued after that look is heard.
     const unlisten = await this.listen();
     try {
       return await this.loopWhileRunning();
     } finally {
       unlisten?.();
+      await release?.();
       this.due.clear();
       this.lag.stop();
     }
@@ -225,6 +242,7 @@ class WorkerLoop implements Worker {
       if (!this.refused(error)) throw error;
       return this.refusals.msLeft(Date.now());
     }
+    await this.recoverDead();
     const more = await this.fill();
     if (this.settings.once && this.inFlight.size === 0 && !(await this.hasPendingWork())) return undefined;
     return this.refusals.msLeft(Date.now()) || (more ? Math.min(BURST_PAUSE_MS, this.settings.pollMs) : this.settings.pollMs);
@@ -268,6 +286,18 @@ class WorkerLoop implements Worker {
     } catch (error) {
       if (!this.refused(error)) this.settings.onError(error, undefined);
       return undefined;
+    }
+  }
+
+  /** Recovers the runs of workers whose process died (their liveness ended), at most once a second. */
+  private async recoverDead(): Promise<void> {
+    if (this.liveness === undefined || Date.now() - this.lookedForDead < LIVENESS_LOOK_MS) return;
+    this.lookedForDead = Date.now();
+    try {
+      await this.liveness.recoverDead();
+    } catch (error) {
+      // Their leases still expire; a refusal (the server gone) paces the loop as a claim's would.
+      if (!this.refused(error)) this.settings.onError(error, undefined);
     }
   }
 
