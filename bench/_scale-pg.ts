@@ -19,9 +19,9 @@ export interface BenchSchema {
   url: string;
 }
 
-/** One admin connection for the whole bench: schema drops, counts, settings. */
-export async function openAdmin(): Promise<pg.Client> {
-  const admin = new pg.Client({ connectionString: SERVER, application_name: "agentrt-bench-scale" });
+/** One admin connection (to `server`'s database) for the whole bench: schema drops, counts, settings. */
+export async function openAdmin(server = SERVER): Promise<pg.Client> {
+  const admin = new pg.Client({ connectionString: server, application_name: "agentrt-bench-scale" });
   await admin.connect();
   return admin;
 }

@@ -50,3 +50,5 @@ export type { RunSignal, RunSignalListener, RunSignals } from "./run-signals.js"
 export { PostgresRunSignals } from "./postgres-run-signals.js";
 export { IDEMPOTENCY_TTL_MS, IdempotencyKeyTakenError, validateIdempotencyKey } from "./idempotency.js";
 export type { IdempotentRun, RunIdempotency } from "./idempotency.js";
+export type { WorkerLiveness } from "./worker-liveness.js";
+export { PostgresWorkerLiveness, RUN_WORKERS_PG_SCHEMA } from "./postgres-worker-liveness.js";

@@ -16,6 +16,7 @@ import { LagProbe } from "./lag-probe.js";
 import { RoomListen } from "./room-listen.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import { WakeTimes } from "./wake-times.js";
+import type { WorkerLiveness } from "./worker-liveness.js";
 
 /** Options of {@link createWorker}. */
 export interface WorkerOptions {
@@ -42,6 +43,13 @@ export interface WorkerOptions {
    * worker that died (their leases expire without a status change, so no signal says they are claimable). @default 5000
    */
   safetyPollMs?: number;
+  /**
+   * Liveness the database ends with this process (PostgreSQL): held while the loop runs, so when this worker is
+   * killed another recovers its runs at its next look (every 2 s) instead of after their leases expire; and
+   * every 2 s this worker looks for workers that died and recovers their runs (word of them wakes idle workers).
+   * @default none: a dead worker's runs wait for their leases to expire
+   */
+  liveness?: WorkerLiveness;
   /** Exit when nothing is QUEUED, RETRYING or RUNNING anywhere and no run is active here. @default false */
   once?: boolean;
   /**
@@ -94,13 +102,21 @@ export function createWorker(options: WorkerOptions): Worker {
 const CLAIM_BURST = 8;
 /** Pause between bursts: long enough for the lag probe (10 ms ticks) to see the new runs' load. */
 const BURST_PAUSE_MS = 30;
+/**
+ * Time between two looks for dead workers: a SIGKILLed worker's runs are claimed again within about this (plus a
+ * claim), well inside the 10 s issue 36 asks for; each look is one statement reading pg_locks and run_workers.
+ */
+const LIVENESS_LOOK_MS = 2000;
 
 class WorkerLoop implements Worker {
   readonly workerId: string;
   private readonly store: RunStore;
   private readonly scheduler: Scheduler;
-  private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId" | "signals" | "safetyPollMs">>;
+  private readonly settings: Required<Omit<WorkerOptions, "store" | "scheduler" | "workerId" | "signals" | "safetyPollMs" | "liveness">>;
   private readonly signals: RunSignals | undefined;
+  private readonly liveness: WorkerLiveness | undefined;
+  /** True while a look for dead workers is under way (a slow database): the next tick does not double it. */
+  private lookingForDead = false;
   /** Runs heard of that become claimable later: the loop is poked then. */
   private readonly due = new WakeTimes(() => this.poke());
   private readonly lag = new LagProbe();
@@ -123,6 +139,7 @@ class WorkerLoop implements Worker {
     this.store = options.store;
     this.scheduler = options.scheduler instanceof Scheduler ? options.scheduler : new Scheduler(options.store, options.scheduler);
     this.signals = options.signals;
+    this.liveness = options.liveness;
     this.workerId = options.workerId ?? `worker_${hostname()}_${process.pid}_${randomBytes(3).toString("hex")}`;
     const leaseMs = options.leaseMs ?? defaultLeaseMs();
     this.settings = {
@@ -168,12 +185,19 @@ class WorkerLoop implements Worker {
 
   private async loopUntilDone(): Promise<WorkerStats> {
     this.lag.start();
+    // Alive before the first claim: a run this worker leases is never under an owner no one can judge dead.
+    const release = await this.liveness?.hold(this.workerId);
+    const looking = this.liveness === undefined ? undefined : setInterval(() => void this.recoverDead(), LIVENESS_LOOK_MS);
+    // The loop keeps the process alive, never its looks for dead workers.
+    looking?.unref();
     // Listening before the first look: a run queued after that look is heard.
     await this.listenWhileRoom(false);
     try {
       return await this.loopWhileRunning();
     } finally {
+      clearInterval(looking);
       this.listening.stop();
+      await release?.();
       this.due.clear();
       this.lag.stop();
     }
@@ -276,6 +300,21 @@ class WorkerLoop implements Worker {
     } catch (error) {
       if (!this.refused(error)) this.settings.onError(error, undefined);
       return undefined;
+    }
+  }
+
+  /** Recovers the runs of workers whose process died (their liveness ended); their RETRYING wakes idle workers. */
+  private async recoverDead(): Promise<void> {
+    if (this.liveness === undefined || this.lookingForDead || this.refusals.msLeft(Date.now()) > 0) return;
+    this.lookingForDead = true;
+    try {
+      // Without signals no word comes of the runs moved: this worker looks for work at once.
+      if ((await this.liveness.recoverDead()) > 0 && this.signals === undefined) this.poke();
+    } catch (error) {
+      // Their leases still expire; a refusal (the server gone) pauses the claims too, as a claim's would.
+      if (!this.refused(error)) this.settings.onError(error, undefined);
+    } finally {
+      this.lookingForDead = false;
     }
   }
 

@@ -272,6 +272,8 @@ export class Runtime {
     return createWorker({
       // On PostgreSQL word of runs queued anywhere wakes it; pollMs then gives way to the slower safetyPollMs.
       ...(this.storage.signals === undefined ? {} : { signals: this.storage.signals }),
+      // On PostgreSQL a killed worker's runs are taken over at the next look of any other, not at their lease's end.
+      ...(this.storage.liveness === undefined ? {} : { liveness: this.storage.liveness }),
       safetyPollMs: options.safetyPollMs,
       store: this.runs,
       scheduler: this.scheduler,

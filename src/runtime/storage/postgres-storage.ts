@@ -11,7 +11,7 @@ import { PostgresToolLedger } from "../../ledger/postgres-ledger.js";
 import { PostgresStore } from "../../memory/postgres-store.js";
 import { PostgresLimitStore } from "../../resilience/postgres-limits.js";
 import { SharedToolLimits } from "../../resilience/shared-tool-limits.js";
-import { PostgresRunSignals, PostgresRunStore } from "../../runs/index.js";
+import { PostgresRunSignals, PostgresRunStore, PostgresWorkerLiveness } from "../../runs/index.js";
 import { PostgresChunkLog } from "../../streams/postgres-chunk-log.js";
 import { PostgresTraceStore } from "../../trace/index.js";
 import type { CheckpointFence, RuntimeStorage } from "./runtime-storage.js";
@@ -26,11 +26,12 @@ export function openPostgresStorage(target: PostgresTarget): RuntimeStorage {
   const limitStore = new PostgresLimitStore(db);
   const chunks = new PostgresChunkLog(db);
   const signals = new PostgresRunSignals(db);
+  const liveness = new PostgresWorkerLiveness(db, runs);
   const checkpointer = (fence?: CheckpointFence) =>
     new PostgresSaver(db, undefined, fence === undefined ? {} : { beforeWrite: (client, config) => fence({ backend: "postgres", client, withWrite: true }, config) });
   let ready: Promise<void> | undefined;
   return {
-    backend: "postgres", db, runs, trace, ledger, store, chunks, signals, checkpointer, sharedLimits: new SharedToolLimits(limitStore),
+    backend: "postgres", db, runs, trace, ledger, store, chunks, signals, liveness, checkpointer, sharedLimits: new SharedToolLimits(limitStore),
     ready: () => (ready ??= (async () => {
       await db.ready();
       // One module after another: each migration takes the schema's advisory lock anyway.

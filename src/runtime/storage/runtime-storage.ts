@@ -10,7 +10,7 @@ import type { RunDatabase, StoreTransaction } from "../../db/index.js";
 import type { ToolLedger } from "../../ledger/index.js";
 import type { MemoryStore } from "../../memory/memory-store.js";
 import type { SharedToolLimits } from "../../resilience/index.js";
-import type { RunSignals, RunStore } from "../../runs/index.js";
+import type { RunSignals, RunStore, WorkerLiveness } from "../../runs/index.js";
 import type { ChunkLog } from "../../streams/chunk-log.js";
 import type { TraceStore } from "../../trace/index.js";
 
@@ -39,6 +39,8 @@ export interface RuntimeStorage {
   readonly sharedLimits?: SharedToolLimits;
   /** Word of status changes committed by any process on this database (PostgreSQL); undefined where none crosses processes. */
   readonly signals?: RunSignals;
+  /** Liveness the database ends with a worker's process (PostgreSQL), so a killed worker's runs are taken over at once. */
+  readonly liveness?: WorkerLiveness;
   /** The stream chunks of watched runs, shared by every process on this database (PostgreSQL); undefined on SQLite. */
   readonly chunks?: ChunkLog;
   /** A checkpointer on this database; with `fence`, each write runs it inside its own transaction. */
