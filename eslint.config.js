@@ -29,6 +29,12 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-non-null-assertion": "off", "@typescript-eslint/unbound-method": "off" },
   },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  // Plain-node ES modules (npm run agentrt's launcher, a loader hook): no TypeScript project, Node's globals.
+  {
+    files: ["**/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: "readonly", URL: "readonly", console: "readonly" } },
+  },
   // The CommonJS stubs `require("agentrt")` resolves to (package.json exports): plain CommonJS, no types.
   {
     files: ["cjs/**/*.cjs"],
