@@ -81,7 +81,10 @@ export async function claimNextIn(on: PgQueryable, request: ClaimRequest, now: n
   const passedOver: string[] = [];
   for (let round = 0; round < PICK_ROUNDS; round++) {
     const values = [now, passedOver, ...(hasUserCaps(caps) ? userCapValues(caps) : [])];
-    const pick = (await sweptThen(on, statement, values, now))[0];
+    let pick = (await sweptThen(on, statement, values, now))[0];
+    // Every tenant with work has its row held by another claim in flight (more claimers than tenants): take the
+    // best run by priority and age rather than report no work while runs wait; its tenant still pays its pass.
+    if (pick === undefined && caps.shares !== undefined) pick = (await sweptThen(on, pickStatement({ ...caps, shares: undefined }), values, now))[0];
     if (pick === undefined) return undefined;
     if (pick.run_id === null) {
       passedOver.push(String(pick.tenant));

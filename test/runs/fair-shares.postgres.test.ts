@@ -45,4 +45,34 @@ describe("fair shares on PostgreSQL", () => {
       await Promise.all(dbs.map((db) => db.close()));
     }
   }, 120_000);
+
+  // More claimers than tenants: every tenant row with work may be held by another claim in flight. A claim then
+  // takes the best run anyway; before, it reported no work while 1,100 runs waited (a worker idled until its poll).
+  it("claims a run while every tenant's row is held by other claims in flight", async () => {
+    const { url } = schema.fresh("fh");
+    const db = database(url);
+    const holder = database(url);
+    try {
+      const store = PostgresRunStore.open(db, { clock: fakeClock() });
+      await queueSkewedLoad(store);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const lockedAll = new Promise<void>((resolve) => (locked = resolve));
+      const holding = holder.transaction(async (client) => {
+        await client.query("SELECT tenant FROM tenant_shares FOR UPDATE");
+        locked();
+        await held;
+      });
+      await lockedAll;
+      const claiming = new Scheduler(store, { tenantWeights: { big: 3 } }).claimNext({ workerId: "w", leaseMs: 600_000 });
+      // The other claims commit soon (here: a moment later); the claim advances its tenant once that row is free.
+      setTimeout(release, 300);
+      const claim = await claiming;
+      await holding;
+      expect(claim?.run.status).toBe("RUNNING");
+    } finally {
+      await Promise.all([db.close(), holder.close()]);
+    }
+  }, 120_000);
 });
