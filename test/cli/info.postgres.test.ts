@@ -42,12 +42,12 @@ describe("agentrt info on PostgreSQL", () => {
     expect(human.stdout.split("\n").slice(1)).toEqual([
       `database ${url.replace(TEST_PASSWORD, "***")}`,
       `  PostgreSQL server ${server}, schema ${schema.name}`,
-      "  sim: schema v1",
+      "  sim: schema v2",
       "  trace: schema v1",
       "",
     ]);
     expect(json).toMatchObject({ code: 0, stderr: "" });
-    expect(JSON.parse(json.stdout)).toMatchObject({ backend: "postgres", server, schema: schema.name, exists: true, modules: { sim: 1, trace: 1 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ backend: "postgres", server, schema: schema.name, exists: true, modules: { sim: 2, trace: 1 } });
     expect(human.stdout + json.stdout).not.toContain(TEST_PASSWORD);
   }, 120_000);
 

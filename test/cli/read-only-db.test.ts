@@ -92,7 +92,7 @@ function expectContents(read: Record<string, unknown>): void {
   expect((read[`trace ${doneRun}`] as { spans: unknown[] }).spans.length).toBeGreaterThan(0);
   expect(read.world).toMatchObject({ calls: { send_message: 1 } });
   expect(read.stats).toMatchObject({ runs: 2 });
-  expect(read.info).toMatchObject({ exists: true, modules: { runs: 4 } });
+  expect(read.info).toMatchObject({ exists: true, modules: { runs: 6 } });
 }
 
 describe("read commands on a database they cannot write", () => {

@@ -102,7 +102,8 @@ describe.each(serverBackends(import.meta.url))("on $backend", ({ db }) => {
     for (const cmd of [{ goto: "__end__" }, { update: { messages: [{ type: "human", content: "skip it" }] } }, { goto: "tools" }]) {
       const refused = await command("bob", threadId, cmd);
       expect(refused.status).toBe(403);
-      expect(refused.body.code).toBe("APPROVER_NOT_ALLOWED");
+      // bob neither owns alice's thread nor may decide for it: the ownership rule refuses him first.
+      expect(refused.body.code).toBe("NOT_OWNER");
     }
     expect((await runOf(runId)).status).toBe("WAITING_APPROVAL");
     expect((await shared.alice.threads.getState(threadId)).checkpoint.checkpoint_id).toBe(before.checkpoint.checkpoint_id);
