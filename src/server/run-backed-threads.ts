@@ -9,7 +9,8 @@
 import { isTerminal, type RunRecord } from "../runs/index.js";
 import type { RunRecords } from "../runtime/index.js";
 import { GRAPH_ID_KEY } from "./thread-graph.js";
-import { unknownThreadError, type ThreadFilter, type ThreadRow, type ThreadStore } from "./thread-store.js";
+import { OWNER_KEY } from "./ownership.js";
+import { threadExistsError, unknownThreadError, type ThreadFilter, type ThreadRow, type ThreadStore } from "./thread-store.js";
 
 /** A thread's runs, newest first (one query); empty for a thread no run has used. */
 function runsOf(runs: RunRecords, threadId: string): Promise<RunRecord[]> {
@@ -43,7 +44,22 @@ export class RunBackedThreads implements ThreadStore {
     return rowFromRuns(threadId, runs);
   }
 
-  create(threadId: string, metadata: Record<string, unknown>, ifExists?: "raise" | "do_nothing"): Promise<ThreadRow> {
+  /**
+   * Creates a thread row. An id its runs already describe is an existing thread (409, or itself with "do_nothing"):
+   * a create must never hand another caller a thread the CLI started. A deleted thread's id whose runs were another
+   * user's is refused too, or its new owner would read those runs.
+   */
+  async create(threadId: string, metadata: Record<string, unknown>, ifExists: "raise" | "do_nothing" = "raise"): Promise<ThreadRow> {
+    if ((await this.stored.find(threadId)) === undefined) {
+      const runs = await runsOf(this.runs, threadId);
+      const live = runs.length === 0 ? undefined : await this.fromRuns(threadId);
+      if (live !== undefined) {
+        if (ifExists === "do_nothing") return live;
+        throw threadExistsError(threadId);
+      }
+      const owner = metadata[OWNER_KEY];
+      if (typeof owner === "string" && runs.some((run) => run.userId !== owner)) throw threadExistsError(threadId);
+    }
     return this.stored.create(threadId, metadata, ifExists);
   }
 
