@@ -67,6 +67,7 @@ UNION ALL SELECT 'claim' AS pick, r.*, ${EARLIER_ON_THREAD} FROM target r`;
 
 // A claim under fair shares advances its tenant's pass (every run's user has a row: made by V4 and at each insert).
 const ADVANCE = "UPDATE tenant_shares SET pass = pass + $2 WHERE tenant = $1";
+const ADVANCE_IF_FREE = "UPDATE tenant_shares SET pass = pass + $2 WHERE tenant = (SELECT tenant FROM tenant_shares WHERE tenant = $1 FOR UPDATE SKIP LOCKED)";
 
 /** Sweeps repeated in one claim before giving up: each round moves every overdue run it found, so one usually suffices. */
 const SWEEP_ROUNDS = 3;
@@ -83,7 +84,7 @@ export async function claimNextIn(on: PgQueryable, request: ClaimRequest, now: n
     const values = [now, passedOver, ...(hasUserCaps(caps) ? userCapValues(caps) : [])];
     let pick = (await sweptThen(on, statement, values, now))[0];
     // Every tenant with work has its row held by another claim in flight (more claimers than tenants): take the
-    // best run by priority and age rather than report no work while runs wait; its tenant still pays its pass.
+    // best run by priority and age rather than report no work while runs wait (its `tenant` is then null).
     if (pick === undefined && caps.shares !== undefined) pick = (await sweptThen(on, pickStatement({ ...caps, shares: undefined }), values, now))[0];
     if (pick === undefined) return undefined;
     if (pick.run_id === null) {
@@ -97,7 +98,9 @@ export async function claimNextIn(on: PgQueryable, request: ClaimRequest, now: n
       passedOver.push(run.userId);
       continue;
     }
-    if (caps.shares !== undefined) await on.query(ADVANCE, [run.userId, passStep(caps.shares, run.userId)]);
+    // A run picked without its tenant's row charges the pass only when that row is free: waiting for it, while
+    // holding rows or cap locks of its own, could deadlock with the claim that holds it.
+    if (caps.shares !== undefined) await on.query(pick.tenant === null ? ADVANCE_IF_FREE : ADVANCE, [run.userId, passStep(caps.shares, run.userId)]);
     return claim(on, run, request, undefined, now);
   }
   return undefined;
