@@ -131,7 +131,8 @@ class LivenessHolder {
           "INSERT INTO run_workers (worker_id, started_at) VALUES ($1, $2) ON CONFLICT (worker_id) DO UPDATE SET started_at = excluded.started_at",
           [this.#workerId, Date.now()],
         );
-        held = true;
+        // Released while the row was written: hold nothing (the end below drops the lock; the row is the sweep's).
+        held = !this.#released;
       }
     } finally {
       // A connection that holds nothing must not keep the process alive.
