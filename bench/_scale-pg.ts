@@ -80,28 +80,3 @@ export function flag(name: string, fallback: number): number {
   return n;
 }
 
-/** How often backends queued behind the row lock of `schema.run_changes` (sampled every 50 ms until stopped). */
-export function sampleRunChangesWaits(admin: pg.Client, schema: string): { stop: () => Promise<{ samples: number; mean_waiting: number; share_with_waiter: number }> } {
-  let stopped = false;
-  const counts: number[] = [];
-  // A backend blocked on another's row lock holds or waits for a tuple lock on that row: one per queued backend.
-  const sql = `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'tuple' AND relation = to_regclass($1)`;
-  const loop = (async () => {
-    while (!stopped) {
-      counts.push(Number((await admin.query<{ n: string }>(sql, [`${schema}.run_changes`])).rows[0]?.n ?? 0));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      const n = Math.max(1, counts.length);
-      return {
-        samples: counts.length,
-        mean_waiting: Number((counts.reduce((s, c) => s + c, 0) / n).toFixed(2)),
-        share_with_waiter: Number((counts.filter((c) => c > 0).length / n).toFixed(3)),
-      };
-    },
-  };
-}

@@ -17,7 +17,7 @@ import { measureRollbackCost, measureWeatherCost } from "./_scale-cost.js";
 import { measureFailover } from "./_scale-failover.js";
 import { measureLatencyWorkers, type LatencyFigures } from "./_scale-latency.js";
 import { measurePgbench } from "./_scale-pgbench.js";
-import { flag, freshSchema, openAdmin, ratio, sampleRunChangesWaits, SERVER, withSchema } from "./_scale-pg.js";
+import { flag, freshSchema, openAdmin, ratio, SERVER, withSchema } from "./_scale-pg.js";
 import { measureCrossProcessStream, type StreamFigures } from "./_scale-stream.js";
 import { measureApprovals } from "./_scale-waiting.js";
 import { measureWorkers, TOOL_LATENCY_MS, type WorkerFigures } from "./_scale-workers.js";
@@ -168,48 +168,24 @@ async function pgbenchPart(latency: Record<number, LatencyFigures>): Promise<voi
 async function workersPart(): Promise<void> {
   out(`5. CPU-BOUND: ${RUNS} queued city_weather runs (3 get_weather calls of ${TOOL_LATENCY_MS} ms each) through agentrt worker --once processes, concurrency ${WORKER_CONCURRENCY} each:`);
   const pg: Record<number, WorkerFigures> = {};
-  const contention: Record<string, unknown> = {};
   for (const processes of [1, 2, 4]) {
-    pg[processes] = await withSchema(admin, `w${processes}`, async (schema) => {
-      let sampler: ReturnType<typeof sampleRunChangesWaits> | undefined;
-      const f = await measureWorkers({
-        db: schema.url, processes, concurrency: WORKER_CONCURRENCY, runs: RUNS,
-        beforeWorkers: async () => void (sampler = sampleRunChangesWaits(admin, schema.name)),
-      });
-      if (sampler !== undefined) contention[`pg_${processes}`] = await sampler.stop();
-      return f;
-    });
+    pg[processes] = await withSchema(admin, `w${processes}`, (schema) => measureWorkers({ db: schema.url, processes, concurrency: WORKER_CONCURRENCY, runs: RUNS }));
     describe(`PostgreSQL, ${processes} process${processes === 1 ? "" : "es"}:`, pg[processes]);
   }
-  const noTrigger = await withSchema(admin, "w2_notrigger", async (schema) => {
-    let sampler: ReturnType<typeof sampleRunChangesWaits> | undefined;
-    const f = await measureWorkers({
-      db: schema.url, processes: 2, concurrency: WORKER_CONCURRENCY, runs: RUNS,
-      beforeWorkers: async () => {
-        await admin.query(`ALTER TABLE ${schema.name}.runs DISABLE TRIGGER runs_changed`);
-        sampler = sampleRunChangesWaits(admin, schema.name);
-      },
-    });
-    if (sampler !== undefined) contention.pg_2_without_trigger = await sampler.stop();
-    return f;
-  });
-  describe("PostgreSQL, 2 processes, no runs_changed:", noTrigger);
+  // (Issue 18's variant without the runs_changed trigger is gone with the trigger: runs V5 dropped run_changes.)
   const sqlite = await measureWorkers({ db: join(dir, "scale.db"), processes: 1, concurrency: WORKER_CONCURRENCY, runs: RUNS });
   describe("SQLite, 1 process:", sqlite);
   const [one, two, four] = [pg[1]!, pg[2]!, pg[4]!];
   const scale2 = ratio(two.runs_per_s_steady, one.runs_per_s_steady);
   const scale4 = ratio(four.runs_per_s_steady, one.runs_per_s_steady);
-  out(`  CPU-bound scale_2_over_1 ${scale2}, scale_4_over_1 ${scale4} (steady rates); 2 processes without/with the trigger ${ratio(noTrigger.runs_per_s_steady, two.runs_per_s_steady)}`);
-  out(`  backends queued on run_changes' row lock (sampled every 50 ms): ${JSON.stringify(contention)}`);
+  out(`  CPU-bound scale_2_over_1 ${scale2}, scale_4_over_1 ${scale4} (steady rates)`);
   Object.assign(figures, {
     runs: RUNS, worker_concurrency: WORKER_CONCURRENCY, tool_latency_ms: TOOL_LATENCY_MS,
-    pg_1: one, pg_2: two, pg_4: four, pg_2_without_run_changes_trigger: noTrigger, sqlite_1: sqlite,
+    pg_1: one, pg_2: two, pg_4: four, sqlite_1: sqlite,
     runs_per_s: { pg_1: one.runs_per_s_steady, pg_2: two.runs_per_s_steady, pg_4: four.runs_per_s_steady, sqlite_1: sqlite.runs_per_s_steady },
     cpu_bound_scale_2_over_1: scale2, cpu_bound_scale_4_over_1: scale4,
     pg_1_over_sqlite_1: ratio(one.runs_per_s_steady, sqlite.runs_per_s_steady),
-    without_trigger_over_with_2: ratio(noTrigger.runs_per_s_steady, two.runs_per_s_steady),
-    run_changes_lock_queue: contention,
-    cpu_bound_double_executions: one.double_executions + two.double_executions + four.double_executions + noTrigger.double_executions + sqlite.double_executions,
+    cpu_bound_double_executions: one.double_executions + two.double_executions + four.double_executions + sqlite.double_executions,
     load_after_workers: loadavg().map((n) => Number(n.toFixed(2))),
   });
 }
