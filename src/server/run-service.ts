@@ -126,6 +126,9 @@ export class RunService {
       ...idempotencyOf(body, pathThreadId),
     };
     const checkpointId = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+    // Before the stateless branch: a goto or update without a thread would otherwise start a fresh run.
+    const command = graphCommandOf(body.command);
+    if (command !== undefined && pathThreadId === undefined) throw new HttpError(422, "BAD_INPUT", "command.goto / command.update move a thread's waiting run: run on its thread");
     if (pathThreadId === undefined && body.command?.resume === undefined && checkpointId === undefined) {
       // Stateless: the thread made for it, then the run (thread store and runs are separate modules): a crash
       // between leaves an empty thread nobody was told of, never a run without its thread. Made by createRun, which
@@ -138,8 +141,6 @@ export class RunService {
       // Checked before a thread is made on the fly: a refused run must leave nothing behind.
       throw new HttpError(422, "BAD_INPUT", `checkpoint ${checkpointId}: no thread ${pathThreadId ?? "(stateless run)"} has it; run on the thread the checkpoint belongs to`);
     }
-    const command = graphCommandOf(body.command);
-    if (command !== undefined && pathThreadId === undefined) throw new HttpError(422, "BAD_INPUT", "command.goto / command.update move a thread's waiting run: run on its thread");
     // A command moves a waiting run: its thread is never made on the fly.
     const threadId = await this.threadFor(pathThreadId, command === undefined ? body.if_not_exists ?? "reject" : "reject", graphId, caller);
     if (command !== undefined) return this.prepareCommand(threadId, command, caller, where);

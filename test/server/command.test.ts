@@ -134,4 +134,14 @@ describe.each(serverBackends(import.meta.url))("on $backend", ({ db }) => {
     }
     expect(await rollbacks()).toBe(0);
   });
+
+  it("refuses goto or update without a thread (a stateless run) with 422, starting nothing", async () => {
+    const before = ((await call("alice", "/agentrt/runs")).body as unknown as unknown[]).length;
+    for (const cmd of [{ goto: "__end__" }, { update: { messages: [] } }]) {
+      const refused = await call("alice", "/runs/wait", { assistant_id: "ops_rollback", input: {}, command: cmd });
+      expect(refused.status, JSON.stringify(cmd)).toBe(422);
+      expect(refused.body.message).toMatch(/run on its thread/);
+    }
+    expect(((await call("alice", "/agentrt/runs")).body as unknown as unknown[]).length).toBe(before);
+  });
 });
